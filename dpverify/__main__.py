@@ -1,0 +1,5 @@
+import sys
+
+from dpverify.cli import main
+
+sys.exit(main())

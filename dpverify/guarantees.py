@@ -1,0 +1,174 @@
+"""Privacy guarantees as plain, immutable data.
+
+A guarantee says *what* is promised, not how it was computed; calculators
+(accountants, a paper's theorem, an audit) produce and consume these objects.
+
+- :class:`PureDP` -- epsilon-DP (Dwork et al. 2006; Wang et al. 2015, Def. 1 with delta = 0).
+- :class:`ApproxDP` -- (epsilon, delta)-DP: for all adjacent D, D' and events S,
+  ``P[M(D) in S] <= exp(epsilon) P[M(D') in S] + delta`` (Wang et al. 2015, Def. 1).
+- :class:`RenyiDP` -- an RDP curve alpha -> epsilon(alpha): D_alpha(M(D) || M(D')) <= epsilon(alpha)
+  (Mironov 2017, Def. 4; Bertazzi et al. 2025, Def. 2.2). The moments accountant's
+  log-MGF alpha(lambda) of Li et al. 2019 (Def. 3) is ``lambda * epsilon(lambda + 1)``.
+- :class:`PrivacyProfile` -- delta(epsilon), the hockey-stick divergence
+  ``sup_S P[M(D) in S] - e^eps P[M(D') in S]`` as a function of epsilon (Balle et al. 2018).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from dpverify._validation import check_delta, check_epsilon, check_orders, check_real
+
+__all__ = ["PureDP", "ApproxDP", "RenyiDP", "PrivacyProfile", "Conversion"]
+
+
+@dataclass(frozen=True)
+class PureDP:
+    """epsilon-differential privacy."""
+
+    epsilon: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+
+    @property
+    def delta(self) -> float:
+        return 0.0
+
+    def to_approx_dp(self) -> "ApproxDP":
+        return ApproxDP(self.epsilon, 0.0)
+
+    def to_rdp(self, orders) -> "RenyiDP":
+        """Pure eps-DP is (alpha, eps)-RDP at every order, since D_alpha <= D_inf = eps
+        (Mironov 2017, Prop. 3 and the monotonicity of D_alpha in alpha)."""
+        arr = check_orders(orders)
+        return RenyiDP(tuple(arr.tolist()), tuple([self.epsilon] * arr.size))
+
+
+@dataclass(frozen=True)
+class ApproxDP:
+    """(epsilon, delta)-differential privacy, delta in [0, 1)."""
+
+    epsilon: float
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+
+    def implies(self, other: "ApproxDP") -> bool:
+        """True if this guarantee is at least as strong as ``other``."""
+        return self.epsilon <= other.epsilon and self.delta <= other.delta
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """The result of converting an RDP curve to (epsilon, delta)-DP.
+
+    ``order`` is the Rényi order at which the minimum was attained and
+    ``method`` names the conversion ("mironov2017" or "balle2020").
+    """
+
+    epsilon: float
+    delta: float
+    order: float
+    method: str
+
+    def as_approx_dp(self) -> ApproxDP:
+        return ApproxDP(self.epsilon, self.delta)
+
+
+@dataclass(frozen=True)
+class RenyiDP:
+    """A Rényi-DP curve: at each order alpha > 1, D_alpha <= epsilon(alpha).
+
+    ``epsilons`` may contain ``inf`` (no guarantee at that order) but never NaN.
+    """
+
+    orders: tuple
+    epsilons: tuple
+
+    def __post_init__(self) -> None:
+        orders = check_orders(self.orders)
+        eps = np.asarray(self.epsilons, dtype=float).reshape(-1)
+        if eps.shape != orders.shape:
+            raise ValueError(
+                f"epsilons must have one value per order; got {eps.size} values for {orders.size} orders"
+            )
+        if np.any(np.isnan(eps)) or np.any(eps < 0):
+            raise ValueError("epsilons must be >= 0 (inf allowed, NaN not)")
+        object.__setattr__(self, "orders", tuple(orders.tolist()))
+        object.__setattr__(self, "epsilons", tuple(eps.tolist()))
+
+    def at(self, order: float) -> float:
+        """RDP epsilon at one of the stored orders."""
+        order = float(order)
+        try:
+            return self.epsilons[self.orders.index(order)]
+        except ValueError:
+            raise ValueError(f"order {order} is not on this curve; orders are {self.orders}") from None
+
+    def compose(self, other: "RenyiDP") -> "RenyiDP":
+        """Adaptive composition: RDP epsilons add order by order (Mironov 2017, Prop. 1)."""
+        if self.orders != other.orders:
+            raise ValueError("cannot compose RDP curves given on different orders")
+        return RenyiDP(self.orders, tuple(a + b for a, b in zip(self.epsilons, other.epsilons)))
+
+    def __mul__(self, k: int) -> "RenyiDP":
+        """k-fold self-composition."""
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be an integer >= 1; got {k!r}")
+        return RenyiDP(self.orders, tuple(k * e for e in self.epsilons))
+
+    __rmul__ = __mul__
+
+    def to_approx_dp(self, delta: float, method: str = "balle2020") -> Conversion:
+        """Convert to (epsilon, delta)-DP, minimising over the stored orders.
+
+        ``method="mironov2017"``: eps = rdp + log(1/delta)/(alpha - 1) (Mironov 2017, Prop. 3).
+        ``method="balle2020"``: the tighter conversion of Balle et al. 2020 (Thm 21) /
+        Canonne, Kamath, Steinke 2020 (Prop. 12). See :mod:`dpverify.conversions`.
+        """
+        from dpverify.conversions import rdp_to_dp
+
+        return rdp_to_dp(self.orders, self.epsilons, delta, method=method)
+
+
+@dataclass(frozen=True)
+class PrivacyProfile:
+    """A privacy profile delta(epsilon) (hockey-stick divergence of the worst pair).
+
+    ``delta_of_epsilon`` must be non-increasing in epsilon. ``epsilon(delta)``
+    inverts it by bisection in log space.
+    """
+
+    delta_of_epsilon: Callable[[float], float]
+    description: str = ""
+    epsilon_max: float = field(default=math.inf)
+
+    def delta(self, epsilon: float) -> float:
+        eps = check_real("epsilon", epsilon, low=0.0)
+        return float(self.delta_of_epsilon(eps))
+
+    def epsilon(self, delta: float, *, upper: float = 1e3, tol: float = 1e-12) -> float:
+        """Smallest epsilon >= 0 with delta(epsilon) <= delta."""
+        d = check_delta(delta, allow_zero=False)
+        if self.delta_of_epsilon(0.0) <= d:
+            return 0.0
+        lo, hi = 0.0, 1.0
+        while self.delta_of_epsilon(hi) > d:
+            lo, hi = hi, 2 * hi
+            if hi > upper:
+                return math.inf
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if self.delta_of_epsilon(mid) > d:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo <= tol * max(1.0, hi):
+                break
+        return hi

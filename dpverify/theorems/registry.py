@@ -1,0 +1,67 @@
+"""The theorem registry: every catalogue item by ID.
+
+Each paper module (``dpverify.theorems.wang2015`` and so on) builds its
+:class:`~dpverify.theorems.base.Theorem` objects at import time and calls
+:func:`register`. :func:`get` and :func:`all_theorems` import the paper modules
+on first use, so ``from dpverify.theorems import registry`` stays cheap.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+
+from dpverify.theorems.base import Theorem
+
+__all__ = ["PAPER_MODULES", "register", "get", "all_theorems", "ids", "load_all"]
+
+#: The paper modules, in catalogue order (shared/papers/INDEX.md).
+PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016")
+
+_REGISTRY: dict[str, Theorem] = {}
+_loaded = False
+
+
+def register(theorem: Theorem) -> Theorem:
+    """Add a theorem; an ID may be registered only once."""
+    if not isinstance(theorem, Theorem):
+        raise TypeError(f"theorem must be a Theorem; got {type(theorem).__name__}")
+    if theorem.id in _REGISTRY and _REGISTRY[theorem.id] is not theorem:
+        raise ValueError(f"theorem ID {theorem.id!r} is already registered")
+    _REGISTRY[theorem.id] = theorem
+    return theorem
+
+
+def load_all() -> None:
+    """Import every paper module (each registers its theorems)."""
+    global _loaded
+    if _loaded:
+        return
+    for name in PAPER_MODULES:
+        module = f"dpverify.theorems.{name}"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:  # a paper module not written yet
+            if exc.name != module:
+                raise
+    _loaded = True
+
+
+def get(theorem_id: str) -> Theorem:
+    """The theorem with this catalogue ID (KeyError with close matches otherwise)."""
+    load_all()
+    try:
+        return _REGISTRY[theorem_id]
+    except KeyError:
+        close = difflib.get_close_matches(theorem_id, list(_REGISTRY), n=3, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; see `dpverify theorems list`"
+        raise KeyError(f"no theorem with ID {theorem_id!r}{hint}") from None
+
+
+def all_theorems(paper: str | None = None) -> list[Theorem]:
+    """Every registered theorem (optionally of one paper), in registration order."""
+    load_all()
+    return [t for t in _REGISTRY.values() if paper is None or t.paper == paper]
+
+
+def ids(paper: str | None = None) -> list[str]:
+    return [t.id for t in all_theorems(paper)]

@@ -1,0 +1,119 @@
+"""The Theorem object: evaluation, hypotheses, checks, display and registry behaviour."""
+import json
+import math
+
+import pytest
+import sympy as sp
+
+from dpverify.theorems import registry
+from dpverify.theorems.base import (
+    Check,
+    EmpiricalLink,
+    Erratum,
+    Hypothesis,
+    HypothesisError,
+    Source,
+    Theorem,
+)
+
+
+def make_theorem() -> Theorem:
+    """A toy version of the OPS statement, eps = 4B, used only to test the machinery."""
+    B, eps = sp.symbols("B epsilon", positive=True)
+    thm = Theorem(
+        "wang2015.toy_test_item",
+        "toy: bounded log-likelihood gives 4B-DP",
+        Source("wang2015", "Theorem 1", "Sec. 3"),
+        "privacy",
+        symbols={"B": B, "epsilon_target": eps},
+        hypotheses=[Hypothesis("B_small", B <= eps / 4, "B at most a quarter of the target")],
+        conclusion={"epsilon": 4 * B, "delta": 0},
+        statement="If sup |log p(x|theta)| <= B, one posterior sample is 4B-DP.",
+        errata=[Erratum("none really", "4B", "4B", check="two_factors")],
+        empirical=[EmpiricalLink("ops_beta_bernoulli", "audits/test_ops.py::test_ops")],
+    )
+
+    @thm.add_check("two_factors", "symbolic", "each factor <= exp(2B)")
+    def _():
+        return sp.simplify(sp.log(sp.exp(2 * B) * sp.exp(2 * B)) - 4 * B) == 0, "log(e^{2B} e^{2B}) = 4B"
+
+    return thm
+
+
+def test_evaluate_inside_hypotheses():
+    thm = make_theorem()
+    res = thm.evaluate(B=0.25, epsilon_target=1.0)
+    assert res.guaranteed
+    assert res.epsilon == pytest.approx(1.0)
+    assert res["delta"] == 0.0
+    assert res.hypotheses == {"B_small": True}
+
+
+def test_evaluate_outside_hypotheses_names_the_hypothesis():
+    thm = make_theorem()
+    with pytest.raises(HypothesisError, match="B_small"):
+        thm.evaluate(B=1.0, epsilon_target=1.0)
+    res = thm.evaluate(B=1.0, epsilon_target=1.0, allow_unguaranteed=True)
+    assert not res.guaranteed and res.failed == ["B_small"]
+    assert res.epsilon == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize(
+    "values, match",
+    [
+        ({"B": 0.1}, "missing value"),
+        ({"B": -1.0, "epsilon_target": 1.0}, "B must be > 0"),
+        ({"B": 0.1, "epsilon_target": 1.0, "zzz": 3}, "unknown parameter"),
+        ({"B": float("nan"), "epsilon_target": 1.0}, "B must be"),
+    ],
+)
+def test_evaluate_bad_input(values, match):
+    with pytest.raises(ValueError, match=match):
+        make_theorem().evaluate(**values)
+
+
+def test_checks_run_and_failures_are_reported_not_raised():
+    thm = make_theorem()
+    thm.checks.append(Check("boom", "numeric", lambda: 1 / 0))
+    thm.checks.append(Check("wrong", "numeric", lambda: (False, "2 != 3", 2, 3)))
+    results = {r.name: r for r in thm.run_checks()}
+    assert results["two_factors"].passed
+    assert not results["boom"].passed and "ZeroDivisionError" in results["boom"].detail
+    assert not results["wrong"].passed and results["wrong"].expected == 2
+    json.dumps([r.to_dict() for r in results.values()])
+
+
+def test_display_and_serialisation():
+    thm = make_theorem()
+    text = thm.explain()
+    assert "Theorem 1" in text and "B_small" in text and "4*B" in text
+    latex = thm._repr_latex_()
+    assert latex.startswith("$") and "4 B" in latex
+    d = thm.to_dict()
+    json.dumps(d)
+    assert d["parameters"] == ["B", "epsilon_target"]
+
+
+def test_construction_errors():
+    x = sp.Symbol("x", positive=True)
+    y = sp.Symbol("y")
+    with pytest.raises(ValueError, match="not declared"):
+        Theorem("wang2015.bad", "t", Source("wang2015", "Thm"), "privacy", symbols={"x": x}, conclusion={"e": x + y})
+    with pytest.raises(ValueError, match="kind"):
+        Theorem("wang2015.bad", "t", Source("wang2015", "Thm"), "nonsense")
+    with pytest.raises(ValueError, match="paper"):
+        Source("nobody2020", "Thm 1")
+    with pytest.raises(ValueError, match="id must look like"):
+        Theorem("li2019.bad", "t", Source("wang2015", "Thm"), "privacy")
+
+
+def test_large_values_do_not_overflow():
+    n = sp.Symbol("n", positive=True)
+    thm = Theorem("wang2015.toy_big", "big", Source("wang2015", "x"), "privacy",
+                  symbols={"n": n}, conclusion={"epsilon": sp.exp(n)})
+    assert thm.evaluate(n=1000).epsilon == math.inf
+
+
+def test_registry_rejects_unknown_ids_with_hint():
+    with pytest.raises(KeyError, match="no theorem"):
+        registry.get("wang2015.no_such_item")
