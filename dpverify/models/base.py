@@ -1,0 +1,75 @@
+"""The model interface every sampler relies on.
+
+A model is a likelihood p(x | theta) and a prior p(theta), with
+
+- ``validate_dataset(X)``: return the dataset as an array (records on axis 0) or raise a
+  ``ValueError`` naming the offending value and the allowed domain;
+- ``log_likelihood(X, theta)``: per-record log-likelihoods, shape ``theta.shape[:-1] + (n,)``
+  for ``theta`` of shape ``(..., d)`` (batch of chains first);
+- ``grad_log_likelihood(X, theta)``: per-record gradients in theta, shape ``theta.shape[:-1] + (n, d)``;
+- ``log_prior(theta)``, ``grad_log_prior(theta)``;
+- ``constants``: a :class:`PrivacyConstants` computed from the model's parameters (never typed by hand).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["PrivacyConstants", "Model"]
+
+
+@dataclass(frozen=True)
+class PrivacyConstants:
+    """Constants that the papers' theorems take.
+
+    ``B``  = sup_{x, theta} |log p(x | theta)|       (Wang et al. 2015, Thm 1)
+    ``L``  = Lipschitz constant of log p(x | theta) in theta, i.e. sup ||grad_theta log p(x|theta)||
+             (Wang et al. 2015, Alg. 2; Li et al. 2019, Alg. 1 clip level)
+    ``L_x``= Lipschitz constant in x, with ``R`` = sup ||x|| (Wang et al. 2015, Thm 1, second part)
+    ``C``  = sup_{x, x', theta} |log p(x'|theta) - log p(x|theta)| (Foulds et al. 2016, Thm 2 / eq. 6)
+    ``sufficient_statistic_sensitivity`` = L1 sensitivity of the sufficient statistics
+             under replace-one adjacency (Foulds et al. 2016, eq. 16-17).
+    ``None`` means the constant is infinite or not defined for this model.
+    """
+
+    B: float | None = None
+    L: float | None = None
+    L_x: float | None = None
+    R: float | None = None
+    C: float | None = None
+    sufficient_statistic_sensitivity: float | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class Model(ABC):
+    """Base class; see the module docstring for shapes."""
+
+    #: dimension of theta
+    dim: int
+
+    @abstractmethod
+    def validate_dataset(self, X) -> np.ndarray: ...
+
+    @abstractmethod
+    def log_likelihood(self, X: np.ndarray, theta: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def grad_log_likelihood(self, X: np.ndarray, theta: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def log_prior(self, theta: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def grad_log_prior(self, theta: np.ndarray) -> np.ndarray: ...
+
+    @property
+    @abstractmethod
+    def constants(self) -> PrivacyConstants: ...
+
+    def log_posterior(self, X: np.ndarray, theta: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+        """Unnormalised log posterior, tempered by rho = 1/temperature on likelihood and prior
+        (Wang et al. 2015, Alg. 1 tempers both)."""
+        rho = 1.0 / temperature
+        return rho * (self.log_prior(theta) + self.log_likelihood(X, theta).sum(axis=-1))
