@@ -50,13 +50,17 @@ class PureDP:
 
 @dataclass(frozen=True)
 class ApproxDP:
-    """(epsilon, delta)-differential privacy, delta in [0, 1)."""
+    """(epsilon, delta)-differential privacy, epsilon >= 0, delta in [0, 1).
+
+    epsilon = 0 is allowed here (a result such as "delta = TV at epsilon = 0" is a valid
+    guarantee); calibration functions that divide by epsilon require epsilon > 0.
+    """
 
     epsilon: float
     delta: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, low=0.0))
         object.__setattr__(self, "delta", check_delta(self.delta))
 
     def implies(self, other: "ApproxDP") -> bool:
