@@ -1,0 +1,18 @@
+"""Empirical auditing: certified lower bounds on epsilon from distinguishing tests.
+
+``audit(mechanism, dataset, neighbour, epsilon=..., delta=..., samples=..., confidence=..., seed=...)``
+samples the mechanism on an adjacent pair, chooses a distinguishing event on one part of the
+samples and certifies ``epsilon_lower`` from Clopper-Pearson bounds on the other
+(Ding et al. 2018, CCS; Jagielski et al. 2020, NeurIPS; Bichsel et al. 2021, IEEE S&P).
+
+Modules (one job each): :mod:`.core` (``audit``, ``AuditResult``), :mod:`.bounds`
+(Clopper-Pearson, epsilon from counts), :mod:`.split` (seeded chunked sampling, selection/estimation
+split), :mod:`.statistics` (threshold tests, projections), :mod:`.likelihood_ratio`,
+:mod:`.events` (discrete outputs), :mod:`.classifier` (learned test), :mod:`.exact` (exact pair
+epsilon by quadrature), :mod:`.datasets` (adjacent pairs, hypothesis strategies), :mod:`.search`
+(worst-case pair search), :mod:`.known_bad` (reference and deliberately wrong mechanisms).
+"""
+from dpverify.audit.bounds import epsilon_lower_bound
+from dpverify.audit.core import AuditResult, audit
+
+__all__ = ["audit", "AuditResult", "epsilon_lower_bound"]

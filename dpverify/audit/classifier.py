@@ -1,0 +1,47 @@
+"""A learned test, DP-Sniper style.
+
+Bichsel, Gehr, Drachsler-Cohen, Tsankov & Vechev 2021 ("DP-Sniper: Black-box discovery of
+differential privacy violations using classifiers", IEEE S&P 2021, Sec. IV): train a classifier
+to estimate the posterior probability that an output came from M(D) rather than M(D') and
+threshold it. With balanced classes the classifier's log-odds estimate
+``log p_D(x) - log p_D'(x)``, the Neyman-Pearson statistic (:mod:`.likelihood_ratio`), so the
+threshold search on independent samples recovers a near-optimal event.
+
+Models: ``"logistic"`` (scikit-learn ``LogisticRegression`` on standardised features ``x`` and
+``x**2``, so location and scale differences are both linear in the features) and
+``"boosting"`` (``HistGradientBoostingClassifier`` on ``x``). At most ``max_train`` outputs per side
+are used for training (time grows with it; the threshold is chosen on other samples).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dpverify.audit.statistics import Statistic, flatten
+
+__all__ = ["CLASSIFIERS", "learned_log_odds"]
+
+CLASSIFIERS = ("logistic", "boosting")
+
+
+def learned_log_odds(x0: np.ndarray, x1: np.ndarray, *, model: str = "logistic",
+                     max_train: int = 50_000, seed: int = 0) -> Statistic:
+    """Fit a classifier of D (label 1) against D' (label 0); the statistic is its log-odds."""
+    if model not in CLASSIFIERS:
+        raise ValueError(f"model must be one of {CLASSIFIERS}; got {model!r}")
+    f0, f1 = flatten(x0)[:max_train], flatten(x1)[:max_train]
+    X = np.concatenate([f0, f1])
+    y = np.concatenate([np.ones(f0.shape[0]), np.zeros(f1.shape[0])])
+    if model == "logistic":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import FunctionTransformer, StandardScaler
+
+        features = FunctionTransformer(lambda z: np.concatenate([z, z * z], axis=1))
+        clf = make_pipeline(features, StandardScaler(), LogisticRegression(max_iter=1000))
+    else:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        clf = HistGradientBoostingClassifier(random_state=seed)
+    clf.fit(X, y)
+    return Statistic(f"classifier:{model}", f"{model} classifier log-odds of D vs D'",
+                     lambda x: clf.decision_function(flatten(x)))

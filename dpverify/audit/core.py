@@ -1,0 +1,193 @@
+"""``audit``: a certified lower bound on the epsilon of a mechanism on one adjacent pair.
+
+Method (each step is one module, see :mod:`dpverify.audit`):
+
+1. draw ``samples`` outputs of M(dataset) and M(neighbour), seeded and in chunks
+   (:mod:`.split`);
+2. on the selection part, fit every candidate scalar statistic on its first half and choose the
+   threshold event maximising the epsilon lower bound on its second half
+   (:mod:`.statistics`, :mod:`.likelihood_ratio`, :mod:`.events`, :mod:`.classifier`);
+   keep the single best (statistic, event, orientation);
+3. on the estimation part (never seen by step 2) count that one event on both sides;
+4. certify ``epsilon_lower = max(0, log((L_hi - delta) / U_lo))`` from two one-sided
+   Clopper-Pearson bounds at alpha/2 each, alpha = 1 - confidence (:mod:`.bounds`).
+
+With probability >= ``confidence`` (over the estimation samples), ``epsilon_lower`` is at most the
+smallest epsilon for which M is (epsilon, delta)-DP on this pair -- hence at most the exact pair
+epsilon and, if the claim is right, at most the claimed epsilon. The verdict is "violation"
+exactly when ``epsilon_lower > epsilon_claimed`` (Ding et al. 2018; Jagielski et al. 2020).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.audit.bounds import epsilon_lower_bound
+from dpverify.audit.classifier import learned_log_odds
+from dpverify.audit.events import is_discrete, outcome_log_ratio
+from dpverify.audit.likelihood_ratio import log_likelihood_ratio
+from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
+from dpverify.audit.statistics import Statistic, best_threshold, flatten, identity, mean_difference_projection
+
+__all__ = ["AuditResult", "audit", "TESTS"]
+
+#: Names accepted by ``audit(test=...)`` besides "auto" and a callable statistic.
+TESTS = ("threshold", "likelihood_ratio", "events", "classifier", "boosting")
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of one audit. ``counts`` holds the raw numbers the bound is computed from."""
+
+    epsilon_lower: float
+    epsilon_claimed: float
+    delta: float
+    epsilon_exact: float | None
+    verdict: str
+    samples: int
+    confidence: float
+    seed: int
+    test: str
+    event: str
+    counts: dict = field(default_factory=dict)
+    candidates: dict = field(default_factory=dict)
+    wall_time: float = 0.0
+
+    @property
+    def is_violation(self) -> bool:
+        return self.verdict == "violation"
+
+    @property
+    def exceeds_exact(self) -> bool:
+        """True if the certified bound is above the exact pair epsilon (rare by chance, at most
+        1 - confidence of the time; systematically, a bug in the auditor)."""
+        return self.epsilon_exact is not None and self.epsilon_lower > self.epsilon_exact
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> list[Statistic]:
+    """The statistics to try, fitted on the fit samples ``f0`` (of M(D)) and ``f1`` (of M(D'))."""
+    if callable(test):
+        name = getattr(test, "__name__", "custom")
+        return [Statistic(f"custom:{name}", f"{name}(x)", test)]
+    scalar = flatten(f0[:1]).shape[1] == 1
+    threshold = identity if scalar else mean_difference_projection
+    has_density = callable(getattr(mechanism, "log_density", None))
+    if test == "threshold":
+        return [threshold(f0, f1)]
+    if test == "likelihood_ratio":
+        if not has_density:
+            raise ValueError("test='likelihood_ratio' needs mechanism.log_density(dataset, outputs)")
+        return [log_likelihood_ratio(mechanism.log_density, dataset, neighbour)]
+    if test == "events":
+        return [outcome_log_ratio(f0, f1)]
+    if test == "classifier":
+        return [learned_log_odds(f0, f1, model="logistic", seed=seed)]
+    if test == "boosting":
+        return [learned_log_odds(f0, f1, model="boosting", seed=seed)]
+    # auto: the Neyman-Pearson statistic when densities are known; otherwise every cheap proxy.
+    if has_density:
+        return [log_likelihood_ratio(mechanism.log_density, dataset, neighbour)]
+    found = [threshold(f0, f1)]
+    if is_discrete(f0, f1):
+        found.append(outcome_log_ratio(f0, f1))
+    elif not scalar:
+        found.append(learned_log_odds(f0, f1, model="logistic", seed=seed))
+    return found
+
+
+def audit(
+    mechanism: Callable,
+    dataset: Any,
+    neighbour: Any,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    samples: int = 100_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    test: str | Callable = "auto",
+    exact_epsilon: float | None = None,
+    selection_fraction: float = DEFAULT_SELECTION_FRACTION,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> AuditResult:
+    """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
+
+    Parameters: ``mechanism(dataset, n, rng) -> array`` with n outputs on axis 0 (optional
+    ``log_density``, ``exact_epsilon`` attributes, HELPERS.md protocol); ``epsilon``/``delta`` the
+    claimed guarantee (delta is also used in the bound); ``samples`` outputs per side (a fraction
+    ``selection_fraction`` of them choose the test, the rest certify); ``confidence`` = 1 - alpha;
+    ``seed`` the root of the SeedSequence tree (:mod:`.split`); ``test`` one of "auto",
+    "threshold" (identity for scalars, difference-of-means projection for vectors),
+    "likelihood_ratio", "events", "classifier" (logistic), "boosting", or a callable scalar
+    statistic ``s(outputs) -> (n,)``; ``exact_epsilon`` the known pair epsilon (else taken from
+    ``mechanism.exact_epsilon(dataset, neighbour, delta)`` if present).
+
+    The method is the module docstring's; the returned bound holds with probability >= confidence.
+    """
+    start = time.perf_counter()
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable as mechanism(dataset, n, rng); got {type(mechanism).__name__}")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    samples = check_positive_int(samples, "samples", minimum=4)
+    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    seed = check_positive_int(seed, "seed", minimum=0)
+    selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)
+    chunk_size = check_positive_int(chunk_size, "chunk_size")
+    if not callable(test) and test != "auto" and test not in TESTS:
+        raise ValueError(f"test must be 'auto', one of {TESTS}, or a callable statistic; got {test!r}")
+    if exact_epsilon is None and callable(getattr(mechanism, "exact_epsilon", None)):
+        exact_epsilon = mechanism.exact_epsilon(dataset, neighbour, delta)
+    if exact_epsilon is not None:
+        exact_epsilon = check_real("exact_epsilon", exact_epsilon, low=0.0, allow_inf=True)
+    alpha = 1.0 - confidence
+
+    plan = SplitPlan.make(samples, selection_fraction, chunk_size)
+    (sel0, sel1), estimation = draw(mechanism, (dataset, neighbour), plan, seed)
+    half = plan.n_selection // 2
+    f0, f1, v0, v1 = sel0[:half], sel1[:half], sel0[half:], sel1[half:]
+
+    best = None
+    scores = {}
+    for stat in _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed):
+        event = best_threshold(stat(v0), stat(v1), delta=delta, alpha=alpha)
+        scores[stat.name] = event.score
+        if best is None or event.score > best[1].score:
+            best = (stat, event)
+    stat, event = best
+
+    k0 = k1 = 0
+    for c0, c1 in estimation:
+        k0 += event.count(stat(c0))
+        k1 += event.count(stat(c1))
+    n = plan.n_estimation
+    eps_lower = float(epsilon_lower_bound(k0, n, k1, n, delta=delta, alpha=alpha, orientation=event.orientation))
+    counts = {
+        "dataset_in_event": k0 if not event.complement else n - k0,
+        "neighbour_in_event": k1 if not event.complement else n - k1,
+        "n_estimation": n,
+        "n_selection": plan.n_selection,
+    }
+    return AuditResult(
+        epsilon_lower=eps_lower,
+        epsilon_claimed=epsilon,
+        delta=delta,
+        epsilon_exact=exact_epsilon,
+        verdict="violation" if eps_lower > epsilon else "consistent",
+        samples=samples,
+        confidence=confidence,
+        seed=seed,
+        test=stat.name,
+        event=event.describe(stat),
+        counts=counts,
+        candidates=scores,
+        wall_time=time.perf_counter() - start,
+    )

@@ -1,0 +1,66 @@
+"""Histogram / event search for discrete outputs (noisy-max indices, sparse-vector answer vectors).
+
+For outputs taking finitely many values the optimal event is a union of outcomes ordered by the
+likelihood ratio p_D(o) / p_D'(o) (Neyman & Pearson 1933; for DP, the event search of Ding et al.
+2018, "Detecting violations of differential privacy", CCS 2018, Sec. 4.2). The fit samples give a
+histogram of outcomes o (rows of the output array) on each side; the statistic is the smoothed
+empirical log ratio
+
+    s(o) = log((c0(o) + 1/2) / (n0 + 1/2)) - log((c1(o) + 1/2) / (n1 + 1/2)),
+
+0 for outcomes not seen in the fit samples, and the threshold search of
+:func:`dpverify.audit.statistics.best_threshold` then picks the union of the top outcomes on
+independent samples.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dpverify.audit.statistics import Statistic
+
+__all__ = ["is_discrete", "outcome_log_ratio"]
+
+#: At most this many distinct outcomes for the histogram test to apply.
+MAX_OUTCOMES = 4096
+
+
+def _rows(outputs: np.ndarray) -> np.ndarray:
+    arr = np.asarray(outputs)
+    if arr.dtype == np.bool_:
+        arr = arr.astype(np.uint8)
+    return arr.reshape(arr.shape[0], -1)
+
+
+def _unique_rows(rows: np.ndarray, return_inverse: bool = False):
+    if rows.shape[1] == 1:
+        out = np.unique(rows[:, 0], return_inverse=return_inverse)
+        return (out[0][:, None], out[1].reshape(-1)) if return_inverse else out[:, None]
+    out = np.unique(rows, axis=0, return_inverse=return_inverse)
+    return (out[0], out[1].reshape(-1)) if return_inverse else out
+
+
+def is_discrete(x0: np.ndarray, x1: np.ndarray) -> bool:
+    """True if the pooled outputs show at most ``min(MAX_OUTCOMES, n/4)`` distinct rows (and >= 2)."""
+    pooled = np.concatenate([_rows(x0), _rows(x1)])
+    distinct = _unique_rows(pooled).shape[0]
+    return 2 <= distinct <= max(2, min(MAX_OUTCOMES, pooled.shape[0] // 4))
+
+
+def outcome_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
+    """The smoothed empirical log-likelihood ratio of outcomes (module docstring)."""
+    r0, r1 = _rows(x0), _rows(x1)
+    outcomes, inverse = _unique_rows(np.concatenate([r0, r1]), return_inverse=True)
+    c0 = np.bincount(inverse[: r0.shape[0]], minlength=outcomes.shape[0])
+    c1 = np.bincount(inverse[r0.shape[0]:], minlength=outcomes.shape[0])
+    log_ratio = np.log((c0 + 0.5) / (r0.shape[0] + 0.5)) - np.log((c1 + 0.5) / (r1.shape[0] + 0.5))
+
+    def s(x: np.ndarray) -> np.ndarray:
+        rows = _rows(x).astype(outcomes.dtype, copy=False)
+        if rows.shape[1] != outcomes.shape[1]:
+            raise ValueError("outputs changed shape between fit and evaluation")
+        both, inv = _unique_rows(np.concatenate([outcomes, rows]), return_inverse=True)
+        table = np.zeros(both.shape[0])
+        table[inv[: outcomes.shape[0]]] = log_ratio
+        return table[inv[outcomes.shape[0]:]]
+
+    return Statistic("events", f"log-ratio of outcome frequencies ({outcomes.shape[0]} outcomes)", s)

@@ -1,0 +1,35 @@
+"""The Neyman-Pearson test: threshold the exact log-likelihood ratio.
+
+When the mechanism exposes ``log_density(dataset, outputs)`` (normalised log density or log pmf
+of each output under M(dataset); HELPERS.md mechanism protocol), the statistic
+
+    s(x) = log p_D(x) - log p_D'(x)
+
+is the privacy loss random variable (Dwork & Rothblum 2016, "Concentrated differential privacy",
+Def. 3.1). Its upper level sets are the most powerful tests of M(D) against M(D') at every size
+(Neyman & Pearson 1933), and the hockey-stick divergence is attained on ``{s > eps}``
+(Balle & Wang 2018, Thm 5 proof), so thresholding ``s`` loses nothing but sampling error.
+``s`` may be +-inf where one density vanishes; NaN (both vanish) is an error.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from dpverify.audit.statistics import Statistic
+
+__all__ = ["log_likelihood_ratio"]
+
+
+def log_likelihood_ratio(log_density: Callable, dataset, neighbour) -> Statistic:
+    """The statistic ``s(x) = log_density(dataset, x) - log_density(neighbour, x)``."""
+
+    def s(x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            values = np.asarray(log_density(dataset, x), dtype=float) - np.asarray(log_density(neighbour, x), dtype=float)
+        if np.isnan(values).any():
+            raise ValueError("log_density gave NaN or -inf on both datasets for some outputs (outside both supports?)")
+        return values
+
+    return Statistic("likelihood_ratio", "log p_D(x) - log p_D'(x)", s)

@@ -1,0 +1,121 @@
+"""Threshold tests on a scalar statistic, and the scalar statistics that need no model.
+
+Every test of the auditor is a scalar statistic ``s`` of one output plus a threshold event
+``S_t = {x : s(x) >= t}`` (or its complement). By the Neyman-Pearson lemma the optimal events for
+distinguishing M(D) from M(D') are exactly such sets with ``s`` the log-likelihood ratio (Neyman &
+Pearson 1933; the hypothesis-testing view of DP, Wasserman & Zhou 2010, Thm 2.4, Kairouz et al. 2015);
+without densities the auditor uses the proxies below or a learned one (:mod:`.classifier`).
+
+- :func:`identity` -- ``s(x) = x`` for scalar outputs;
+- :func:`mean_difference_projection` -- ``s(x) = <x - (m0 + m1)/2, m0 - m1>`` for vector (or path)
+  outputs, with ``m0``, ``m1`` the means of the fit samples of M(D) and M(D') (a linear
+  discriminant direction, exact Neyman-Pearson for Gaussians with a common isotropic covariance);
+- :func:`best_threshold` -- the threshold and orientation maximising the Clopper-Pearson epsilon
+  lower bound (:func:`dpverify.audit.bounds.epsilon_lower_bound`) on the scoring samples.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
+
+__all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_threshold"]
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A fitted scalar statistic: ``function(outputs) -> (n,) float array`` and a description."""
+
+    name: str
+    description: str
+    function: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        values = np.asarray(self.function(outputs), dtype=float).reshape(-1)
+        if values.shape[0] != np.shape(outputs)[0]:
+            raise ValueError(f"statistic {self.name} returned {values.shape[0]} values for {np.shape(outputs)[0]} outputs")
+        if np.isnan(values).any():
+            raise ValueError(f"statistic {self.name} is NaN on some outputs")
+        return values
+
+
+@dataclass(frozen=True)
+class ThresholdEvent:
+    """The event ``{s >= threshold}`` (or its complement when ``complement``); ``d_high`` says the
+    event is more likely under M(D) than under M(D'). ``score`` is the epsilon lower bound it
+    achieved on the scoring samples (a selection criterion, not a certificate)."""
+
+    threshold: float
+    complement: bool
+    d_high: bool
+    score: float
+
+    @property
+    def orientation(self) -> tuple[bool, bool]:
+        return (self.complement, self.d_high)
+
+    def describe(self, statistic: Statistic) -> str:
+        op = "<" if self.complement else ">="
+        side = "M(dataset)" if self.d_high else "M(neighbour)"
+        return f"{{{statistic.description} {op} {self.threshold:.6g}}}, more likely under {side}"
+
+    def count(self, values: np.ndarray) -> int:
+        """Number of statistic values in the un-complemented set ``{s >= threshold}``."""
+        return int(np.count_nonzero(values >= self.threshold))
+
+
+def flatten(outputs: np.ndarray) -> np.ndarray:
+    """Outputs as an ``(n, d)`` float matrix (scalars become one column, paths are flattened)."""
+    arr = np.asarray(outputs, dtype=float)
+    return arr.reshape(arr.shape[0], -1)
+
+
+def identity(x0: np.ndarray, x1: np.ndarray) -> Statistic:
+    """``s(x) = x`` for scalar outputs (one number per output)."""
+    return Statistic("identity", "x", lambda x: flatten(x)[:, 0])
+
+
+def mean_difference_projection(x0: np.ndarray, x1: np.ndarray) -> Statistic:
+    """``s(x) = <x - (m0 + m1)/2, m0 - m1>`` with ``m0``, ``m1`` the means of the fit samples.
+
+    If the means coincide to float precision the first coordinate is used (a direction is needed).
+    """
+    m0, m1 = flatten(x0).mean(axis=0), flatten(x1).mean(axis=0)
+    w = m0 - m1
+    if not np.any(w):
+        w = np.zeros_like(w)
+        w[0] = 1.0
+    center = 0.5 * (m0 + m1)
+    return Statistic("projection", "<x - c, m0 - m1> (difference-of-means projection)",
+                     lambda x: (flatten(x) - center) @ w)
+
+
+def best_threshold(
+    s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float, max_candidates: int = 2048
+) -> ThresholdEvent:
+    """The threshold event maximising the epsilon lower bound on the scoring samples ``s0``
+    (statistic values under M(D)) and ``s1`` (under M(D')).
+
+    Candidate thresholds are the distinct pooled values, thinned to ``max_candidates`` pooled
+    quantiles (actual sample values, so atoms of ``s`` are kept whole); for each, the counts of
+    ``{s >= t}`` on both sides come from binary search in the sorted samples, and all four
+    orientations are scored with :func:`epsilon_lower_bound` (vectorised over candidates).
+    """
+    a, b = np.sort(s0), np.sort(s1)
+    pooled = np.concatenate([a, b])
+    cand = np.unique(pooled)
+    if cand.size > max_candidates:
+        cand = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, max_candidates), method="inverted_cdf"))
+    k0 = a.size - np.searchsorted(a, cand, side="left")
+    k1 = b.size - np.searchsorted(b, cand, side="left")
+    best = ThresholdEvent(float(cand[0]), False, True, -np.inf)
+    for complement, d_high in ORIENTATIONS:
+        scores = epsilon_lower_bound(k0, a.size, k1, b.size, delta=delta, alpha=alpha,
+                                     orientation=(complement, d_high))
+        j = int(np.argmax(scores))
+        if scores[j] > best.score:
+            best = ThresholdEvent(float(cand[j]), complement, d_high, float(scores[j]))
+    return best
