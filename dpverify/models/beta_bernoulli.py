@@ -1,0 +1,267 @@
+"""Beta-Bernoulli model with the success probability truncated to [a0, 1 - a0].
+
+Likelihood p(x | p) = p^x (1 - p)^(1 - x), x in {0, 1}; prior Beta(alpha0, beta0) restricted to
+[a0, 1 - a0] (Foulds et al. 2016, section 3.1 and eq. 15). With n1 = sum x_i and n0 = N - n1 the
+posterior is Beta(alpha0 + n1, beta0 + n0) truncated to [a0, 1 - a0]; tempering likelihood and prior
+by rho (Wang et al. 2015, Alg. 1) gives Beta(rho (alpha0 + n1 - 1) + 1, rho (beta0 + n0 - 1) + 1),
+truncated likewise.
+
+Privacy constants (computed from a0, never typed in):
+
+- B = sup_{x, p} |log p(x | p)| = -log a0 (the infimum of p and 1 - p is a0; Wang et al. 2015, Thm 1);
+- C = sup_{x, x', p} |log p(x' | p) - log p(x | p)| = sup_p |log p - log(1 - p)| = log((1 - a0) / a0)
+  (Foulds et al. 2016, eq. 15);
+- L = sup |d/dp log p(x | p)| = max(1/p, 1/(1 - p)) over the support = 1/a0;
+- sufficient statistics S(x) = (x, 1 - x); replacing one record moves (n1, n0) by (+-1, -+1):
+  L1 sensitivity 2 (Foulds et al. 2016, eq. 17 and the sentence after it).
+
+:class:`TruncatedBeta` samples the truncated posterior exactly: rejection from the untruncated beta
+when the interval holds most of the mass, inverse CDF (``betaincinv``) on the tail that keeps the
+interval mass accurate otherwise, and -- when even that underflows -- rejection from the tangent
+exponential envelope of the log-concave density at the heavy end. Never by clipping.
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+from scipy import special
+
+from dpverify._validation import check_real
+from dpverify.models.base import Model, PrivacyConstants
+
+__all__ = ["TruncatedBeta", "sample_truncated_beta", "BetaBernoulli"]
+
+#: below this interval mass, rejection from the untruncated beta is replaced by the inverse CDF
+_REJECTION_MIN_MASS = 0.3
+#: below this (oriented) CDF value double precision inverse-CDF sampling is abandoned for the tangent envelope
+_UNDERFLOW = 1e-280
+
+
+class TruncatedBeta:
+    """Beta(a, b) restricted to [lo, hi], 0 < lo < hi < 1, with a, b > 0.
+
+    ``log_mass`` is log P_{Beta(a,b)}(lo <= X <= hi), computed in double precision from the tail in
+    which the interval lies (no cancellation), or with mpmath (60 digits) when that underflows.
+    """
+
+    def __init__(self, a: float, b: float, lo: float, hi: float) -> None:
+        self.a = check_real("a", a, low=0.0, low_inclusive=False)
+        self.b = check_real("b", b, low=0.0, low_inclusive=False)
+        self.lo = check_real("lo", lo, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+        self.hi = check_real("hi", hi, low=self.lo, high=1.0, low_inclusive=False, high_inclusive=False)
+        # Orientation: work with X (flip=False) or 1 - X (flip=True) so that the interval lies in
+        # the lower tail of the oriented law whenever it is in a tail at all.
+        self._flip = self.a / (self.a + self.b) < 0.5
+        oa, ob = (self.b, self.a) if self._flip else (self.a, self.b)
+        olo, ohi = (1.0 - self.hi, 1.0 - self.lo) if self._flip else (self.lo, self.hi)
+        self._oriented = (oa, ob, olo, ohi)
+        self._cdf_lo = float(special.betainc(oa, ob, olo))
+        self._cdf_hi = float(special.betainc(oa, ob, ohi))
+        mass = self._cdf_hi - self._cdf_lo
+        if self._cdf_hi > _UNDERFLOW and mass > 1e-12 * self._cdf_hi:
+            self.log_mass = math.log(mass)
+        else:
+            with mpmath.workdps(60):
+                m = mpmath.betainc(oa, ob, olo, ohi, regularized=True)
+                self.log_mass = float(mpmath.log(m))
+        self.log_normaliser = float(special.betaln(self.a, self.b)) + self.log_mass
+
+    # -- densities ----------------------------------------------------------
+    def logpdf(self, x) -> np.ndarray:
+        """(a - 1) log x + (b - 1) log(1 - x) - log B(a, b) - log_mass on [lo, hi]; -inf outside."""
+        x = np.asarray(x, dtype=float)
+        inside = (x >= self.lo) & (x <= self.hi)
+        xs = np.where(inside, x, 0.5)
+        val = (self.a - 1.0) * np.log(xs) + (self.b - 1.0) * np.log1p(-xs) - self.log_normaliser
+        return np.where(inside, val, -np.inf)
+
+    def interval_probability(self, s, t) -> np.ndarray:
+        """P(s <= X <= t) under the truncated law, for lo <= s <= t <= hi (from the accurate tail)."""
+        s = np.clip(np.asarray(s, dtype=float), self.lo, self.hi)
+        t = np.clip(np.asarray(t, dtype=float), self.lo, self.hi)
+        oa, ob, _, _ = self._oriented
+        if self._flip:
+            s, t = 1.0 - t, 1.0 - s
+        if self.log_mass > math.log(_UNDERFLOW) and self._cdf_hi > _UNDERFLOW:
+            return (special.betainc(oa, ob, t) - special.betainc(oa, ob, s)) / math.exp(self.log_mass)
+        with mpmath.workdps(60):
+            mass = mpmath.exp(self.log_mass)
+            f = np.vectorize(lambda u, v: float(mpmath.betainc(oa, ob, u, v, regularized=True) / mass))
+            return f(s, t)
+
+    def mean(self) -> float:
+        """E[X] = (a / (a + b)) Z(a + 1, b) / Z(a, b), with Z the truncated normaliser."""
+        return math.exp(TruncatedBeta(self.a + 1.0, self.b, self.lo, self.hi).log_normaliser - self.log_normaliser)
+
+    # -- sampling -----------------------------------------------------------
+    def rvs(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` exact draws (see :func:`sample_truncated_beta`)."""
+        return sample_truncated_beta(np.full(size, self.a), np.full(size, self.b), self.lo, self.hi, rng)
+
+
+def sample_truncated_beta(a, b, lo: float, hi: float, rng: np.random.Generator) -> np.ndarray:
+    """One exact draw of Beta(a_i, b_i) restricted to [lo, hi] for each entry of the arrays a, b.
+
+    Per entry, the interval mass m_i decides the method: m_i > 0.3: rejection from the untruncated
+    beta (expected < 3.4 rounds); otherwise the inverse CDF on the oriented law (X or 1 - X, whichever
+    puts the interval in its lower tail, so F(hi) - F(lo) has no cancellation); if F(hi) underflows
+    double precision, rejection from the tangent exponential envelope at the heavy end
+    (:func:`_tangent_rejection`). All three are exact; nothing is clipped into the interval.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    a, b = a.reshape(-1), b.reshape(-1)
+    flip = a / (a + b) < 0.5
+    oa, ob = np.where(flip, b, a), np.where(flip, a, b)
+    olo, ohi = np.where(flip, 1.0 - hi, lo), np.where(flip, 1.0 - lo, hi)
+    single = bool(np.all(a == a[0]) and np.all(b == b[0]))  # one law for every entry
+    if single:  # its CDF values once
+        cdf_lo = np.full(a.size, special.betainc(oa[0], ob[0], olo[0]))
+        cdf_hi = np.full(a.size, special.betainc(oa[0], ob[0], ohi[0]))
+    else:
+        cdf_lo, cdf_hi = special.betainc(oa, ob, olo), special.betainc(oa, ob, ohi)
+    mass = cdf_hi - cdf_lo
+    out = np.empty(a.size)
+    rej = mass > _REJECTION_MIN_MASS
+    pending = np.flatnonzero(rej)
+    while pending.size:  # rounds of vectorised rejection; each entry accepts w.p. > 0.3
+        draw = rng.beta(a[0], b[0], pending.size) if single else rng.beta(a[pending], b[pending])
+        ok = (draw >= lo) & (draw <= hi)
+        out[pending[ok]] = draw[ok]
+        pending = pending[~ok]
+    inv = ~rej & (cdf_hi > _UNDERFLOW)
+    if inv.any():
+        u = rng.uniform(cdf_lo[inv], cdf_hi[inv])
+        # the clip only absorbs the last-ulp error of betaincinv at the interval ends
+        y = np.clip(special.betaincinv(oa[inv], ob[inv], u), olo[inv], ohi[inv])
+        out[inv] = np.where(flip[inv], 1.0 - y, y)
+    tan = ~rej & ~inv
+    if tan.any():
+        y = _tangent_rejection(oa[tan], ob[tan], olo[tan], ohi[tan], rng)
+        out[tan] = np.where(flip[tan], 1.0 - y, y)
+    return out
+
+
+def _tangent_rejection(oa, ob, olo, ohi, rng: np.random.Generator) -> np.ndarray:
+    """Oriented law with (almost) all its interval mass at ``ohi``: its log density
+    l(y) = (a-1) log y + (b-1) log(1-y) is concave on [olo, ohi] when (a-1)/ohi^2 >= (1-b)_+/(1-ohi)^2
+    (checked), so l(y) <= l(ohi) + l'(ohi)(y - ohi); draw from that truncated exponential and accept
+    with probability exp(l(y) - tangent(y)) (von Neumann rejection; exact)."""
+    if np.any((oa - 1.0) / ohi**2 < np.maximum(0.0, 1.0 - ob) / (1.0 - ohi) ** 2):
+        raise ValueError("truncated beta: the interval mass underflows and the density is not log-concave "
+                         "there; cannot sample exactly")
+    slope = (oa - 1.0) / ohi - (ob - 1.0) / (1.0 - ohi)
+    width = ohi - olo
+    out = np.empty(oa.size)
+    pending = np.arange(oa.size)
+    while pending.size:
+        s, w, h = slope[pending], width[pending], ohi[pending]
+        u = rng.uniform(size=pending.size)
+        y = h + np.log1p(u * np.expm1(-s * w)) / s  # inverse CDF of exp(s (y - h)) on [h - w, h]
+        log_accept = (oa[pending] - 1.0) * (np.log(y) - np.log(h)) \
+            + (ob[pending] - 1.0) * (np.log1p(-y) - np.log1p(-h)) - s * (y - h)
+        ok = np.log(rng.uniform(size=pending.size)) <= log_accept
+        out[pending[ok]] = y[ok]
+        pending = pending[~ok]
+    return out
+
+
+class BetaBernoulli(Model):
+    """Bernoulli likelihood, Beta(alpha0, beta0) prior truncated to [a0, 1 - a0] (Foulds et al. 2016, eq. 15).
+
+    theta has shape (..., 1) and holds p. Datasets are 1-d arrays of 0/1 (bool or integer).
+    """
+
+    dim = 1
+
+    def __init__(self, a0: float = 0.05, alpha0: float = 1.0, beta0: float = 1.0) -> None:
+        self.a0 = check_real("a0", a0, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
+        self.alpha0 = check_real("alpha0", alpha0, low=0.0, low_inclusive=False)
+        self.beta0 = check_real("beta0", beta0, low=0.0, low_inclusive=False)
+
+    @property
+    def support(self) -> tuple[float, float]:
+        return self.a0, 1.0 - self.a0
+
+    @property
+    def constants(self) -> PrivacyConstants:
+        a0 = self.a0
+        return PrivacyConstants(
+            B=-math.log(a0),
+            L=1.0 / a0,
+            C=math.log1p(-a0) - math.log(a0),
+            sufficient_statistic_sensitivity=2.0,
+            extra={"a0": a0},
+        )
+
+    # -- data -----------------------------------------------------------------
+    def validate_dataset(self, X) -> np.ndarray:
+        """A 1-d array of 0/1 values (at least one record); anything else is a ValueError."""
+        arr = np.asarray(X)
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"dataset must be a non-empty 1-d array of 0/1 values; got shape {arr.shape}")
+        if arr.dtype == bool:
+            return arr.astype(np.int64)
+        try:
+            num = arr.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError("dataset must contain only 0/1 values") from None
+        bad = ~((num == 0.0) | (num == 1.0))
+        if bad.any():
+            raise ValueError(f"dataset values must be 0 or 1 (Bernoulli records); got {arr[bad][0]!r}")
+        return num.astype(np.int64)
+
+    def sufficient_statistics(self, X) -> np.ndarray:
+        """(n1, n0) = (sum x_i, sum (1 - x_i)) (Foulds et al. 2016, section 3.1)."""
+        x = self.validate_dataset(X)
+        n1 = int(x.sum())
+        return np.array([n1, x.size - n1], dtype=float)
+
+    # -- likelihood and prior ---------------------------------------------------
+    def _p(self, theta) -> np.ndarray:
+        theta = np.asarray(theta, dtype=float)
+        if theta.ndim == 0 or theta.shape[-1] != 1:
+            raise ValueError(f"theta must have shape (..., 1); got {theta.shape}")
+        return theta[..., 0]
+
+    def log_likelihood(self, X, theta) -> np.ndarray:
+        """x log p + (1 - x) log(1 - p), shape theta.shape[:-1] + (N,)."""
+        x = self.validate_dataset(X)
+        p = self._p(theta)[..., None]
+        return x * np.log(p) + (1 - x) * np.log1p(-p)
+
+    def grad_log_likelihood(self, X, theta) -> np.ndarray:
+        """x / p - (1 - x) / (1 - p), shape theta.shape[:-1] + (N, 1)."""
+        x = self.validate_dataset(X)
+        p = self._p(theta)[..., None]
+        return (x / p - (1 - x) / (1.0 - p))[..., None]
+
+    def log_prior(self, theta) -> np.ndarray:
+        """Normalised log density of the truncated Beta(alpha0, beta0) prior (-inf outside [a0, 1 - a0])."""
+        return self.posterior_from_statistics(np.zeros(2)).logpdf(self._p(theta))
+
+    def grad_log_prior(self, theta) -> np.ndarray:
+        p = self._p(theta)
+        return ((self.alpha0 - 1.0) / p - (self.beta0 - 1.0) / (1.0 - p))[..., None]
+
+    # -- exact posterior ----------------------------------------------------------
+    def posterior_parameters(self, statistics, rho: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """Beta parameters of the (rho-tempered) posterior for sufficient statistics (..., 2):
+        a = rho (alpha0 + n1 - 1) + 1, b = rho (beta0 + n0 - 1) + 1 (Wang et al. 2015, Alg. 1 step 2)."""
+        s = np.asarray(statistics, dtype=float)
+        return rho * (self.alpha0 + s[..., 0] - 1.0) + 1.0, rho * (self.beta0 + s[..., 1] - 1.0) + 1.0
+
+    def posterior_from_statistics(self, statistics, rho: float = 1.0) -> TruncatedBeta:
+        a, b = self.posterior_parameters(statistics, rho)
+        return TruncatedBeta(float(a), float(b), self.a0, 1.0 - self.a0)
+
+    def posterior(self, X, rho: float = 1.0) -> TruncatedBeta:
+        """The exact (tempered) posterior of dataset X as a :class:`TruncatedBeta`."""
+        return self.posterior_from_statistics(self.sufficient_statistics(X), rho)
+
+    def sample_posterior_batch(self, statistics, rng: np.random.Generator, rho: float = 1.0) -> np.ndarray:
+        """One exact (tempered) posterior draw per row of ``statistics`` (m, 2) -> (m, 1): vectorised
+        over datasets, for studies over many datasets (ARE, Foulds et al. 2016, Figure 2)."""
+        a, b = self.posterior_parameters(np.asarray(statistics, dtype=float).reshape(-1, 2), rho)
+        return sample_truncated_beta(a, b, self.a0, 1.0 - self.a0, rng)[:, None]
