@@ -1,0 +1,194 @@
+"""Bayesian logistic regression with bounded features and a Gaussian prior.
+
+Records are rows ``(x_1, ..., x_d, y)`` with features ``||x||_2 <= R`` and a label ``y in {-1, +1}``.
+The likelihood of one record is
+
+    p(y | x, theta) = sigmoid(y x^T theta),   log p = -log(1 + exp(-y x^T theta)),
+    grad_theta log p = y x sigmoid(-y x^T theta),
+
+and the prior is ``N(0, prior_variance I_d)``, optionally truncated to the ball ``||theta|| <= theta_radius``
+(a bounded parameter space, which Wang et al. 2015, Theorem 1 needs for a finite B).
+
+The likelihood depends on a record only through ``z = y x`` (``||z|| <= R``): that is the "x" of the
+Lipschitz-in-data constant ``L_x`` below.
+
+Privacy constants (computed from R, theta_radius; never typed by hand):
+
+- ``L = sup ||grad_theta log p|| = R sigmoid(R Theta)`` with ``Theta = theta_radius`` (the sup of
+  ``||z|| sigmoid(-z^T theta)``, attained at ``z^T theta = -R Theta``); ``L = R`` for an unbounded parameter
+  space (approached, not attained). This is the clip level of Li et al. 2019, Alg. 1 and the ``L`` of
+  Wang et al. 2015, Alg. 2 / Theorem 4.
+- ``B = sup |log p| = log(1 + exp(R Theta))`` (Wang et al. 2015, Theorem 1); infinite (``None``) if unbounded.
+- ``L_x = sup ||grad_z log p|| = Theta sigmoid(R Theta)``, so ``4 L_x R`` is Wang's Theorem 1 second bound.
+- ``C = sup |log p(x'|theta) - log p(x|theta)| = log sigmoid(R Theta) - log sigmoid(-R Theta) = R Theta``
+  (Foulds et al. 2016, Theorem 2).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import expit, log_expit
+
+from dpverify._validation import check_finite_array, check_positive_int, check_real
+from dpverify.models.base import Model, PrivacyConstants
+
+__all__ = ["LogisticRegression", "make_logistic_dataset", "clip_gradients"]
+
+# Rounding slack when checking ||x|| <= R on data that were scaled to the ball in floating point.
+_NORM_SLACK = 1e-12
+
+
+def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
+    """Per-record norm clipping, Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g||_2 / L)``.
+
+    ``g`` has the gradient on its last axis (any leading shape); every output row has norm <= L and rows
+    already inside the ball are unchanged.
+    """
+    L = check_real("L", L, low=0.0, low_inclusive=False)
+    g = np.asarray(g, dtype=float)
+    norms = np.linalg.norm(g, axis=-1, keepdims=True)
+    return g / np.maximum(1.0, norms / L)
+
+
+class LogisticRegression(Model):
+    """Bayesian logistic regression, ``p(y | x, theta) = sigmoid(y x^T theta)``, prior ``N(0, s^2 I_d)``.
+
+    Parameters
+    ----------
+    dim:
+        Number of features ``d`` (= dimension of theta).
+    R:
+        Bound on the feature norm ``||x||_2 <= R`` (Wang et al. 2015, Theorem 1; Li et al. 2019, Sec. 6).
+    prior_variance:
+        ``s^2`` of the Gaussian prior.
+    theta_radius:
+        Optional radius ``Theta`` of a bounded parameter space ``||theta|| <= Theta`` (prior truncated to it);
+        ``None`` for R^d. Only a bounded space gives finite ``B``, ``L_x`` and ``C``.
+    """
+
+    def __init__(self, dim: int, R: float = 1.0, prior_variance: float = 1.0, theta_radius: float | None = None):
+        self.dim = check_positive_int(dim, "dim")
+        self.R = check_real("R", R, low=0.0, low_inclusive=False)
+        self.prior_variance = check_real("prior_variance", prior_variance, low=0.0, low_inclusive=False)
+        self.theta_radius = (
+            None if theta_radius is None else check_real("theta_radius", theta_radius, low=0.0, low_inclusive=False)
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"LogisticRegression(dim={self.dim}, R={self.R}, prior_variance={self.prior_variance}, "
+            f"theta_radius={self.theta_radius})"
+        )
+
+    # -- data -----------------------------------------------------------------
+    def validate_dataset(self, X) -> np.ndarray:
+        """Rows ``(x, y)``: shape ``(N, dim + 1)``, finite, ``||x|| <= R``, ``y in {-1, +1}``."""
+        arr = check_finite_array(X, "dataset", ndim=2)
+        if arr.shape[1] != self.dim + 1:
+            raise ValueError(
+                f"dataset must have shape (N, {self.dim + 1}) (features then a label in {{-1, +1}}); got {arr.shape}"
+            )
+        if arr.shape[0] < 1:
+            raise ValueError("dataset must contain at least one record")
+        labels = arr[:, -1]
+        bad = ~np.isin(labels, (-1.0, 1.0))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"dataset labels must be -1 or +1; record {i} has label {labels[i]!r}")
+        norms = np.linalg.norm(arr[:, :-1], axis=1)
+        too_big = norms > self.R * (1 + _NORM_SLACK)
+        if too_big.any():
+            i = int(np.flatnonzero(too_big)[0])
+            raise ValueError(f"dataset features must satisfy ||x|| <= R = {self.R}; record {i} has norm {norms[i]!r}")
+        return arr
+
+    def prepare(self, X: np.ndarray) -> np.ndarray:
+        """The signed features ``z_i = y_i x_i`` (shape ``(N, d)``): the likelihood depends on a record only
+        through ``z``. Samplers call this once per run."""
+        return X[:, :-1] * X[:, -1:]
+
+    # -- likelihood -----------------------------------------------------------
+    def _margins(self, X: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        z = self.prepare(X)
+        return np.asarray(theta, dtype=float) @ z.T  # (..., N)
+
+    def log_likelihood(self, X: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``log sigmoid(y_i x_i^T theta)``, shape ``theta.shape[:-1] + (N,)``."""
+        return log_expit(self._margins(X, theta))
+
+    def grad_log_likelihood(self, X: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``y_i x_i sigmoid(-y_i x_i^T theta)``, shape ``theta.shape[:-1] + (N, d)``."""
+        z = self.prepare(X)
+        w = expit(-self._margins(X, theta))
+        return w[..., None] * z
+
+    def minibatch_gradient(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray,
+                           clip: float | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+        """Sum over a mini-batch of the (optionally clipped) per-record gradients, for a batch of chains.
+
+        ``prepared`` is :meth:`prepare` of the dataset, ``idx`` has shape ``(chains, b)``, ``theta``
+        ``(chains, d)``; ``weights`` (``(chains, b)``, e.g. a 0/1 mask) multiply each record's term.
+        Each per-record gradient is a scalar multiple ``w_i z_i`` of ``z_i``, so clipping to norm ``clip``
+        (Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g|| / clip)``) only rescales ``w_i``.
+        """
+        zb = prepared[idx]  # (c, b, d)
+        w = expit(-np.einsum("cbd,cd->cb", zb, theta))
+        if clip is not None:
+            norms = w * np.linalg.norm(zb, axis=-1)
+            w = w / np.maximum(1.0, norms / clip)
+        if weights is not None:
+            w = w * weights
+        return np.einsum("cb,cbd->cd", w, zb)
+
+    # -- prior ----------------------------------------------------------------
+    def _outside(self, theta: np.ndarray) -> np.ndarray:
+        if self.theta_radius is None:
+            return np.zeros(np.shape(theta)[:-1], dtype=bool)
+        return np.linalg.norm(theta, axis=-1) > self.theta_radius
+
+    def log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """``log N(theta; 0, s^2 I)`` (``-inf`` outside the ball when ``theta_radius`` is set; the truncation's
+        normalising constant is omitted, it does not depend on the data)."""
+        theta = np.asarray(theta, dtype=float)
+        s2 = self.prior_variance
+        lp = -0.5 * np.sum(theta**2, axis=-1) / s2 - 0.5 * self.dim * math.log(2 * math.pi * s2)
+        return np.where(self._outside(theta), -np.inf, lp)
+
+    def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """``-theta / s^2`` (the Gaussian's gradient; inside the ball when the prior is truncated)."""
+        return -np.asarray(theta, dtype=float) / self.prior_variance
+
+    # -- constants ------------------------------------------------------------
+    @property
+    def constants(self) -> PrivacyConstants:
+        R, Th = self.R, self.theta_radius
+        if Th is None:
+            return PrivacyConstants(L=R, R=R, extra={"record": "z = y x", "theta_radius": None})
+        return PrivacyConstants(
+            B=float(np.logaddexp(0.0, R * Th)),
+            L=R * float(expit(R * Th)),
+            L_x=Th * float(expit(R * Th)),
+            R=R,
+            C=R * Th,
+            extra={"record": "z = y x", "theta_radius": Th},
+        )
+
+
+def make_logistic_dataset(n: int, dim: int, rng, R: float = 1.0, theta_true=None) -> np.ndarray:
+    """A synthetic dataset for :class:`LogisticRegression`: features uniform in the ball of radius ``R``
+    and labels drawn from the model at ``theta_true`` (default: ``(2, 0, ..., 0)/R``)."""
+    n = check_positive_int(n, "n")
+    dim = check_positive_int(dim, "dim")
+    R = check_real("R", R, low=0.0, low_inclusive=False)
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    direction = rng.standard_normal((n, dim))
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    radius = R * rng.random(n) ** (1.0 / dim)
+    x = direction * radius[:, None]
+    if theta_true is None:
+        theta_true = np.zeros(dim)
+        theta_true[0] = 2.0 / R
+    theta_true = check_finite_array(theta_true, "theta_true", shape=(dim,))
+    y = np.where(rng.random(n) < expit(x @ theta_true), 1.0, -1.0)
+    return np.column_stack([x, y])
