@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import mpmath as mp
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
@@ -54,8 +55,13 @@ def log_gaussian_delta(epsilon: float, mu: float) -> float:
         return -math.inf
     log_a = float(log_ndtr(mu / 2.0 - epsilon / mu))
     log_b = epsilon + float(log_ndtr(-mu / 2.0 - epsilon / mu))
-    if log_b >= log_a:  # only by rounding: the exact difference is positive
-        return -math.inf
+    if log_a - log_b < 1e-4:
+        # A and B nearly cancel (tiny eps with large sigma): float64 loses the difference, so redo it
+        # with mpmath at 60 digits.
+        with mp.workdps(60):
+            e, m = mp.mpf(epsilon), mp.mpf(mu)
+            diff = mp.ncdf(m / 2 - e / m) - mp.exp(e) * mp.ncdf(-m / 2 - e / m)
+            return float(mp.log(diff)) if diff > 0 else -math.inf
     return log_a + math.log(-math.expm1(log_b - log_a))
 
 
