@@ -1,0 +1,47 @@
+"""Shared pieces of the Foulds et al. 2016 catalogue: symbols, source and empirical links.
+
+J. Foulds, J. Geumlek, M. Welling, K. Chaudhuri. On the Theory and Practice of
+Privacy-Preserving Bayesian Data Analysis. UAI 2016 (seed ``004``).
+
+The symbol names are the keyword names of :meth:`Theorem.evaluate` (HELPERS.md conventions):
+
+- ``epsilon`` privacy level, ``delta`` (eps, delta)-DP slack or the L1 closeness of Prop. 3;
+- ``C`` Foulds' Delta log Pr(theta, X) = max |log Pr(x'|theta) - log Pr(x|theta)| (eqs. 7-9);
+- ``B`` sup |log Pr(x|theta)| (Theorem 3); ``a0`` the truncation level of eq. 15;
+- ``temperature`` the temperature of eqs. 10/14; ``sensitivity`` a generic sensitivity
+  (Delta h of eq. 2, Delta u of eq. 5);
+- ``N`` the number of data points (and of latent variables theta_l in Sec. 4.1), ``Q`` the number
+  of theta_l updated by a random-scan Gibbs sampler, ``k`` a number of compositions (posterior
+  samples -- the paper's q in Sec. 2.2 -- or Gibbs updates), ``T`` a number of Gibbs iterations.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from dpverify.theorems.base import EmpiricalLink, Source
+
+__all__ = ["SYM", "source", "link"]
+
+SYM: dict[str, sp.Symbol] = {
+    "epsilon": sp.Symbol("epsilon", positive=True),
+    "delta": sp.Symbol("delta", nonnegative=True),
+    "C": sp.Symbol("C", positive=True),
+    "B": sp.Symbol("B", positive=True),
+    "a0": sp.Symbol("a0", positive=True),
+    "temperature": sp.Symbol("temperature", positive=True),
+    "sensitivity": sp.Symbol("sensitivity", positive=True),
+    "N": sp.Symbol("N", positive=True, integer=True),
+    "Q": sp.Symbol("Q", positive=True, integer=True),
+    "k": sp.Symbol("k", positive=True, integer=True),
+    "T": sp.Symbol("T", positive=True, integer=True),
+}
+
+
+def source(item: str, location: str) -> Source:
+    """A :class:`Source` in Foulds et al. 2016."""
+    return Source("foulds2016", item, location)
+
+
+def link(sampler: str, description: str) -> EmpiricalLink:
+    """The planned sampler ``sampler`` and its audit ``audits/test_<sampler>.py`` (HELPERS.md)."""
+    return EmpiricalLink(sampler, f"audits/test_{sampler}.py", description)
