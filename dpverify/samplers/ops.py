@@ -154,8 +154,8 @@ class _OPS(Sampler):
         if self.calibration == "wang2015":
             if self._alg1 is None:
                 raise NotImplementedError("theorem wang2015.alg1_ops_scaled is not in the catalogue yet")
-            return claim_from(self._alg1, "wang2015.alg1_ops_scaled", epsilon=min(self.epsilon, 4 * self.B * self.rho),
-                              delta=0.0, details=details)
+            details["alg1_rho"] = float(self._alg1.conclusion["rho"])
+            return claim_from(self._alg1, "wang2015.alg1_ops_scaled", details=details)
         if self._foulds is None:
             raise NotImplementedError("theorem foulds2016.thm2_posterior_2c is not in the catalogue yet")
         return claim_from(self._foulds, "foulds2016.thm2_posterior_2c",
