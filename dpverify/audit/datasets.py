@@ -1,0 +1,124 @@
+"""Adjacent dataset pairs: construction, validation, and hypothesis strategies.
+
+Datasets are arrays with one record per row (axis 0), as in :mod:`dpverify.models.base`.
+Adjacency (Dwork & Roth 2014, Sec. 2.3; Wang et al. 2015, Def. 1 use replace-one):
+
+- ``"replace"`` (bounded DP): same size, exactly one record differs;
+- ``"add_remove"`` (unbounded DP): sizes differ by one, and deleting one record of the larger gives
+  the smaller;
+- ``"either"``: one of the two.
+
+A pair that is not adjacent raises ``ValueError`` saying why (sizes, number of differing records).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ADJACENCIES", "check_adjacent", "replace_one", "add_one", "remove_one", "adjacent_pairs"]
+
+ADJACENCIES = ("replace", "add_remove", "either")
+
+
+def _as_records(dataset: Any, name: str) -> np.ndarray:
+    arr = np.asarray(dataset)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have records on axis 0; got a scalar")
+    return arr
+
+
+def _differing_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    diff = np.asarray(a != b)
+    return np.flatnonzero(diff.any(axis=tuple(range(1, diff.ndim))) if diff.ndim > 1 else diff)
+
+
+def _why_not_replace(a: np.ndarray, b: np.ndarray) -> str | None:
+    if a.shape != b.shape:
+        return f"replace-one adjacency needs equal shapes; got {a.shape} and {b.shape}"
+    k = _differing_rows(a, b).size
+    if k != 1:
+        return f"replace-one adjacency needs exactly one differing record; got {k}"
+    return None
+
+
+def _why_not_add_remove(a: np.ndarray, b: np.ndarray) -> str | None:
+    if a.shape[1:] != b.shape[1:] or abs(a.shape[0] - b.shape[0]) != 1:
+        return f"add/remove adjacency needs sizes differing by one record; got shapes {a.shape} and {b.shape}"
+    big, small = (a, b) if a.shape[0] > b.shape[0] else (b, a)
+    mismatch = _differing_rows(big[:-1], small)
+    i = int(mismatch[0]) if mismatch.size else small.shape[0]
+    if _differing_rows(np.delete(big, i, axis=0), small).size:
+        return "add/remove adjacency: removing no single record of the larger dataset gives the smaller"
+    return None
+
+
+def check_adjacent(dataset: Any, neighbour: Any, adjacency: str = "replace") -> tuple[np.ndarray, np.ndarray]:
+    """Return both datasets as arrays after checking they are adjacent; ``ValueError`` saying why not."""
+    if adjacency not in ADJACENCIES:
+        raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {adjacency!r}")
+    a, b = _as_records(dataset, "dataset"), _as_records(neighbour, "neighbour")
+    reasons = []
+    if adjacency in ("replace", "either"):
+        reasons.append(_why_not_replace(a, b))
+    if adjacency in ("add_remove", "either"):
+        reasons.append(_why_not_add_remove(a, b))
+    if all(r is not None for r in reasons):
+        raise ValueError("dataset and neighbour are not adjacent: " + "; ".join(reasons))
+    return a, b
+
+
+def replace_one(dataset: Any, index: int, record: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(D, D') with record ``index`` of D replaced by ``record`` (must differ from it)."""
+    a = _as_records(dataset, "dataset")
+    if not -a.shape[0] <= index < a.shape[0]:
+        raise ValueError(f"index must be in [0, {a.shape[0]}); got {index}")
+    b = a.copy() if np.result_type(a, np.asarray(record)) == a.dtype else a.astype(np.result_type(a, np.asarray(record)))
+    b[index] = record
+    return check_adjacent(a, b, "replace")
+
+
+def add_one(dataset: Any, record: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(D, D') with ``record`` appended to D."""
+    a = _as_records(dataset, "dataset")
+    b = np.concatenate([a, np.asarray(record, dtype=np.result_type(a, np.asarray(record)))[None]], axis=0)
+    return check_adjacent(a, b, "add_remove")
+
+
+def remove_one(dataset: Any, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """(D, D') with record ``index`` of D removed."""
+    a = _as_records(dataset, "dataset")
+    if not -a.shape[0] <= index < a.shape[0] or a.shape[0] < 1:
+        raise ValueError(f"index must be in [0, {a.shape[0]}); got {index}")
+    return check_adjacent(a, np.delete(a, index, axis=0), "add_remove")
+
+
+def adjacent_pairs(records, *, min_size: int = 1, max_size: int = 20, adjacency: str = "replace"):
+    """A hypothesis strategy of adjacent (D, D') array pairs built from ``records``, a strategy for
+    one record (e.g. ``st.floats(-1, 1)`` or ``hypothesis.extra.numpy.arrays(float, 3, ...)``).
+
+    ``"replace"``: a list of ``min_size..max_size`` records, one of them replaced by a different
+    record. ``"add_remove"``: a record is added to or removed from the list (sizes stay >= 0).
+    ``"either"``: one of the two, chosen by hypothesis.
+    """
+    from hypothesis import strategies as st
+
+    if adjacency not in ADJACENCIES:
+        raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {adjacency!r}")
+    if min_size < 1 or max_size < min_size:
+        raise ValueError(f"need 1 <= min_size <= max_size; got {min_size}, {max_size}")
+
+    @st.composite
+    def pairs(draw):
+        kind = adjacency if adjacency != "either" else draw(st.sampled_from(("replace", "add_remove")))
+        data = np.asarray(draw(st.lists(records, min_size=min_size, max_size=max_size)))
+        if kind == "replace":
+            i = draw(st.integers(0, data.shape[0] - 1))
+            old = data[i]
+            new = draw(records.filter(lambda r: bool(np.any(np.asarray(r) != old))))
+            return replace_one(data, i, new)
+        if draw(st.booleans()):
+            return add_one(data, draw(records))
+        return remove_one(data, draw(st.integers(0, data.shape[0] - 1)))
+
+    return pairs()

@@ -1,0 +1,142 @@
+"""Worst-case adjacent pair search.
+
+DP quantifies over all adjacent pairs; an audit certifies one. These searches look for the pair
+with the largest epsilon:
+
+- :func:`search_audits` -- audit every pair of a given list (random or hand-made, see
+  :func:`random_pairs`) and keep the largest certified bound. Bonferroni over the list: each audit
+  runs at confidence ``1 - alpha/len(pairs)``, so the maximum is a lower bound with confidence
+  ``1 - alpha`` (union bound).
+- :func:`search_hypothesis` -- hypothesis' targeted property-based search (``hypothesis.target``,
+  Löscher & Sagonas 2017 "Targeted property-based testing") over a strategy of adjacent pairs
+  (:func:`dpverify.audit.datasets.adjacent_pairs`), maximising either the certified bound (each
+  audit at ``1 - alpha/max_examples``; the audits are adaptive but each is valid given the past,
+  so the union bound still holds) or any cheap score such as the exact pair epsilon.
+- :func:`search_exact` -- ``scipy.optimize.differential_evolution`` over a parametrised family of
+  pairs, maximising a computable exact pair epsilon (e.g. ``mechanism.exact_epsilon`` or
+  :func:`dpverify.audit.exact.pair_epsilon`). No sampling; the result is the exact value found.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from scipy import optimize
+
+from dpverify._validation import check_positive_int, check_probability
+from dpverify.audit.core import AuditResult, audit
+from dpverify.audit.datasets import replace_one
+
+__all__ = ["PairSearch", "random_pairs", "search_audits", "search_hypothesis", "search_exact"]
+
+
+@dataclass(frozen=True)
+class PairSearch:
+    """The best pair found, its value (certified bound or exact epsilon), how it was found."""
+
+    dataset: Any
+    neighbour: Any
+    value: float
+    method: str
+    evaluations: int
+    result: AuditResult | None = None
+    values: tuple = field(default_factory=tuple)
+
+
+def random_pairs(records: Callable[[np.random.Generator, int], np.ndarray], size: int, count: int,
+                 seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` replace-one pairs: D is ``records(rng, size)``, D' replaces one random record of D
+    by ``records(rng, 1)[0]`` (redrawn if equal)."""
+    size, count = check_positive_int(size, "size"), check_positive_int(count, "count")
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        data = np.asarray(records(rng, size))
+        i = int(rng.integers(size))
+        new = np.asarray(records(rng, 1))[0]
+        while np.all(new == data[i]):
+            new = np.asarray(records(rng, 1))[0]
+        out.append(replace_one(data, i, new))
+    return out
+
+
+def _seeds(seed: int, count: int) -> list[int]:
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
+
+
+def search_audits(mechanism: Callable, pairs: Sequence[tuple], *, epsilon: float, delta: float = 0.0,
+                  samples: int = 100_000, confidence: float = 0.95, seed: int = 0,
+                  test="auto") -> PairSearch:
+    """Audit every pair (Bonferroni over the list, module docstring); return the best."""
+    if len(pairs) == 0:
+        raise ValueError("pairs must contain at least one (dataset, neighbour) pair")
+    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    per_pair = 1.0 - (1.0 - confidence) / len(pairs)
+    results = [audit(mechanism, d, n, epsilon=epsilon, delta=delta, samples=samples,
+                     confidence=per_pair, seed=s, test=test)
+               for (d, n), s in zip(pairs, _seeds(seed, len(pairs)))]
+    j = int(np.argmax([r.epsilon_lower for r in results]))
+    return PairSearch(pairs[j][0], pairs[j][1], results[j].epsilon_lower, "audits", len(pairs),
+                      results[j], tuple(r.epsilon_lower for r in results))
+
+
+def search_hypothesis(strategy, score: Callable[[Any, Any], float] | None = None, *, mechanism=None,
+                      epsilon: float | None = None, delta: float = 0.0, samples: int = 20_000,
+                      confidence: float = 0.95, seed: int = 0, max_examples: int = 50, test="auto") -> PairSearch:
+    """Targeted hypothesis search over ``strategy`` (pairs). With ``score(D, D')`` given, maximise it
+    (e.g. an exact pair epsilon); otherwise audit ``mechanism`` at ``epsilon`` on each pair with
+    confidence ``1 - alpha/max_examples`` and maximise the certified bound."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import target
+
+    max_examples = check_positive_int(max_examples, "max_examples")
+    if score is None and (mechanism is None or epsilon is None):
+        raise ValueError("give either score(D, D') or mechanism and epsilon to audit with")
+    per_pair = 1.0 - (1.0 - check_probability(confidence, "confidence", open_low=True, open_high=True)) / max_examples
+    seeds = iter(_seeds(seed, 10 * max_examples + 100))
+    best: dict = {"value": -np.inf}
+    values: list = []
+
+    @settings(max_examples=max_examples, deadline=None, database=None, phases=(Phase.generate, Phase.target),
+              suppress_health_check=list(HealthCheck))
+    @hseed(seed)
+    @given(strategy)
+    def run(pair):
+        d, n = pair
+        result = None
+        if score is not None:
+            value = float(score(d, n))
+        else:
+            result = audit(mechanism, d, n, epsilon=epsilon, delta=delta, samples=samples,
+                           confidence=per_pair, seed=next(seeds), test=test)
+            value = result.epsilon_lower
+        values.append(value)
+        target(value)
+        if value > best["value"]:
+            best.update(value=value, dataset=d, neighbour=n, result=result)
+
+    run()
+    return PairSearch(best["dataset"], best["neighbour"], best["value"],
+                      "hypothesis:score" if score is not None else "hypothesis:audit",
+                      len(values), best["result"], tuple(values))
+
+
+def search_exact(exact_epsilon: Callable[[Any, Any], float], make_pair: Callable[[np.ndarray], tuple],
+                 bounds: Sequence[tuple[float, float]], *, seed: int = 0, maxiter: int = 50) -> PairSearch:
+    """Maximise ``exact_epsilon(*make_pair(params))`` over a box of parameters with
+    ``scipy.optimize.differential_evolution`` (derivative-free; the exact epsilon is often flat or
+    kinked in the pair). Infinite values are capped at 1e6 for the optimiser and reported as found."""
+    values: list = []
+
+    def objective(params: np.ndarray) -> float:
+        v = float(exact_epsilon(*make_pair(params)))
+        values.append(v)
+        return -min(v, 1e6)
+
+    res = optimize.differential_evolution(objective, bounds=list(bounds), seed=seed, maxiter=maxiter,
+                                          tol=1e-8, polish=False)
+    d, n = make_pair(res.x)
+    return PairSearch(d, n, float(exact_epsilon(d, n)), "scipy:differential_evolution", len(values),
+                      None, tuple(values))
