@@ -1,0 +1,171 @@
+"""The audit suite: one audit case per reference sampler, on the worst adjacent pair known for it.
+
+A case names a sampler (``dpverify samplers list``), its parameters, an adjacent pair and the
+budgets. Its claim is never typed here: it is the sampler's ``guarantee()``, i.e. the catalogue
+theorem evaluated at the case's parameters (hypotheses checked). ``run_case`` audits the sampler
+against that claim with :func:`dpverify.audit.audit`.
+
+Used by ``audits/`` (one pytest module per sampler), ``dpverify audit`` and ``dpverify verify``.
+Pairs are the worst known: for the one-dimensional mechanisms (baselines, conjugate OPS) they are
+the pair maximising the exact epsilon found by :mod:`dpverify.audit.search` or by the closed form
+(documented per case); for the iterative samplers a pair whose differing record sits at the edge
+of the data domain (the sensitivity-attaining replacement the proofs use).
+"""
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["BUDGETS", "AuditCase", "CaseResult", "cases", "get_case", "run_case", "select"]
+
+#: Samples per side for each named budget.
+BUDGETS: dict[str, int] = {"quick": 20_000, "standard": 200_000, "thorough": 2_000_000}
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """One audit of one sampler on one adjacent pair.
+
+    ``dataset``/``neighbour`` are zero-argument callables (so the suite imports cheaply and each case
+    builds its data on demand). ``budget_scale`` multiplies the named budgets for expensive samplers
+    (iterative chains), so that the quick suite stays within its time limit.
+    """
+
+    id: str
+    sampler: str
+    params: dict
+    dataset: Callable[[], Any]
+    neighbour: Callable[[], Any]
+    pair: str
+    test: str = "auto"
+    budget_scale: float = 1.0
+
+    def samples(self, budget: str | int) -> int:
+        if isinstance(budget, (int, np.integer)):
+            return int(budget)
+        if budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {sorted(BUDGETS)} or a sample count; got {budget!r}")
+        return max(1_000, int(BUDGETS[budget] * self.budget_scale))
+
+    def build(self, **overrides: Any):
+        from dpverify.samplers import registry
+
+        return registry.make(self.sampler, **{**self.params, **overrides})
+
+
+@dataclass
+class CaseResult:
+    """An audit of a case: the sampler's claim, the audit result and the seed that reproduces it."""
+
+    case: str
+    sampler: str
+    params: dict
+    pair: str
+    claim: dict
+    audit: Any
+    seconds: float
+    error: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.error:
+            return "error"
+        return self.audit.verdict
+
+    def to_dict(self) -> dict:
+        return {
+            "case": self.case,
+            "sampler": self.sampler,
+            "params": self.params,
+            "pair": self.pair,
+            "claim": self.claim,
+            "audit": None if self.audit is None else self.audit.to_dict(),
+            "verdict": self.verdict,
+            "seconds": self.seconds,
+            "error": self.error,
+        }
+
+
+def _bits(*values: int) -> Callable[[], np.ndarray]:
+    return lambda: np.array(values)
+
+
+_CASES: list[AuditCase] = []
+
+
+def _case(**kwargs: Any) -> None:
+    _CASES.append(AuditCase(**kwargs))
+
+
+# --- baselines: counting query, replace one 0 by a 1 changes the count by the sensitivity 1 ---------------
+_case(id="laplace_mechanism", sampler="laplace_mechanism", params={"epsilon": 1.0},
+      dataset=_bits(1, 0, 1, 0), neighbour=_bits(1, 1, 1, 0), pair="count query, one 0 -> 1 (distance = sensitivity)")
+_case(id="gaussian_mechanism", sampler="gaussian_mechanism", params={"epsilon": 0.5, "delta": 1e-5},
+      dataset=_bits(1, 0, 1, 0), neighbour=_bits(1, 1, 1, 0), pair="count query, one 0 -> 1 (distance = sensitivity)")
+_case(id="analytic_gaussian_mechanism", sampler="analytic_gaussian_mechanism", params={"epsilon": 1.0, "delta": 1e-5},
+      dataset=_bits(1, 0, 1, 0), neighbour=_bits(1, 1, 1, 0), pair="count query, one 0 -> 1 (distance = sensitivity)")
+_case(id="exponential_mechanism", sampler="exponential_mechanism", params={"epsilon": 1.0, "K": 2},
+      dataset=_bits(0, 0, 1, 1), neighbour=_bits(0, 0, 0, 1),
+      pair="two categories tied, one record moves: both utilities change by 1 in opposite directions")
+
+
+def cases() -> list[AuditCase]:
+    """Every case of the suite, in catalogue order."""
+    return list(_CASES)
+
+
+def get_case(case_id: str) -> AuditCase:
+    for c in _CASES:
+        if c.id == case_id:
+            return c
+    raise KeyError(f"no audit case {case_id!r}; cases are {[c.id for c in _CASES]}")
+
+
+def select(pattern: str | None) -> list[AuditCase]:
+    """Cases whose id matches the glob ``pattern`` (or contains it as a substring)."""
+    if not pattern:
+        return cases()
+    return [c for c in _CASES if fnmatch.fnmatch(c.id, pattern) or pattern in c.id]
+
+
+def run_case(
+    case: AuditCase | str,
+    *,
+    budget: str | int = "quick",
+    seed: int = 0,
+    confidence: float = 0.95,
+    params: dict | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+) -> CaseResult:
+    """Audit ``case`` against its sampler's claim (or an explicit ``epsilon``/``delta``).
+
+    Errors while building or sampling are captured in the result (``verdict == "error"``), never lost.
+    """
+    from dpverify.audit import audit
+
+    case = get_case(case) if isinstance(case, str) else case
+    start = time.perf_counter()
+    merged = {**case.params, **(params or {})}
+    try:
+        sampler = case.build(**(params or {}))
+        claim = sampler.guarantee()
+        result = audit(
+            sampler,
+            case.dataset(),
+            case.neighbour(),
+            epsilon=claim.epsilon if epsilon is None else epsilon,
+            delta=claim.delta if delta is None else delta,
+            samples=case.samples(budget),
+            confidence=confidence,
+            seed=seed,
+            test=case.test,
+        )
+        return CaseResult(case.id, case.sampler, merged, case.pair, claim.to_dict(), result, time.perf_counter() - start)
+    except Exception as exc:  # reported as an error row, never a lost result
+        return CaseResult(case.id, case.sampler, merged, case.pair, {}, None, time.perf_counter() - start,
+                          error=f"{type(exc).__name__}: {exc}")

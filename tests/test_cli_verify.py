@@ -1,0 +1,60 @@
+"""`dpverify verify`, `dpverify audit` and the report writer."""
+import json
+
+import pytest
+
+from dpverify.cli import main
+from dpverify.report import write_atomic
+from dpverify.suite import get_case, run_case, select
+
+
+def test_verify_subset_passes_and_writes_report(tmp_path, capsys):
+    status = main(["verify", "--only", "laplace_mechanism", "--report", str(tmp_path), "--seed", "3"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "laplace_mechanism" in out and "PASS" in out
+    data = json.loads((tmp_path / "report.json").read_text())
+    (row,) = data["audits"]
+    assert row["case"] == "laplace_mechanism" and row["audit"]["seed"] == 3
+    assert row["audit"]["epsilon_lower"] <= row["audit"]["epsilon_exact"] <= row["audit"]["epsilon_claimed"]
+    html = (tmp_path / "report.html").read_text()
+    assert html.startswith("<!doctype html>") and "data:image/png;base64," in html
+    assert not list(tmp_path.glob(".report*"))  # no temporary files left
+
+
+def test_verify_exit_status_is_one_when_an_audit_violates(capsys):
+    # Claim eps = 0.2 for a Laplace mechanism whose exact epsilon is 1: a violation, so exit 1.
+    res = run_case("laplace_mechanism", budget=20_000, seed=0, epsilon=0.2)
+    assert res.verdict == "violation"
+    assert main(["audit", "laplace_mechanism", "--epsilon", "0.2"]) == 1
+
+
+def test_audit_json_has_the_documented_keys(capsys):
+    assert main(["audit", "laplace_mechanism", "--samples", "5000", "--json", "--param", "epsilon=2.0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("epsilon_lower", "epsilon_claimed", "epsilon_exact", "verdict", "samples", "confidence"):
+        assert key in out
+    assert out["epsilon_claimed"] == 2.0 and out["samples"] == 5000
+
+
+def test_audit_errors_are_clear(capsys):
+    assert main(["audit", "no_such_sampler"]) == 2
+    assert "no audit case 'no_such_sampler'" in capsys.readouterr().err
+    assert main(["audit", "laplace_mechanism", "--param", "epsilon=-1"]) == 2
+    assert "epsilon" in capsys.readouterr().err
+
+
+def test_suite_selection_and_budgets():
+    assert [c.id for c in select("laplace*")] == ["laplace_mechanism"]
+    case = get_case("laplace_mechanism")
+    assert case.samples("quick") == 20_000 and case.samples(123) == 123
+    with pytest.raises(ValueError, match="budget must be one of"):
+        case.samples("huge")
+
+
+def test_atomic_write_replaces_whole_file(tmp_path):
+    target = tmp_path / "r.json"
+    write_atomic(target, b"old")
+    write_atomic(target, b"new content")
+    assert target.read_bytes() == b"new content"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
