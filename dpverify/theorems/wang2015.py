@@ -16,4 +16,4 @@ The items live in three helper modules, one per part of the paper:
 
 Shared symbols and the proof chain of Theorem 4 are in :mod:`dpverify.theorems.wang2015_common`.
 """
-from dpverify.theorems import wang2015_dp_tools, wang2015_ops  # noqa: F401  (import registers the items)
+from dpverify.theorems import wang2015_dp_tools, wang2015_ops, wang2015_sgmcmc  # noqa: F401  (import registers the items)
