@@ -31,7 +31,7 @@ from scipy import special
 from dpverify._validation import check_real
 from dpverify.models.base import Model, PrivacyConstants
 
-__all__ = ["TruncatedBeta", "sample_truncated_beta", "BetaBernoulli"]
+__all__ = ["TruncatedBeta", "sample_truncated_beta", "log_beta_interval_mass", "truncated_beta_mean", "BetaBernoulli"]
 
 #: below this interval mass, rejection from the untruncated beta is replaced by the inverse CDF
 _REJECTION_MIN_MASS = 0.3
@@ -92,8 +92,8 @@ class TruncatedBeta:
             return f(s, t)
 
     def mean(self) -> float:
-        """E[X] = (a / (a + b)) Z(a + 1, b) / Z(a, b), with Z the truncated normaliser."""
-        return math.exp(TruncatedBeta(self.a + 1.0, self.b, self.lo, self.hi).log_normaliser - self.log_normaliser)
+        """E[X] (see :func:`truncated_beta_mean`)."""
+        return float(truncated_beta_mean(self.a, self.b, self.lo, self.hi))
 
     # -- sampling -----------------------------------------------------------
     def rvs(self, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -165,6 +165,36 @@ def _tangent_rejection(oa, ob, olo, ohi, rng: np.random.Generator) -> np.ndarray
         out[pending[ok]] = y[ok]
         pending = pending[~ok]
     return out
+
+
+def log_beta_interval_mass(a, b, s, t) -> np.ndarray:
+    """log P(s <= X <= t) for X ~ Beta(a, b), elementwise over broadcast arrays, without cancellation:
+    computed on X (if the mean is right of the interval's midpoint) or on 1 - X (otherwise), so the
+    interval sits in the lower tail when it is in a tail at all; mpmath (60 digits) where that still
+    underflows double precision."""
+    a, b, s, t = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(a, b, s, t))
+    flip = a / (a + b) < 0.5 * (s + t)
+    oa, ob = np.where(flip, b, a), np.where(flip, a, b)
+    olo, ohi = np.where(flip, 1.0 - t, s), np.where(flip, 1.0 - s, t)
+    upper = special.betainc(oa, ob, ohi)
+    mass = upper - special.betainc(oa, ob, olo)
+    bad = np.atleast_1d((upper < _UNDERFLOW) | (mass < 1e-12 * upper))
+    with np.errstate(divide="ignore"):
+        logm = np.array(np.log(mass), dtype=float, ndmin=1)
+    if bad.any():  # rare: the interval mass underflows or cancels in float64
+        flat = [np.broadcast_to(v, bad.shape) for v in (oa, ob, olo, ohi)]
+        with mpmath.workdps(60):
+            for i in np.flatnonzero(bad):  # a loop over the few underflowing entries only
+                m = mpmath.betainc(flat[0].flat[i], flat[1].flat[i], flat[2].flat[i], flat[3].flat[i], regularized=True)
+                logm.flat[i] = float(mpmath.log(m))
+    return logm.reshape(np.shape(upper))
+
+
+def truncated_beta_mean(a, b, lo: float, hi: float) -> np.ndarray:
+    """E[X] for X ~ Beta(a, b) restricted to [lo, hi]: (a/(a+b)) P_{a+1,b}([lo,hi]) / P_{a,b}([lo,hi]),
+    elementwise (the identity x Beta(x; a, b) = (a/(a+b)) Beta(x; a+1, b))."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a / (a + b) * np.exp(log_beta_interval_mass(a + 1.0, b, lo, hi) - log_beta_interval_mass(a, b, lo, hi))
 
 
 class BetaBernoulli(Model):
