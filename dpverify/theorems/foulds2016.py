@@ -193,5 +193,11 @@ def _fig2_ratios():
     return ok, f"OPS/posterior {ops_ratio:.3f} (Thm 5: {want_ops:.3f}); Laplace/posterior {lap_ratio:.3f}", want_ops, ops_ratio
 
 
-for _thm in (TABLE1_COMPARISON, FIG2_L1_ERROR):
+for _thm in (
+    *foulds2016_posterior.THEOREMS,
+    *foulds2016_expfam.THEOREMS,
+    *foulds2016_gibbs.THEOREMS,
+    TABLE1_COMPARISON,
+    FIG2_L1_ERROR,
+):
     register(_thm)

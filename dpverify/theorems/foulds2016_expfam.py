@@ -2,7 +2,8 @@
 
 Items: eq. 13 (exponential-family sensitivity), eq. 15 (truncated beta-Bernoulli), eqs. 16-17
 (Laplace mechanism on the sufficient statistics), Lemma 1 / Corollary 2 (E KL -> 0),
-Theorem 4 (ARE 2), Theorem 5 (ARE 1 + T), Remark 1 (ARE 1). Registered at import.
+Theorem 4 (ARE 2), Theorem 5 (ARE 1 + T), Remark 1 (ARE 1). Registered, in order, by
+:mod:`dpverify.theorems.foulds2016`.
 
 The ARE checks use the beta-Bernoulli model with a uniform prior (alpha = beta = 1) and the mean
 parameter p: the ARE is a ratio of asymptotic variances, invariant under the smooth
@@ -17,9 +18,9 @@ from scipy.special import betaln, digamma
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
-from dpverify.theorems.registry import register
 
 __all__ = [
+    "THEOREMS",
     "EQ13_EXPFAM",
     "EQ15_BETA_BERNOULLI",
     "EQ16_LAPLACE_STATS",
@@ -577,7 +578,8 @@ def _rem1_mc():
     return abs(ratio - target) < 0.02, f"N Var(mean)/(p(1-p)) = {ratio:.4f}", target, ratio
 
 
-for _thm in (
+#: This section's theorems in catalogue order; registered by :mod:`dpverify.theorems.foulds2016`.
+THEOREMS: tuple[Theorem, ...] = (
     EQ13_EXPFAM,
     EQ15_BETA_BERNOULLI,
     EQ16_LAPLACE_STATS,
@@ -585,5 +587,4 @@ for _thm in (
     THM4_ARE_LAPLACE,
     THM5_ARE_EXPONENTIAL,
     REM1_ARE_MEAN,
-):
-    register(_thm)
+)

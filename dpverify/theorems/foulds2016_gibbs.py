@@ -2,7 +2,8 @@
 
 Items: Proposition 3 (as restated from Wang et al. 2015), eqs. 18-20 (a Gibbs update as the
 exponential mechanism; sequence- and random-scan costs), and the privacy costs of Secs. 2.2, 4.1
-and 5 (2 Delta per pass, 2 q Delta for q samples, eps(Gibbs) <= 400 eps). Registered at import.
+and 5 (2 Delta per pass, 2 q Delta for q samples, eps(Gibbs) <= 400 eps). Registered, in order,
+by :mod:`dpverify.theorems.foulds2016`.
 """
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
-from dpverify.theorems.registry import register
 
-__all__ = ["PROP3_APPROX_SAMPLING", "EQ19_PRIVATE_GIBBS", "SEC4_GIBBS_COSTS", "random_scan_log_probabilities"]
+__all__ = ["THEOREMS", "PROP3_APPROX_SAMPLING", "EQ19_PRIVATE_GIBBS", "SEC4_GIBBS_COSTS", "random_scan_log_probabilities"]
 
 eps, delta, C = SYM["epsilon"], SYM["delta"], SYM["C"]
 N, Q, k, T = SYM["N"], SYM["Q"], SYM["k"], SYM["T"]
@@ -295,5 +295,5 @@ def _sec4_hmm():
     return got == 400.0, f"eps(Gibbs) / eps = {got}", 400.0, got
 
 
-for _thm in (PROP3_APPROX_SAMPLING, EQ19_PRIVATE_GIBBS, SEC4_GIBBS_COSTS):
-    register(_thm)
+#: This section's theorems in catalogue order; registered by :mod:`dpverify.theorems.foulds2016`.
+THEOREMS: tuple[Theorem, ...] = (PROP3_APPROX_SAMPLING, EQ19_PRIVATE_GIBBS, SEC4_GIBBS_COSTS)

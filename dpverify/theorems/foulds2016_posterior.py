@@ -2,7 +2,7 @@
 
 Items: eqs. 2-3 (Laplace mechanism), eqs. 4-5 (exponential mechanism), eqs. 6-9 (posterior
 sensitivity), Theorem 1 (composition), Theorem 2 (2C-DP), Theorem 3 (4B-DP), eqs. 10/14
-(temperature T = 2 Delta / eps). Each theorem is registered at import.
+(temperature T = 2 Delta / eps). Registered, in order, by :mod:`dpverify.theorems.foulds2016`.
 """
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import sympy as sp
 
 from dpverify.theorems.base import Hypothesis, Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
-from dpverify.theorems.registry import register
 
 __all__ = [
+    "THEOREMS",
     "EQ3_LAPLACE",
     "EQ4_EXPONENTIAL",
     "EQ6_9_POSTERIOR",
@@ -433,7 +433,8 @@ def _eq10_core():
     return err < 1e-13, f"T = {t_value:.4f}; max |core - posterior^(1/T)| = {err:.2e}", 0.0, err
 
 
-for _thm in (
+#: This section's theorems in catalogue order; registered by :mod:`dpverify.theorems.foulds2016`.
+THEOREMS: tuple[Theorem, ...] = (
     EQ3_LAPLACE,
     EQ4_EXPONENTIAL,
     EQ6_9_POSTERIOR,
@@ -441,5 +442,4 @@ for _thm in (
     THM2_POSTERIOR_2C,
     THM3_POSTERIOR_4B,
     EQ10_TEMPERATURE,
-):
-    register(_thm)
+)
