@@ -1,19 +1,24 @@
 """Wang, Fienberg, Smola (ICML 2015), "Privacy for Free: Posterior Sampling and Stochastic Gradient
-Monte Carlo" (with supplement): the 27 catalogue items ``wang2015.*`` of ``shared/papers/INDEX.md``.
+Monte Carlo" (with supplement): the 28 catalogue items ``wang2015.*`` of ``shared/papers/INDEX.md``.
 
 Importing this module registers every item (the registry imports it on first use)::
 
     from dpverify.theorems import registry
     registry.get("wang2015.thm1_ops_pure_dp").evaluate(B=0.5).epsilon   # 2.0
 
-The items live in three helper modules, one per part of the paper:
+The items live in four helper modules, one per part of the paper:
 
 - :mod:`dpverify.theorems.wang2015_ops` -- Definitions 1-3, Lemma 1, Theorem 1, Algorithm 1,
   Propositions 1-3 and supplement Proposition 4 (one posterior sample, OPS);
-- :mod:`dpverify.theorems.wang2015_sgmcmc` -- sensitivity, Lemmas 2-4, Remark 1, Theorems 2-4,
-  Algorithms 2-3, the alpha-phase transition and eqs. 4.1-4.5 (DP-SGLD, SGHMC, SGNHT);
+- :mod:`dpverify.theorems.wang2015_dp_tools` -- L2 sensitivity, Lemmas 2-4, Remark 1, Theorem 2
+  (the DP calculus Section 4 builds on);
+- :mod:`dpverify.theorems.wang2015_sgmcmc` -- Algorithms 2-3, Theorems 3-4, the alpha-phase
+  transition and eqs. 4.1-4.5 (DP-SGLD, SGHMC, SGNHT);
 - :mod:`dpverify.theorems.wang2015_sgfs` -- supplement Lemmas 5-6, Theorem 5 and Algorithm 4 (DP-SGFS).
 
 Shared symbols and the proof chain of Theorem 4 are in :mod:`dpverify.theorems.wang2015_common`.
 """
-from dpverify.theorems import wang2015_dp_tools, wang2015_ops, wang2015_sgmcmc  # noqa: F401  (import registers the items)
+from dpverify.theorems import wang2015_ops  # noqa: F401  (each import registers its items, in INDEX order of parts)
+from dpverify.theorems import wang2015_dp_tools  # noqa: F401
+from dpverify.theorems import wang2015_sgmcmc  # noqa: F401
+from dpverify.theorems import wang2015_sgfs  # noqa: F401
