@@ -183,10 +183,6 @@ class GaussianMechanismSampler(_GaussianQuery):
         self.unguaranteed = bool(unguaranteed)
         self._evaluation = evaluate_theorem(self.theorems[0], unguaranteed=self.unguaranteed,
                                             epsilon=self.epsilon, delta=self.delta, sensitivity=1.0)
-        if self.epsilon >= 1.0 and not self.unguaranteed:
-            # the catalogue may not be loaded yet: the hypothesis is also enforced here
-            raise ValueError(f"{self.theorems[0]}: hypothesis epsilon < 1 does not hold (epsilon = {self.epsilon}); "
-                             "pass unguaranteed=True to run anyway")
 
     def _sigma_per_unit_sensitivity(self) -> float:
         if self.epsilon < 1.0:

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from dpverify._validation import check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, log_beta_interval_mass, truncated_beta_mean
 from dpverify.samplers.base import Claim, Sampler
 from dpverify.samplers.baselines import claim_from, evaluate_theorem
@@ -83,7 +84,7 @@ class NoisyMCEstimator(Sampler):
             if self._evaluation is None:
                 raise NotImplementedError(f"theorem {self.theorems[1]} is not in the catalogue yet")
             self.sensitivity = float(self._evaluation.conclusion["sensitivity"])  # Delta = 2r + C_f
-        self.scale = self.sensitivity / self.epsilon  # Laplace b = Delta / eps_xi (Assumption 3.5)
+        self.scale = laplace_scale(self.sensitivity, self.epsilon)  # b = Delta / eps_xi (Assumption 3.5)
 
     def target_values(self, n1) -> np.ndarray:
         """pi_D f for datasets with n1 ones (array), N - n1 zeros."""
