@@ -120,8 +120,8 @@ def fig2_l1_errors(n_data: int, repeats: int, seed: int, p: float = _FIG2_P, a0_
     a, b = n1 / t_value + 1, n0 / t_value + 1
     lo, hi = stats.beta.cdf(a0_value, a, b), stats.beta.cdf(1 - a0_value, a, b)
     ops = stats.beta.ppf(lo + (hi - lo) * rng.uniform(size=repeats), a, b)
-    noise = rng.laplace(0.0, 2 / epsilon, (repeats, 2))
-    laplace = rng.beta(np.maximum(n1 + noise[:, 0], 0) + 1, np.maximum(n0 + noise[:, 1], 0) + 1)
+    n1_hat, n0_hat = foulds2016_expfam.noised_counts(n1, n0, epsilon, rng)
+    laplace = rng.beta(n1_hat + 1, n0_hat + 1)
     posterior = rng.beta(n1 + 1, n0 + 1)
     return {name: np.abs(x - p) for name, x in (("ops", ops), ("laplace", laplace), ("posterior", posterior))}
 

@@ -21,6 +21,7 @@ from dpverify.theorems.foulds2016_common import SYM, link, source
 
 __all__ = [
     "THEOREMS",
+    "noised_counts",
     "EQ13_EXPFAM",
     "EQ15_BETA_BERNOULLI",
     "EQ16_LAPLACE_STATS",
@@ -69,10 +70,15 @@ def _laplace_posterior_moments(n_data: int, p: float, epsilon: float, size: int,
     (eqs. 16-17, projection = clipping at 0), over ``size`` Monte Carlo datasets n1 ~ Binomial(N, p)."""
     rng = np.random.default_rng(seed)
     n1 = rng.binomial(n_data, p, size)
-    noise = rng.laplace(0.0, 2.0 / epsilon, (size, 2))
-    a = np.maximum(n1 + noise[:, 0], 0.0) + 1.0
-    b = np.maximum(n_data - n1 + noise[:, 1], 0.0) + 1.0
-    return _beta_moments(a, b)
+    n1_hat, n0_hat = noised_counts(n1, n_data - n1, epsilon, rng)
+    return _beta_moments(n1_hat + 1.0, n0_hat + 1.0)
+
+
+def noised_counts(n1: np.ndarray, n0: np.ndarray, epsilon: float, rng: np.random.Generator):
+    """(n1_hat, n0_hat) = proj((n1, n0) + Lap(2/eps)^2), proj = clipping at 0 (Foulds et al. 2016, eqs. 16-17:
+    L1 sensitivity 2 of the beta-Bernoulli counts). Vectorised over the leading axis."""
+    noise = rng.laplace(0.0, 2.0 / epsilon, (2,) + np.shape(n1))
+    return np.maximum(n1 + noise[0], 0.0), np.maximum(n0 + noise[1], 0.0)
 
 
 # ----------------------------------------------------------------------------- eq. 13

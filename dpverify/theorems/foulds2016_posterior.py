@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpverify.theorems.base import Hypothesis, Theorem
+from dpverify.theorems.base import Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "EQ10_TEMPERATURE",
 ]
 
-eps, C, B, a0 = SYM["epsilon"], SYM["C"], SYM["B"], SYM["a0"]
+eps, C, B = SYM["epsilon"], SYM["C"], SYM["B"]
 temperature, sens = SYM["temperature"], SYM["sensitivity"]
 
 
@@ -89,7 +89,7 @@ def _eq3_core():
 # ----------------------------------------------------------------------------- eqs. 4-5
 EQ4_EXPONENTIAL = Theorem(
     "foulds2016.eq4_exponential_mechanism",
-    "Exponential mechanism Pr(r) ∝ exp(eps u(X, r) / (2 Delta u)) is eps-DP",
+    "Exponential mechanism Pr(r) proportional to exp(eps u(X, r) / (2 Delta u)) is eps-DP",
     source("eqs. 4-5", "Sec. 2.1.2"),
     "privacy",
     symbols={"sensitivity": sens, "epsilon": eps},
