@@ -212,3 +212,27 @@ def test_random_scan_law_is_a_distribution(q, c, bits):
     data = np.array([(bits >> i) & 1 for i in range(5)])
     logp = random_scan_log_probabilities(data, q, c)
     assert logp.shape == (32,) and np.exp(logp).sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((np.array([0, 2, 1]), 1, 0.5), "only 0 and 1"),
+        ((np.array([0, 1, 1]), 4, 0.5), "n_updates must be in"),
+        ((np.array([0, 1, 1]), 1, -0.5), "c_value"),
+    ],
+)
+def test_random_scan_rejects_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        random_scan_log_probabilities(*args)
+
+
+def test_fig2_helper_rejects_bad_input():
+    from dpverify.theorems.foulds2016 import fig2_l1_errors
+
+    with pytest.raises(ValueError, match="a0_value"):
+        fig2_l1_errors(10, 5, seed=0, a0_value=0.6)
+    with pytest.raises(ValueError, match="epsilon"):
+        fig2_l1_errors(10, 5, seed=0, epsilon=0.0)
+    errors = fig2_l1_errors(10, 5, seed=0)
+    assert set(errors) == {"ops", "laplace", "posterior"} and all(e.shape == (5,) and (e <= 0.9).all() for e in errors.values())

@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
+from dpverify._validation import check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.theorems import foulds2016_expfam, foulds2016_gibbs, foulds2016_posterior
 from dpverify.theorems.base import Hypothesis, Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
@@ -113,6 +114,10 @@ def fig2_l1_errors(n_data: int, repeats: int, seed: int, p: float = _FIG2_P, a0_
     - ``posterior``: the non-private Beta(n1 + 1, n0 + 1).
     The prior (uniform) and projection (clipping at 0) are our reading; the paper does not print them.
     """
+    n_data, repeats = check_positive_int(n_data, "n_data"), check_positive_int(repeats, "repeats")
+    p = check_probability(p, "p", open_low=True, open_high=True)
+    a0_value = check_real("a0_value", a0_value, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
+    epsilon = check_epsilon(epsilon)
     rng = np.random.default_rng(seed)
     n1 = rng.binomial(n_data, p, repeats)
     n0 = n_data - n1

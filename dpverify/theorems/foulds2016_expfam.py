@@ -16,6 +16,7 @@ import sympy as sp
 from scipy import stats
 from scipy.special import betaln, digamma
 
+from dpverify._validation import check_epsilon
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
 
@@ -77,7 +78,7 @@ def _laplace_posterior_moments(n_data: int, p: float, epsilon: float, size: int,
 def noised_counts(n1: np.ndarray, n0: np.ndarray, epsilon: float, rng: np.random.Generator):
     """(n1_hat, n0_hat) = proj((n1, n0) + Lap(2/eps)^2), proj = clipping at 0 (Foulds et al. 2016, eqs. 16-17:
     L1 sensitivity 2 of the beta-Bernoulli counts). Vectorised over the leading axis."""
-    noise = rng.laplace(0.0, 2.0 / epsilon, (2,) + np.shape(n1))
+    noise = rng.laplace(0.0, 2.0 / check_epsilon(epsilon), (2,) + np.shape(n1))
     return np.maximum(n1 + noise[0], 0.0), np.maximum(n0 + noise[1], 0.0)
 
 

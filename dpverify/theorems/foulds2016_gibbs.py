@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from dpverify._validation import check_finite_array, check_positive_int, check_real
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.foulds2016_common import SYM, link, source
 
@@ -104,8 +105,15 @@ def random_scan_log_probabilities(data: np.ndarray, n_updates: int, c_value: flo
     mechanism at eps = 2C, eq. 19). Returns log Pr(theta') for all 2^N states theta' (-inf where
     impossible), states ordered as ``itertools.product((0, 1), repeat=N)``.
     """
-    data = np.asarray(data, dtype=int)
+    data = check_finite_array(data, "data", ndim=1)
+    if not np.isin(data, (0, 1)).all():
+        raise ValueError("data must contain only 0 and 1")
+    data = data.astype(int)
     n_data = data.size
+    n_updates = check_positive_int(n_updates, "n_updates")
+    if n_updates > n_data:
+        raise ValueError(f"n_updates must be in [1, {n_data}] (the number of data points); got {n_updates}")
+    c_value = check_real("c_value", c_value, low=0.0, low_inclusive=False)
     states = np.array(list(itertools.product((0, 1), repeat=n_data)))  # (2^N, N)
     stay_same = np.exp(c_value) / (1 + np.exp(c_value))
     p_one = np.where(data == 1, stay_same, 1 - stay_same)  # Pr(theta_l' = 1) if updated
