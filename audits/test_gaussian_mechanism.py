@@ -1,0 +1,5 @@
+"""Audit of the `gaussian_mechanism` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+
+
+def test_gaussian_mechanism(audit_case):
+    audit_case("gaussian_mechanism")

@@ -1,0 +1,5 @@
+"""Audit of the `laplace_mechanism` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+
+
+def test_laplace_mechanism(audit_case):
+    audit_case("laplace_mechanism")
