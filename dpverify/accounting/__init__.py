@@ -1,0 +1,18 @@
+"""Privacy accounting: exact RDP of the subsampled Gaussian, the moments accountant, an RDP accountant.
+
+- :mod:`~dpverify.accounting.sampled_gaussian` -- ``rdp_sampled_gaussian(q, sigma, orders)`` (Mironov,
+  Talwar, Zhang 2019) and its composition over a sigma schedule.
+- :mod:`~dpverify.accounting.moments` -- the moments-accountant view of Li et al. 2019 (Def. 3, Thm. 1,
+  Lemma 2, Remark 1).
+- :mod:`~dpverify.accounting.accountant` -- :class:`RdpAccountant` and :func:`epsilon_sampled_gaussian`.
+"""
+from dpverify.accounting.accountant import DEFAULT_ORDERS, RdpAccountant, epsilon_sampled_gaussian
+from dpverify.accounting.sampled_gaussian import rdp_sampled_gaussian, rdp_sampled_gaussian_composed
+
+__all__ = [
+    "DEFAULT_ORDERS",
+    "RdpAccountant",
+    "epsilon_sampled_gaussian",
+    "rdp_sampled_gaussian",
+    "rdp_sampled_gaussian_composed",
+]
