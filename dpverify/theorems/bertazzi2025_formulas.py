@@ -5,8 +5,10 @@ formulas). Notation (the reconstruction's, mapped to dpverify's keyword names):
 
 - ``k``     number of Markov-chain steps (the paper's ``n``); ``T = k h`` the time horizon;
 - ``K``     bound on the data-dependent drift/gradient (Asm. 5.1, 5.3, 5.5; Props 4.5, 4.6);
-- ``L``     Lipschitz constant of the convex part of the gradient (smoothness);
-- ``m``     strong-convexity (strong-monotonicity) constant, ``m <= L``;
+- ``M``     smoothness: Lipschitz constant of the gradient of the convex part (the reconstruction's ``L`` in
+            Asm. 5.1/5.5; dpverify's shared name ``M``); ``L`` is kept for the generic Lipschitz constant of the
+            drift in Prop. 4.6, eq. (20);
+- ``m``     strong-convexity (strong-monotonicity) constant, ``m <= M``;
 - ``h``     step size; ``beta`` inverse temperature (noise ``sqrt(2 h / beta)``);
 - ``tau``   mini-batch size (the reconstruction's ``s``); ``N`` dataset size;
 - ``energy`` an a.s. bound ``C`` on ``int_0^T |theta_t|^2 dt`` (the Girsanov "budget"; Lemmas B.2/B.3).
@@ -61,7 +63,8 @@ SYMBOLS: dict[str, sp.Symbol] = {
     "alpha": _sym("alpha", positive=True),
     "beta": _sym("beta", positive=True),
     "K": _sym("K", positive=True),
-    "L": _sym("L", positive=True),
+    "L": _sym("L", nonnegative=True),
+    "M": _sym("M", positive=True),
     "m": _sym("m", positive=True),
     "h": _sym("h", positive=True),
     "k": _sym("k", positive=True, integer=True),
@@ -70,6 +73,7 @@ SYMBOLS: dict[str, sp.Symbol] = {
     "tau": _sym("tau", positive=True, integer=True),
     "N": _sym("N", positive=True, integer=True),
     "energy": _sym("energy", positive=True),
+    "K_ell": _sym("K_ell", positive=True),
     "sigma": _sym("sigma", positive=True),
     "sensitivity": _sym("sensitivity", nonnegative=True),
 }
@@ -85,9 +89,9 @@ def sym_eps_rdp(C: sp.Expr) -> sp.Expr:
     return SYMBOLS["alpha"] * C / 2
 
 
-def sym_coupling_radius(K: sp.Expr, L: sp.Expr, m: sp.Expr, h: sp.Expr) -> sp.Expr:
-    """App. C.1 eq. (117): ``R_h = 2K / (m - h L^2 / 2)`` for ``0 < h < 2m/L^2``."""
-    return 2 * K / (m - h * L**2 / 2)
+def sym_coupling_radius(K: sp.Expr, M: sp.Expr, m: sp.Expr, h: sp.Expr) -> sp.Expr:
+    """App. C.1 eq. (117): ``R_h = 2K / (m - h M^2 / 2)`` for ``0 < h < 2m/M^2`` (M = smoothness)."""
+    return 2 * K / (m - h * M**2 / 2)
 
 
 def sym_final_constant(K: sp.Expr, L: sp.Expr, R: sp.Expr) -> sp.Expr:
@@ -135,20 +139,20 @@ def budget_rdp(C, alpha) -> np.ndarray:
     return _orders(alpha) * C / 2
 
 
-def coupling_radius(K, L, m, h) -> np.ndarray:
-    """``R_h = 2K/(m - h L^2/2)``, the a.s. bound on |X^D_k - X^{D'}_k| of synchronously coupled
-    ULA chains (Bertazzi et al. 2025, App. C.1 eq. (117)); needs ``m <= L`` and ``0 < h < 2m/L^2``."""
-    K, L, m, h = (_pos(n, v) for n, v in (("K", K), ("L", L), ("m", m), ("h", h)))
-    if np.any(m > L):
-        raise ValueError(f"m must be <= L (strong monotonicity forces it); got m={m}, L={L}")
-    if np.any(h >= 2 * m / L**2):
-        raise ValueError(f"h must lie in (0, 2m/L^2); got h={h}, 2m/L^2={2 * m / L**2}")
-    return 2 * K / (m - h * L**2 / 2)
+def coupling_radius(K, M, m, h) -> np.ndarray:
+    """``R_h = 2K/(m - h M^2/2)``, the a.s. bound on |X^D_k - X^{D'}_k| of synchronously coupled
+    ULA chains (Bertazzi et al. 2025, App. C.1 eq. (117)); needs ``m <= M`` and ``0 < h < 2m/M^2``."""
+    K, M, m, h = (_pos(n, v) for n, v in (("K", K), ("M", M), ("m", m), ("h", h)))
+    if np.any(m > M):
+        raise ValueError(f"m must be <= M (strong monotonicity forces it); got m={m}, M={M}")
+    if np.any(h >= 2 * m / M**2):
+        raise ValueError(f"h must lie in (0, 2m/M^2); got h={h}, 2m/M^2={2 * m / M**2}")
+    return 2 * K / (m - h * M**2 / 2)
 
 
-def ula_final_constant(K, L, m, h) -> np.ndarray:
-    """``M_h = 2K + (L+1) R_h`` (Thm 5.2: Prop. 4.6 with drift offset 2K, Lipschitz L, R = R_h)."""
-    return 2 * np.asarray(K, dtype=float) + (np.asarray(L, dtype=float) + 1) * coupling_radius(K, L, m, h)
+def ula_final_constant(K, M, m, h) -> np.ndarray:
+    """``M_h = 2K + (M+1) R_h`` (Thm 5.2: Prop. 4.6 with drift offset 2K, Lipschitz M, R = R_h)."""
+    return 2 * np.asarray(K, dtype=float) + (np.asarray(M, dtype=float) + 1) * coupling_radius(K, M, m, h)
 
 
 def ula_path_rdp(alpha, K, h, k) -> np.ndarray:
@@ -164,49 +168,49 @@ def ula_path_epsilon(delta: float, K, h, k) -> np.ndarray:
     return budget_epsilon(_pos("K", K) ** 2 * _steps(k) * _pos("h", h) / 2, delta)
 
 
-def ula_final_rdp(alpha, K, L, m, h, k=1) -> np.ndarray:
+def ula_final_rdp(alpha, K, M, m, h, k=1) -> np.ndarray:
     """RDP of the ULA final state, ``alpha M_h^2 / 4`` (Thm 5.2 eq. (27)), uniform in the step count.
 
     ``k`` only sets the broadcast shape: the bound does not depend on it (nor on the dimension)."""
-    base = _orders(alpha) * ula_final_constant(K, L, m, h) ** 2 / 4
+    base = _orders(alpha) * ula_final_constant(K, M, m, h) ** 2 / 4
     return base * np.ones_like(_steps(k))
 
 
-def ula_final_epsilon(delta: float, K, L, m, h, k=1) -> np.ndarray:
+def ula_final_epsilon(delta: float, K, M, m, h, k=1) -> np.ndarray:
     """(epsilon, delta)-DP of the ULA final state: ``M_h^2/4 + M_h sqrt(log(1/delta))`` (Thm 5.2)."""
-    M = ula_final_constant(K, L, m, h)
-    return budget_epsilon(M**2 / 2, delta) * np.ones_like(_steps(k))
+    Mh = ula_final_constant(K, M, m, h)
+    return budget_epsilon(Mh**2 / 2, delta) * np.ones_like(_steps(k))
 
 
-def ula_final_rdp_short_window(alpha, K, L, m, h, k=1) -> np.ndarray:
+def ula_final_rdp_short_window(alpha, K, M, m, h, k=1) -> np.ndarray:
     """A tighter final-state RDP (an improvement beyond the paper; reconstruction Sec. 7b).
 
-    Prop. 4.6 with the control on a window of length ``w = R/(K' + L R)`` (``K' = 2K``, ``R = R_h``)
-    instead of 1: ``int |u|^2 <= w (K' + L R + R/w)^2`` is minimised at that ``w`` and equals
-    ``4 R (K' + L R)``, so ``epsilon_alpha = alpha (2K + L R_h) R_h``. Valid once ``k h >= w``;
+    Prop. 4.6 with the control on a window of length ``w = R/(K' + M R)`` (``K' = 2K``, ``R = R_h``)
+    instead of 1: ``int |u|^2 <= w (K' + M R + R/w)^2`` is minimised at that ``w`` and equals
+    ``4 R (K' + M R)``, so ``epsilon_alpha = alpha (2K + M R_h) R_h``. Valid once ``k h >= w``;
     for shorter horizons the path bound (Thm 5.4) is used, so the value is the minimum of the two
     where ``k h < w``. Never larger than :func:`ula_final_rdp` (AM-GM)."""
     alpha = _orders(alpha)
-    R = coupling_radius(K, L, m, h)
+    R = coupling_radius(K, M, m, h)
     Kp = 2 * np.asarray(K, dtype=float)
-    w = R / (Kp + np.asarray(L, dtype=float) * R)
-    window = alpha * (Kp + np.asarray(L, dtype=float) * R) * R
+    w = R / (Kp + np.asarray(M, dtype=float) * R)
+    window = alpha * (Kp + np.asarray(M, dtype=float) * R) * R
     kk = _steps(k)
     path = ula_path_rdp(alpha, Kp, h, kk)  # Prop. 4.5 with drift gap 2K
     return np.where(kk * np.asarray(h, dtype=float) >= w, window, np.minimum(window, path))
 
 
-def noisy_sgd_final_rdp(alpha, K, L, m, h, beta=1.0, tau=1, affine=False) -> np.ndarray:
+def noisy_sgd_final_rdp(alpha, K, M, m, h, beta=1.0, tau=1, affine=False) -> np.ndarray:
     """Final-state RDP of noisy SGD (31): ``alpha beta M_h^2/4`` (Thm 5.6), divided by ``tau^2`` when the
     data-dependent gradient is constant in theta (Thm 5.7)."""
-    out = _orders(alpha) * _pos("beta", beta) * ula_final_constant(K, L, m, h) ** 2 / 4
+    out = _orders(alpha) * _pos("beta", beta) * ula_final_constant(K, M, m, h) ** 2 / 4
     return out / _pos("tau", tau) ** 2 if affine else out
 
 
-def noisy_sgd_path_rdp(alpha, K, h, k, beta=1.0, tau=1) -> np.ndarray:
-    """Path RDP of noisy SGD (Thm 5.8, encoded with gradient sensitivity ``K_ell = 2K``):
-    ``alpha beta (2K)^2 k h / (4 tau^2)``."""
-    return _orders(alpha) * _pos("beta", beta) * (2 * _pos("K", K)) ** 2 * _steps(k) * _pos("h", h) / (4 * _pos("tau", tau) ** 2)
+def noisy_sgd_path_rdp(alpha, K_ell, h, k, beta=1.0, tau=1) -> np.ndarray:
+    """Path RDP of noisy SGD (Thm 5.8): ``alpha beta K_ell^2 k h / (4 tau^2)``, ``K_ell`` the per-datum gradient
+    sensitivity ``sup |grad l(., x) - grad l(., x')|`` (``<= 2K`` under Asm. 5.5 with a datum-free ``l_1``)."""
+    return _orders(alpha) * _pos("beta", beta) * _pos("K_ell", K_ell) ** 2 * _steps(k) * _pos("h", h) / (4 * _pos("tau", tau) ** 2)
 
 
 # --- exact reference values (independent of the paper's proofs) ---------------------------------
@@ -219,14 +223,14 @@ def gaussian_renyi(alpha: float, mean_gap: float, variance: float) -> float:
     return a * g**2 / (2 * v)
 
 
-def linear_ula_exact_final_rdp(alpha: float, A: np.ndarray, shift: np.ndarray, h: float, k: int) -> float:
+def linear_ula_exact_final_rdp(alpha: float, A: np.ndarray, shift: np.ndarray, h: float, k) -> np.ndarray | float:
     """Exact RDP of the final state of ULA on a Gaussian target with full-batch gradients.
 
     ``grad U^D(x) = A x + g_D`` (``A`` symmetric positive definite), common start, ``k`` steps of (25):
     ``X_{j+1} = (I - hA) X_j - h g_D + sqrt(2h) xi``. Both final laws are Gaussian with the same
     covariance ``S_k`` (``S_{j+1} = (I-hA) S_j (I-hA) + 2h I``, ``S_0 = 0``) and mean gap ``G_k``
     (``G_{j+1} = (I-hA) G_j - h (g_D - g_D')``), so ``D_alpha = alpha G_k^T S_k^{-1} G_k / 2``.
-    ``shift = g_D - g_D'``."""
+    ``shift = g_D - g_D'``; ``k`` an int (returns a float) or a sequence of step counts (returns an array)."""
     a = check_order(alpha, "alpha")
     A = np.atleast_2d(np.asarray(A, dtype=float))
     shift = np.atleast_1d(np.asarray(shift, dtype=float))
@@ -234,13 +238,19 @@ def linear_ula_exact_final_rdp(alpha: float, A: np.ndarray, shift: np.ndarray, h
     if A.shape != (d, d) or shift.shape != (d,) or not np.allclose(A, A.T):
         raise ValueError("A must be a symmetric d x d matrix and shift a length-d vector")
     h = check_real("h", h, low=0.0, low_inclusive=False)
+    ks = _steps(k).astype(int)
+    wanted = set(ks.ravel().tolist())
     B = np.eye(d) - h * A
     S = np.zeros((d, d))
     G = np.zeros(d)
-    for _ in range(int(k)):  # loop over time steps of the chain
+    found: dict[int, float] = {}
+    for j in range(1, int(ks.max()) + 1):  # loop over time steps of the chain
         S = B @ S @ B.T + 2 * h * np.eye(d)
         G = B @ G - h * shift
-    return float(a * G @ np.linalg.solve(S, G) / 2)
+        if j in wanted:
+            found[j] = float(a * G @ np.linalg.solve(S, G) / 2)
+    out = np.vectorize(found.__getitem__, otypes=[float])(ks)
+    return float(out) if np.ndim(k) == 0 else out
 
 
 def gaussian_path_exact_rdp(alpha: float, lam: float, shift: float, h: float, k: int, beta: float = 1.0) -> float:

@@ -1,0 +1,221 @@
+"""Bertazzi et al. 2025 catalogue (reconstructed statements): every check, coverage, evaluation and curves.
+
+Sources: shared/papers/bertazzi2025.md (the reconstruction; its section 7 checks are re-run here) and
+shared/papers/INDEX.md (the 18 IDs and their check types).
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpverify.theorems import HypothesisError, registry
+from dpverify.theorems import bertazzi2025 as b
+
+# ID -> check types of shared/papers/INDEX.md (hard-coded; cross-checked below when the file is present)
+EXPECTED = {
+    "bertazzi2025.def21_dp": "S",
+    "bertazzi2025.def22_renyi_dp": "S,N",
+    "bertazzi2025.asm31_uniform_convergence": "S",
+    "bertazzi2025.prop32_tv_to_dp": "S,E",
+    "bertazzi2025.cor33_posterior_must_be_dp": "S",
+    "bertazzi2025.prop34_tv_lower_bound": "S,N,E",
+    "bertazzi2025.prop37_mc_estimator": "S,E",
+    "bertazzi2025.prop310_mc_estimator": "S,E",
+    "bertazzi2025.lem41_rn_to_dp": "S",
+    "bertazzi2025.lem42_rn_to_rdp": "S",
+    "bertazzi2025.prop45_path": "S,E",
+    "bertazzi2025.prop46_final_value": "S,E",
+    "bertazzi2025.thm52_ula_final": "S,N,E",
+    "bertazzi2025.thm54_ula_path": "S,N,E",
+    "bertazzi2025.thm56_sgld_final": "S,N,E",
+    "bertazzi2025.thm57_sgld_strongly_convex": "S,N,E",
+    "bertazzi2025.thm58_sgld_path": "S,N,E",
+    "bertazzi2025.lemb1_girsanov": "S",
+}
+PLANNED_SAMPLERS = {"ula_final", "ula_path", "noisy_sgd_final", "noisy_sgd_path", "noisy_mc_estimator"}
+INDEX = Path(__file__).resolve().parents[2] / "shared" / "papers" / "INDEX.md"
+
+THEOREMS = registry.all_theorems("bertazzi2025")
+CHECKS = [(t.id, c.name) for t in THEOREMS for c in t.checks]
+
+
+@pytest.mark.parametrize("theorem_id, check_name", CHECKS)
+def test_check_passes(theorem_id, check_name):
+    thm = registry.get(theorem_id)
+    check = next(c for c in thm.checks if c.name == check_name)
+    result = check.run()
+    assert result.passed, f"{theorem_id}::{check_name} failed: {result.detail}"
+
+
+def test_all_ids_registered_exactly():
+    assert set(registry.ids("bertazzi2025")) == set(EXPECTED)
+    assert len(THEOREMS) == 18
+    assert [t.id for t in b.THEOREMS] == list(EXPECTED)
+
+
+def test_ids_match_index_file():
+    if not INDEX.exists():  # the shared folder is optional outside the project machine
+        return
+    rows = [line.split("|") for line in INDEX.read_text().splitlines() if line.startswith("| bertazzi2025.")]
+    from_index = {r[1].strip(): r[3].strip() for r in rows}
+    assert from_index == EXPECTED
+
+
+@pytest.mark.parametrize("theorem_id", list(EXPECTED))
+def test_entry_metadata(theorem_id):
+    thm = registry.get(theorem_id)
+    thm.validate()
+    assert thm.source.paper == "bertazzi2025" and thm.reconstructed
+    assert thm.source.confidence and thm.source.confidence.split()[0] in {"R-high", "R-med", "UNCERTAIN"}
+    assert thm.statement and thm.conclusion
+    kinds = {c.kind for c in thm.checks}
+    types = EXPECTED[theorem_id].split(",")
+    if "S" in types:
+        assert "symbolic" in kinds
+    if "N" in types:
+        assert "numeric" in kinds
+    if "E" in types:
+        assert thm.empirical and all(e.sampler in PLANNED_SAMPLERS for e in thm.empirical)
+        assert all(e.audit == f"audits/test_{e.sampler}.py" for e in thm.empirical)
+
+
+# --- evaluation with the stable keyword names -----------------------------------------------------
+
+def test_thm52_evaluate_keywords_and_value():
+    res = registry.get("bertazzi2025.thm52_ula_final").evaluate(K=1, M=2, m=0.5, h=0.05, delta=1e-5, alpha=2)
+    Mh = 2 + 3 * 2 / (0.5 - 0.05 * 4 / 2)  # 2K + (M+1) R_h, R_h = 2K/(m - h M^2/2) = 5
+    assert res.coupling_radius == pytest.approx(5.0)
+    assert res.final_constant == pytest.approx(Mh)
+    assert res.rdp == pytest.approx(2 * Mh**2 / 4)
+    assert res.epsilon == pytest.approx(Mh**2 / 4 + Mh * np.sqrt(np.log(1e5)))
+    assert res.epsilon == pytest.approx(float(b.ula_final_epsilon(1e-5, 1, 2, 0.5, 0.05)))
+
+
+def test_thm54_and_thm58_evaluate():
+    res = registry.get("bertazzi2025.thm54_ula_path").evaluate(K=1, h=0.05, k=50, delta=1e-3, alpha=3)
+    assert res.rdp == pytest.approx(3 * 50 * 0.05 / 4)
+    assert res.epsilon == pytest.approx(4.7806, abs=1e-4)  # reconstruction 7b: 4.781
+    res58 = registry.get("bertazzi2025.thm58_sgld_path").evaluate(K_ell=2, h=0.1, k=100, tau=5, N=10, delta=1e-5, alpha=2)
+    assert res58.rdp == pytest.approx(float(b.noisy_sgd_path_rdp(2, 2, 0.1, 100, 1.0, 5)))
+
+
+@pytest.mark.parametrize(
+    "theorem_id, values, failed",
+    [
+        ("bertazzi2025.thm52_ula_final", dict(K=1, M=2, m=0.5, h=0.3, delta=1e-5, alpha=2), "step_size"),
+        ("bertazzi2025.thm52_ula_final", dict(K=1, M=1, m=2, h=0.1, delta=1e-5, alpha=2), "m_at_most_M"),
+        ("bertazzi2025.thm56_sgld_final", dict(K=1, M=1, m=1, h=2.5, delta=0.5, alpha=2), "step_size"),
+        ("bertazzi2025.thm57_sgld_strongly_convex", dict(K=1, M=1, m=1, h=0.5, tau=20, N=10, delta=0.1, alpha=2),
+         "batch_at_most_N"),
+        ("bertazzi2025.thm54_ula_path", dict(K=1, h=0.1, k=10, delta=0.1, alpha=0.5), "order_above_one"),
+        ("bertazzi2025.prop34_tv_lower_bound", dict(epsilon=1, delta=0.2, delta_prime=0.1), "delta_prime_above_delta"),
+        ("bertazzi2025.cor33_posterior_must_be_dp", dict(epsilon=1, delta=0.1, kappa=1, R_inf=0.1, delta_prime=0.2),
+         "delta_prime_above_threshold"),
+    ],
+)
+def test_hypothesis_error_outside_hypotheses(theorem_id, values, failed):
+    thm = registry.get(theorem_id)
+    with pytest.raises(HypothesisError, match=failed):
+        thm.evaluate(**values)
+    assert failed in thm.evaluate(allow_unguaranteed=True, **values).failed
+
+
+def test_bad_keywords_rejected():
+    thm = registry.get("bertazzi2025.thm52_ula_final")
+    with pytest.raises(ValueError, match="unknown parameter"):
+        thm.evaluate(K=1, L=2, m=0.5, h=0.05, delta=1e-5, alpha=2)
+    with pytest.raises(ValueError, match="h must be > 0"):
+        thm.evaluate(K=1, M=2, m=0.5, h=-0.05, delta=1e-5, alpha=2)
+
+
+# --- section 7 of the reconstruction, re-run directly ---------------------------------------------
+
+def test_section7_check1_every_epsilon_is_the_optimised_conversion():
+    """eps_dp(C) == min_alpha eps_rdp(C) + log(1/delta)/(alpha - 1) for every entry with both conclusions."""
+    alpha = sp.Symbol("alpha", positive=True)
+    delta = sp.Symbol("delta", positive=True)
+    for thm in THEOREMS:
+        if not {"epsilon", "rdp"} <= set(thm.conclusion):
+            continue
+        C = sp.simplify(2 * thm.conclusion["rdp"] / thm.symbols["alpha"])
+        a_star = 1 + sp.sqrt(2 * sp.log(1 / delta) / C)
+        converted = (thm.conclusion["rdp"].subs(thm.symbols["alpha"], a_star) + sp.log(1 / delta) / (a_star - 1))
+        point = {s: sp.Rational(3, 10) if n == "h" else (sp.Rational(1, 1000) if n == "delta" else 2)
+                 for n, s in thm.symbols.items()}
+        point[thm.symbols.get("m", sp.Symbol("unused"))] = 2
+        point[thm.symbols.get("M", sp.Symbol("unused"))] = 2
+        lhs = float(thm.conclusion["epsilon"].subs(point))
+        rhs = float(converted.subs(point))
+        assert lhs == pytest.approx(rhs, rel=1e-12), thm.id
+
+
+def test_section7_check2_contraction_constants():
+    m, M, K = 0.7, 1.9, 1.3
+    h_star = m / M**2
+    assert 1 - 2 * h_star * m + h_star**2 * M**2 == pytest.approx(1 - m**2 / M**2)
+    assert float(b.coupling_radius(K, M, m, h_star)) == pytest.approx(4 * K / m)
+    with pytest.raises(ValueError, match="h must lie in"):
+        b.coupling_radius(K, M, m, 2 * m / M**2)
+
+
+def test_section7_check3_path_rdp_is_gaussian_composition():
+    # k Gaussian mechanisms with shift h K and variance 2h/beta: k alpha (hK)^2 beta/(4h)
+    for alpha, K, h, k, beta in [(2, 1, 0.1, 10, 1), (5.5, 0.3, 0.02, 400, 2.5)]:
+        composed = k * alpha * (h * K) ** 2 * beta / (4 * h)
+        got = registry.get("bertazzi2025.prop45_path").evaluate(beta=beta, K=K, T=k * h, delta=0.1, alpha=alpha).rdp
+        assert got == pytest.approx(composed)
+
+
+# --- theory curves for the notebook -----------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(
+    alpha=st.floats(1.01, 64), K=st.floats(0.01, 10), m=st.floats(0.05, 5), ratio=st.floats(1.0, 5.0),
+    frac=st.floats(0.01, 0.99), delta=st.floats(1e-12, 0.5),
+)
+def test_curves_path_grows_final_uniform(alpha, K, m, ratio, frac, delta):
+    M = m * ratio
+    h = frac * 2 * m / M**2
+    ks = np.array([1, 2, 10, 100, 10_000])
+    path = b.ula_path_rdp(alpha, 2 * K, h, ks)
+    path_eps = b.ula_path_epsilon(delta, 2 * K, h, ks)
+    final = b.ula_final_rdp(alpha, K, M, m, h, ks)
+    final_eps = b.ula_final_epsilon(delta, K, M, m, h, ks)
+    assert np.all(np.diff(path) > 0) and np.all(np.diff(path_eps) > 0)
+    assert np.ptp(final) == 0 and np.ptp(final_eps) == 0
+    assert np.all(b.ula_final_rdp_short_window(alpha, K, M, m, h, ks) <= final * (1 + 1e-12))
+    # the path bound eventually exceeds the uniform final-state bound (it grows without limit)
+    k_cross = int(np.ceil(final[0] / (alpha * (2 * K) ** 2 * h / 4))) + 1
+    assert b.ula_path_rdp(alpha, 2 * K, h, k_cross) > final[0]
+
+
+def test_curves_limits():
+    # final-state bound is finite as h -> 0 with limit alpha (2K(1 + (M+1)/m))^2 / 4
+    K, M, m, alpha = 1.0, 2.0, 0.5, 2.0
+    hs = np.array([1e-2, 1e-4, 1e-8])
+    limit = alpha * (2 * K * (1 + (M + 1) / m)) ** 2 / 4
+    vals = b.ula_final_rdp(alpha, K, M, m, hs)
+    assert np.all(np.diff(vals) < 0) and vals[-1] == pytest.approx(limit, rel=1e-6)
+    # and blows up as h -> 2m/M^2
+    assert b.ula_final_rdp(alpha, K, M, m, (1 - 1e-9) * 2 * m / M**2) > 1e15
+    # path bound -> 0 as k h -> 0 and linear in k
+    assert b.ula_path_rdp(alpha, K, 1e-12, 1) < 1e-11
+    assert b.ula_path_rdp(alpha, K, 0.1, 20) == pytest.approx(2 * b.ula_path_rdp(alpha, K, 0.1, 10))
+
+
+@pytest.mark.parametrize(
+    "func, args, match",
+    [
+        (b.ula_path_rdp, (1.0, 1.0, 0.1, 10), "alpha"),
+        (b.ula_path_rdp, (2.0, 1.0, 0.1, 2.5), "k"),
+        (b.ula_final_rdp, (2.0, 1.0, 1.0, 2.0, 0.1), "m must be <= M"),
+        (b.ula_path_epsilon, (0.0, 1.0, 0.1, 10), "delta"),
+        (b.ula_final_rdp, (2.0, -1.0, 1.0, 1.0, 0.1), "K must be"),
+    ],
+)
+def test_curves_validate_inputs(func, args, match):
+    with pytest.raises(ValueError, match=match):
+        func(*args)
