@@ -18,6 +18,17 @@ def test_clopper_pearson_matches_beta_quantiles(k, n):
     assert clopper_pearson_upper(k, n, a) == pytest.approx(hi, rel=1e-9, abs=1e-15)
 
 
+@pytest.mark.parametrize("alpha", [0.025, 0.05, 0.3])
+def test_clopper_pearson_matches_statsmodels(alpha):
+    # One-sided bound at alpha = one end of statsmodels' two-sided "beta" interval at 2 alpha.
+    from statsmodels.stats.proportion import proportion_confint
+
+    k = np.array([0, 1, 7, 50, 99, 100])
+    lo, hi = proportion_confint(k, 100, alpha=2 * alpha, method="beta")
+    np.testing.assert_allclose(clopper_pearson_lower(k, 100, alpha), np.nan_to_num(lo, nan=0.0), rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(clopper_pearson_upper(k, 100, alpha), np.nan_to_num(hi, nan=1.0), rtol=1e-9, atol=1e-15)
+
+
 def test_zero_count_upper_bound_is_rule_of_three():
     # k = 0: the upper bound is 1 - alpha^(1/n) ~ -log(alpha)/n ("rule of three" at alpha = 0.05).
     n = 10**5

@@ -13,15 +13,19 @@ increasing in p_hi and decreasing in p_lo). This is the estimator of Jagielski, 
 ("Auditing differentially private machine learning", NeurIPS 2020, Sec. 3) and of Ding et al. 2018
 (CCS 2018) with exact binomial intervals.
 
-Confidence bounds are one-sided Clopper-Pearson ("exact", Clopper & Pearson 1934) intervals from
-``statsmodels.stats.proportion.proportion_confint(method="beta")``: a one-sided bound at level
-alpha_i is one end of a two-sided interval at level 2 alpha_i. Simultaneity comes from Bonferroni:
-the miss probabilities of all one-sided bounds used add up to alpha.
+Confidence bounds are one-sided Clopper-Pearson ("exact", Clopper & Pearson 1934) bounds: the
+lower bound at level alpha is the alpha quantile of Beta(k, n - k + 1), the upper the 1 - alpha
+quantile of Beta(k + 1, n - k). They equal one end of
+``statsmodels.stats.proportion.proportion_confint(k, n, alpha=2 alpha, method="beta")`` (pinned in
+tests/test_audit_bounds.py), but are computed here with ``scipy.special.betaincinv`` for the one
+end needed: statsmodels computes both ends through ``scipy.stats.beta`` and made the threshold
+search 2-3x slower (90% of an audit's time at 10^4 samples, profiled). Simultaneity comes from
+Bonferroni: the miss probabilities of all one-sided bounds used add up to alpha.
 """
 from __future__ import annotations
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
+from scipy.special import betaincinv
 
 from dpverify._validation import check_delta, check_positive_int, check_probability
 
@@ -37,8 +41,9 @@ def clopper_pearson_lower(k, n, alpha: float) -> np.ndarray:
     Beta(k, n - k + 1), and 0 when k = 0 (Clopper & Pearson 1934)."""
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
-    lower, _ = proportion_confint(k, n, alpha=2.0 * alpha, method="beta")
-    return np.where(k <= 0, 0.0, np.nan_to_num(lower, nan=0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lower = betaincinv(np.maximum(k, 1e-300), n - k + 1.0, alpha)
+    return np.where(k <= 0, 0.0, lower)
 
 
 def clopper_pearson_upper(k, n, alpha: float) -> np.ndarray:
@@ -46,8 +51,9 @@ def clopper_pearson_upper(k, n, alpha: float) -> np.ndarray:
     of Beta(k + 1, n - k), and 1 when k = n (Clopper & Pearson 1934)."""
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
-    _, upper = proportion_confint(k, n, alpha=2.0 * alpha, method="beta")
-    return np.where(k >= n, 1.0, np.nan_to_num(upper, nan=1.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        upper = betaincinv(k + 1.0, np.maximum(n - k, 1e-300), 1.0 - alpha)
+    return np.where(k >= n, 1.0, upper)
 
 
 def _log_ratio(lower_hi, upper_lo, delta: float) -> np.ndarray:

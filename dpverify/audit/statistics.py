@@ -94,7 +94,7 @@ def mean_difference_projection(x0: np.ndarray, x1: np.ndarray) -> Statistic:
 
 
 def best_threshold(
-    s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float, max_candidates: int = 2048
+    s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float, max_candidates: int = 512
 ) -> ThresholdEvent:
     """The threshold event maximising the epsilon lower bound on the scoring samples ``s0``
     (statistic values under M(D)) and ``s1`` (under M(D')).
