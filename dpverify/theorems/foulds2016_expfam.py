@@ -48,6 +48,23 @@ def _beta_moments(a, b):
     return a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
 
 
+def _noised_beta_parameters():
+    """Beta(n1 + gamma_1 + 1, n0 + gamma_0 + 1): the uniform-prior posterior on noised counts (eq. 16), with
+    n1 = N p + sqrt(N) z (the CLT scaling) and the noise gamma held fixed as N grows."""
+    return _N * _p + sp.sqrt(_N) * _z + _g1 + 1, _N * (1 - _p) - sp.sqrt(_N) * _z + _g0 + 1
+
+
+def _one_draw_are(draw_variance_factor):
+    """Var(M + Z)/v for M ~ N(theta0, v) (the efficient posterior mean, v = I^{-1}/N) and an independent
+    Z ~ N(0, f v) (the spread of the sampled posterior): 1 + f, by sympy.stats (Foulds Thms 4-5)."""
+    from sympy.stats import Normal, variance
+
+    theta0 = sp.Symbol("theta0", real=True)
+    v = sp.Symbol("v", positive=True)
+    draw = Normal("M", theta0, sp.sqrt(v)) + Normal("Z", 0, sp.sqrt(draw_variance_factor * v))
+    return sp.simplify(variance(draw) / v)
+
+
 def _bernoulli_fisher_information():
     """I(p) = -E[d^2/dp^2 log Pr(x|p)] for Pr(x|p) = p^x (1-p)^(1-x), computed with sympy."""
     x = sp.Symbol("x")
@@ -421,12 +438,7 @@ THM4_ARE_LAPLACE = Theorem(
 def _thm4_decomp():
     """Foulds Thm 4: posterior mean M ~ N(theta0, v) (efficient, v = I^{-1}/N), draw = M + Z, Z ~ N(0, v)
     independent: Var(draw) = 2v (sympy.stats), ARE = Var/v = 2."""
-    from sympy.stats import Normal, variance
-
-    theta0 = sp.Symbol("theta0", real=True)
-    v = sp.Symbol("v", positive=True)
-    draw = Normal("M", theta0, sp.sqrt(v)) + Normal("Z", 0, sp.sqrt(v))
-    are = sp.simplify(variance(draw) / v)
+    are = _one_draw_are(1)
     return are == THM4_ARE_LAPLACE.conclusion["are"], f"Var(draw)/v = {are}"
 
 
@@ -435,8 +447,7 @@ def _thm4_bb():
     """Foulds Thm 4 on the beta-Bernoulli: n1 = Np + sqrt(N) z, noised counts n1 + gamma_1, n0 + gamma_0
     (gamma fixed). sqrt(N) (posterior mean - n1/N) -> 0 and N * posterior variance -> p(1-p) = I(p)^{-1}, with
     I(p) computed from the Bernoulli likelihood."""
-    a = _N * _p + sp.sqrt(_N) * _z + _g1 + 1
-    b = _N * (1 - _p) - sp.sqrt(_N) * _z + _g0 + 1
+    a, b = _noised_beta_parameters()
     mean, var = _beta_moments(a, b)
     shift = sp.limit(sp.sqrt(_N) * (mean - (_p + _z / sp.sqrt(_N))), _N, sp.oo)
     nvar = sp.limit(_N * var, _N, sp.oo)
@@ -498,12 +509,7 @@ def _thm5_gauss():
 def _thm5_decomp():
     """Foulds Thm 5: mean M ~ N(theta*, v), draw = M + Z, Z ~ N(0, T v): Var(draw)/v = 1 + T (sympy.stats);
     at T = 1 it is Theorem 4's 2, and the ratio to a posterior draw is (1 + T)/2."""
-    from sympy.stats import Normal, variance
-
-    theta0 = sp.Symbol("theta0", real=True)
-    v = sp.Symbol("v", positive=True)
-    draw = Normal("M", theta0, sp.sqrt(v)) + Normal("Z", 0, sp.sqrt(temperature * v))
-    are = sp.simplify(variance(draw) / v)
+    are = _one_draw_are(temperature)
     concl = THM5_ARE_EXPONENTIAL.conclusion
     ok = (
         sp.simplify(are - concl["are"]) == 0
@@ -564,8 +570,7 @@ def _rem1_sym():
     the same limit as sqrt(N)(n1/N - p) for n1 = Np + sqrt(N) z, whose variance is p(1-p) = I^{-1}: ARE 1."""
     from sympy.stats import Normal, variance
 
-    a = _N * _p + sp.sqrt(_N) * _z + _g1 + 1
-    b = _N * (1 - _p) - sp.sqrt(_N) * _z + _g0 + 1
+    a, b = _noised_beta_parameters()
     mean, _ = _beta_moments(a, b)
     lim = sp.limit(sp.sqrt(_N) * (mean - _p), _N, sp.oo)
     zsd = sp.sqrt(_p * (1 - _p))
