@@ -207,3 +207,13 @@ def test_bad_parameters(build, match):
 def test_wrong_theta_shape():
     with pytest.raises(ValueError, match="theta"):
         BetaBernoulli(0.05).log_likelihood([0, 1], np.array([0.3, 0.4]))
+
+
+def test_constants_agree_with_the_catalogue():
+    """Foulds et al. 2016, eq. 15 (as encoded in the catalogue): the truncated beta-Bernoulli sensitivity
+    -log a0 + log(1 - a0) equals the model's C computed from a0."""
+    from dpverify.theorems import registry
+
+    for a0 in (0.01, 0.05, 0.2):
+        ev = registry.get("foulds2016.eq15_beta_bernoulli_truncated").evaluate(a0=a0, epsilon=1.0)
+        assert BetaBernoulli(a0).constants.C == pytest.approx(ev.sensitivity, rel=1e-12)
