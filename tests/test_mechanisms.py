@@ -168,3 +168,11 @@ def test_discrete_delta_and_epsilon_consistent():
     assert max(expo.discrete_delta(lp, lq, e), expo.discrete_delta(lq, lp, e)) <= 0.05 + 1e-12
     assert expo.discrete_epsilon(lp, lq) == pytest.approx(math.log(2.5))
     assert expo.discrete_delta(lp, lq, 0.0) == pytest.approx(0.3)  # total variation
+
+
+def test_discrete_delta_with_common_zero_outcomes_is_not_nan():
+    lp = np.log(np.array([0.5, 0.5, 0.0]))
+    lq = np.array([np.log(0.25), np.log(0.75), -np.inf])
+    with np.errstate(divide="ignore"):
+        assert expo.discrete_delta(lp, lq, 0.0) == pytest.approx(0.25)
+        assert expo.discrete_delta(np.array([0.0, -np.inf]), np.array([-np.inf, 0.0]), 5.0) == pytest.approx(1.0)

@@ -50,7 +50,9 @@ def discrete_delta(log_p, log_q, epsilon: float) -> float:
     if lp.shape != lq.shape:
         raise ValueError(f"log_p and log_q must have the same shape; got {lp.shape} and {lq.shape}")
     eps = check_real("epsilon", epsilon, low=0.0)
-    gap = lp - (eps + lq)
+    # outcomes impossible under p contribute nothing (and -inf - -inf would be NaN)
+    with np.errstate(invalid="ignore"):
+        gap = np.where(np.isneginf(lp), -np.inf, lp - (eps + lq))
     mask = gap > 0
     if not mask.any():
         return 0.0
