@@ -171,7 +171,7 @@ def test_discrete_delta_and_epsilon_consistent():
 
 
 def test_discrete_delta_with_common_zero_outcomes_is_not_nan():
-    lp = np.log(np.array([0.5, 0.5, 0.0]))
+    lp = np.array([np.log(0.5), np.log(0.5), -np.inf])
     lq = np.array([np.log(0.25), np.log(0.75), -np.inf])
     with np.errstate(divide="ignore"):
         assert expo.discrete_delta(lp, lq, 0.0) == pytest.approx(0.25)
