@@ -122,10 +122,11 @@ def _():
     lhs = sum(K[i] * p[i] for i in range(3)) - sp.exp(eps) * sum(K[i] * q[i] for i in range(3))
     rhs = sum(K[i] * (p[i] - sp.exp(eps) * q[i]) for i in range(3))
     ident = sp.expand(lhs - rhs) == 0
-    # termwise: K d <= max(0, d) for K in [0, 1]: if d >= 0, max - K d = (1 - K) d >= 0; if d < 0, -K d >= 0
-    k, dpos, dneg = sp.Symbol("k", nonnegative=True), sp.Symbol("d", nonnegative=True), sp.Symbol("d", negative=True)
-    term_pos = sp.factor(dpos - k * dpos) == (1 - k) * dpos or sp.expand(dpos - k * dpos - (1 - k) * dpos) == 0
-    term_neg = (-k * dneg).is_nonnegative
+    # termwise K d <= max(0, d) for K = 1/(1 + w) in (0, 1]: (1 - K) d >= 0 when d >= 0, and -K d >= 0 when d < 0
+    w, dpos, dneg = sp.Symbol("w", nonnegative=True), sp.Symbol("d", nonnegative=True), sp.Symbol("d", negative=True)
+    k = 1 / (1 + w)
+    term_pos = bool(sp.simplify((1 - k) * dpos).is_nonnegative)
+    term_neg = bool((-k * dneg).is_nonnegative)
     return ident and term_pos and term_neg, "linearity of the channel plus K in [0,1] termwise"
 
 
@@ -332,13 +333,13 @@ alg1 = register(
                 "Theorem 1 applied to rho*l (bound rho*B): 4 rho B = epsilon when epsilon <= 4B and 4B otherwise")
 def _():
     B, eps = _a1["B"], _a1["epsilon"]
-    tempered = thm1.conclusion["epsilon"].subs(_b["B"], sp.Symbol("rho_") * B)
-    below = sp.simplify(tempered.subs(sp.Symbol("rho_"), eps / (4 * B)) - eps) == 0  # branch epsilon <= 4B
-    above = sp.simplify(tempered.subs(sp.Symbol("rho_"), 1) - 4 * B) == 0  # branch epsilon > 4B
-    u = sp.Symbol("u", positive=True)  # epsilon = 4B u/(1+u) < 4B and epsilon = 4B (1+u) > 4B
-    br1 = sp.simplify(alg1.conclusion["epsilon"].subs(eps, 4 * B * u / (1 + u)) - 4 * B * u / (1 + u))
-    br2 = sp.simplify(alg1.conclusion["epsilon"].subs(eps, 4 * B * (1 + u)) - 4 * B)
-    ok = below and above and br2 == 0 and (br1 == 0 or abs(float(br1.subs({u: 0.37, B: 1.1}))) < 1e-14)
+    rho = sp.Symbol("rho", positive=True)
+    tempered = thm1.conclusion["epsilon"].subs(_b["B"], rho * B)  # Theorem 1 for the bound rho B
+    u = sp.Symbol("u", positive=True)  # branches: epsilon = 4B u/(1+u) < 4B and epsilon = 4B (1+u) > 4B
+    below, above = {eps: 4 * B * u / (1 + u)}, {eps: 4 * B * (1 + u)}
+    ok = (sp.simplify(tempered.subs(rho, alg1.conclusion["rho"].subs(below)) - below[eps]) == 0
+          and sp.simplify(tempered.subs(rho, alg1.conclusion["rho"].subs(above)) - 4 * B) == 0
+          and sp.simplify(alg1.conclusion["epsilon"] - tempered.subs(rho, alg1.conclusion["rho"])) == 0)
     return ok, "4 rho B = min(4B, epsilon) on both branches of the min"
 
 
@@ -529,11 +530,9 @@ def _():
     B, eps = _p4["B"], _p4["epsilon"]
     s = sp.Symbol("s", positive=True)  # a generic scaling factor: ARE = 1 + 1/s
     solved = sp.solve(sp.Eq(1 + 1 / s, prop4.conclusion["are"]), s)
-    u = sp.Symbol("u", positive=True)
-    rho_alg1 = alg1.conclusion["rho"].subs({_a1["B"]: B, _a1["epsilon"]: eps}).subs(eps, 4 * B / (1 + u))
-    matches = sp.simplify(rho_alg1.rewrite(sp.Piecewise) - 1 / (1 + u)) == 0 if rho_alg1.has(sp.Min) else sp.simplify(rho_alg1 - 1 / (1 + u)) == 0
-    if not matches:  # sympy may keep Min(1, 1/(1+u)) unevaluated: decide it numerically on a grid of u
-        matches = all(abs(float(rho_alg1.subs({u: v, B: 1})) - 1 / (1 + v)) < 1e-15 for v in (0.01, 1, 100))
+    u = sp.Symbol("u", positive=True)  # epsilon = 4B/(1+u) < 4B, where Proposition 4 applies
+    rho_alg1 = alg1.conclusion["rho"].subs({_a1["B"]: B, _a1["epsilon"]: 4 * B / (1 + u)})
+    matches = sp.simplify(rho_alg1 - prop4.conclusion["rho"].subs(eps, 4 * B / (1 + u))) == 0
     return solved == [eps / (4 * B)] and matches, f"scaling factor solving the ARE: {solved}; Alg. 1 rho matches: {matches}"
 
 
