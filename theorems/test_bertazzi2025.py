@@ -152,6 +152,19 @@ def test_section7_check1_every_epsilon_is_the_optimised_conversion():
         assert lhs == pytest.approx(rhs, rel=1e-12), thm.id
 
 
+def test_section7_check1_against_the_accountants_conversion():
+    """Independent: dpverify.conversions.rdp_to_dp (Mironov 2017, Prop. 3) on a fine order grid lands just above the
+    closed-form epsilon (the closed form is the infimum over all real orders)."""
+    from dpverify.conversions import rdp_to_dp
+
+    orders = np.linspace(1.001, 200, 200_000)
+    for C, delta in [(1.25, 1e-3), (0.01, 1e-6), (40.0, 1e-9)]:
+        closed = float(b.budget_epsilon(C, delta))
+        conv = rdp_to_dp(orders, b.budget_rdp(C, orders), delta, method="mironov2017")
+        assert closed <= conv.epsilon <= closed * (1 + 1e-6)
+        assert conv.order == pytest.approx(1 + np.sqrt(2 * np.log(1 / delta) / C), rel=1e-3)
+
+
 def test_section7_check2_contraction_constants():
     m, M, K = 0.7, 1.9, 1.3
     h_star = m / M**2
@@ -219,3 +232,28 @@ def test_curves_limits():
 def test_curves_validate_inputs(func, args, match):
     with pytest.raises(ValueError, match=match):
         func(*args)
+
+
+# --- consistency with the models' exact ULA law (dpverify.models.targets.GaussianTarget) ----------------
+
+@pytest.mark.parametrize("h, k", [(0.01, 5), (0.1, 40), (0.2, 500)])
+def test_bounds_dominate_exact_ula_law_of_gaussian_target(h, k):
+    from dpverify.models.targets import GaussianTarget
+
+    model = GaussianTarget(dim=2, R=1.0, noise_variance=1.0, prior_variance=[4.0, 0.5])
+    X = np.array([[1.0, 0.0], [0.3, -0.2], [0.0, 0.9], [-0.5, 0.5], [0.1, 0.1]])
+    Xp = X.copy()
+    Xp[0] = [-1.0, 0.0]  # replace-one neighbour, largest change of sum x_i / sigma^2 (2R/sigma^2)
+    alpha = 3.0
+    (mu, var), (mup, varp) = model.ula_law(X, h, k), model.ula_law(Xp, h, k)
+    assert np.allclose(var, varp)
+    exact = float(alpha * np.sum((mu - mup) ** 2 / var) / 2)
+    # our independent recursion on grad U^D = A x - b_D gives the same number
+    A = np.diag(model.precision(5))
+    ours = b.linear_ula_exact_final_rdp(alpha, A, model.linear_term(Xp) - model.linear_term(X), h, k)
+    assert ours == pytest.approx(exact, rel=1e-9)
+    c = model.ula_constants(5)
+    final = registry.get("bertazzi2025.thm52_ula_final").evaluate(
+        K=c["K"], M=c["M"], m=c["m"], h=h, delta=1e-5, alpha=alpha)
+    path = registry.get("bertazzi2025.thm54_ula_path").evaluate(K=c["K_path"], h=h, k=k, delta=1e-5, alpha=alpha)
+    assert final.rdp >= exact and path.rdp >= exact  # path RDP >= final-state RDP by data processing

@@ -27,6 +27,7 @@ from dpverify.theorems.bertazzi2025_formulas import (
     sym_eps_dp,
     sym_eps_rdp,
     sym_final_constant,
+    ula_final_epsilon,
     ula_final_rdp,
     ula_final_rdp_short_window,
     ula_path_epsilon,
@@ -116,6 +117,11 @@ thm_52 = Theorem(
         "R-med: constants inherited from Prop. 4.6. Needs U_1 datum-free (the proof applies monotonicity across the "
         "two datasets' chains). The symbol M is the smoothness constant (the reconstruction's L)."
     ),
+    errata=[Erratum(
+        "Reconstruction Sec. 7b (not the paper): the looseness of the bound on the 1-d Gaussian example is quoted as "
+        ">= 4.1x the exact RDP; the h -> 0 ratio is (2m+1)^2/(2m) = 4 + (2m-1)^2/(2m), whose infimum is exactly 4 "
+        "(m = M = 1/2); 4.010 is measured at m = 1/2, h = 2e-3",
+        "bound >= 4.1 x exact RDP", "bound >= 4 x exact RDP (tight as m -> 1/2, h -> 0)", check="h_to_zero_limit")],
     empirical=[EmpiricalLink("ula_final", "audits/test_ula_final.py", "ULA final state: audited epsilon <= epsilon")],
 )
 
@@ -195,7 +201,7 @@ def _():
             ratios.append(float(ula_final_rdp(2.0, 1.0, m_, m_, h_)) / exact)
             mu = np.sqrt(exact)  # RDP 2 mu^2/2 at alpha = 2: privacy-loss parameter mu of the Gaussian pair
             eps_exact = gaussian_epsilon(1e-5, mu)
-            eps_bound = float(thm_52.evaluate(K=1.0, M=m_, m=m_, h=h_, delta=1e-5, alpha=2).epsilon)
+            eps_bound = float(ula_final_epsilon(1e-5, 1.0, m_, m_, h_))
             dp_ratios.append(eps_bound / eps_exact)
     ok = min(ratios) >= 4.0 - 1e-6 and min(dp_ratios) >= 2.75
     return ok, f"min RDP ratio {min(ratios):.3f}, min DP ratio {min(dp_ratios):.3f}", (4.0, 2.75), (min(ratios), min(dp_ratios))
@@ -242,6 +248,10 @@ thm_54 = Theorem(
         "alpha K^2 k h/4, epsilon = K^2 k h/4 + K sqrt(k h log(1/delta)) (eq. 29; Prop. 4.5 with beta = 1, T = k h)."
     ),
     notes="K here is the constant of Asm. 5.3 (a bound on the gradient DIFFERENCE; 2K under Asm. 5.1).",
+    errata=[Erratum(
+        "v1 Sec. 5.3 attributes the path remarks (epsilon = O(k + sqrt(k log(1/delta))), RDP O(alpha k)) to "
+        "'Theorems 5.2 and 5.6'; those are the final-state bounds, uniform in k. The remarks concern Thms 5.4 and 5.8",
+        "Theorems 5.2 and 5.6", "Theorems 5.4 and 5.8", check="path_curve_grows_final_does_not")],
     empirical=[EmpiricalLink("ula_path", "audits/test_ula_path.py", "ULA path: audited epsilon <= epsilon")],
 )
 
@@ -470,6 +480,11 @@ thm_58 = Theorem(
         "barely on tau (checks below); do not read it as 'privacy improves with the batch size'. Passing the l_2 "
         "bound K as K_ell is unsound (ratio 0.25 to the exact value at tau = N)."
     ),
+    errata=[Erratum(
+        "Statement (36)-(37) is missing in v1. Reading the constant as the l_2 gradient bound K of Asm. 5.5 (instead of "
+        "the per-datum gradient sensitivity, 2K there) gives a bound BELOW the exact RDP (0.25x at tau = N)",
+        "K_ell = K (|grad l_2| <= K) -- a candidate reading", "K_ell = sup |grad l(., x) - grad l(., x')| (= 2K)",
+        check="exact_subsampled_path_below_bound")],
     empirical=[EmpiricalLink("noisy_sgd_path", "audits/test_noisy_sgd_path.py", "noisy SGD path: audited epsilon <= epsilon")],
 )
 
