@@ -37,6 +37,8 @@ __all__ = ["LogisticRegression", "make_logistic_dataset", "clip_gradients"]
 
 # Rounding slack when checking ||x|| <= R on data that were scaled to the ball in floating point.
 _NORM_SLACK = 1e-12
+# Elements of the gathered mini-batch array processed at once in minibatch_gradient.
+_BLOCK_ELEMENTS = 320_000
 
 
 def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
@@ -132,14 +134,25 @@ class LogisticRegression(Model):
         Each per-record gradient is a scalar multiple ``w_i z_i`` of ``z_i``, so clipping to norm ``clip``
         (Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g|| / clip)``) only rescales ``w_i``.
         """
-        zb = prepared[idx]  # (c, b, d)
-        w = expit(-np.einsum("cbd,cd->cb", zb, theta))
-        if clip is not None:
-            norms = w * np.linalg.norm(zb, axis=-1)
-            w = w / np.maximum(1.0, norms / clip)
-        if weights is not None:
-            w = w * weights
-        return np.einsum("cb,cbd->cd", w, zb)
+        out = np.empty(theta.shape)
+        # Blocks of chains keep the gathered (block, b, d) array in cache (about 2x faster for 10^4 chains).
+        block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1] * theta.shape[1]))
+        for lo in range(0, theta.shape[0], block):
+            sl = slice(lo, lo + block)
+            zb = np.take(prepared, idx[sl], axis=0)  # (block, b, d)
+            w = expit(-np.matmul(zb, theta[sl, :, None])[..., 0])
+            if clip is not None:
+                norms = w * np.linalg.norm(zb, axis=-1)
+                w = w / np.maximum(1.0, norms / clip)
+            if weights is not None:
+                w = w * weights[sl]
+            out[sl] = np.matmul(w[:, None, :], zb)[:, 0, :]
+        return out
+
+    def per_record_gradients(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """Per-record gradients ``z_i sigmoid(-z_i^T theta)`` of the records ``idx`` (``(chains, b)``): ``(chains, b, d)``."""
+        zb = np.take(prepared, idx, axis=0)
+        return expit(-np.matmul(zb, theta[:, :, None]))* zb
 
     # -- prior ----------------------------------------------------------------
     def _outside(self, theta: np.ndarray) -> np.ndarray:

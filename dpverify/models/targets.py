@@ -102,9 +102,13 @@ class GaussianTarget(Model):
         theta = np.asarray(theta, dtype=float)
         return (X - theta[..., None, :]) / self.noise_variance
 
+    def per_record_gradients(self, prepared, idx, theta):
+        """Per-record gradients of the records ``idx`` (``(chains, b)``) at ``theta`` (``(chains, d)``): ``(chains, b, d)``."""
+        return (prepared[idx] - theta[:, None, :]) / self.noise_variance
+
     def minibatch_gradient(self, prepared, idx, theta, clip=None, weights=None):
         """Sum over the mini-batch ``idx`` (``(chains, b)``) of the (clipped, weighted) per-record gradients."""
-        return _sum_per_record((prepared[idx] - theta[:, None, :]) / self.noise_variance, clip, weights)
+        return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
 
     def log_prior(self, theta):
         theta = np.asarray(theta, dtype=float)
@@ -238,8 +242,13 @@ class NonConvexTarget(Model):
         """``-lam theta - (f_i / r^2)(theta - x_i)`` with ``f_i = a exp(-||theta - x_i||^2/(2r^2))``."""
         return self._per_record_grad(X, np.asarray(theta, dtype=float))
 
+    def per_record_gradients(self, prepared, idx, theta):
+        """Per-record gradients of the records ``idx`` (``(chains, b)``) at ``theta`` (``(chains, d)``): ``(chains, b, d)``."""
+        return self._per_record_grad(prepared[idx], theta)
+
     def minibatch_gradient(self, prepared, idx, theta, clip=None, weights=None):
-        return _sum_per_record(self._per_record_grad(prepared[idx], theta), clip, weights)
+        """Sum over the mini-batch ``idx`` of the (clipped, weighted) per-record gradients."""
+        return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
 
     def log_prior(self, theta):
         theta = np.asarray(theta, dtype=float)

@@ -1,0 +1,219 @@
+"""ULA and noisy SGD / SGLD as private mechanisms (Bertazzi et al. 2025, eqs. 25 and 31; reconstructed).
+
+- ``ula_final`` / ``ula_path`` -- the unadjusted Langevin algorithm, eq. (25):
+  ``X_{k+1} = X_k - h grad U^D(X_k) + sqrt(2h) xi_{k+1}``, ``U^D = -log prior - sum_i log p(x_i | .)``, common start
+  ``x_0``; releases ``X_n`` (Theorem 5.2) or ``(X_0, ..., X_n)`` (Theorem 5.4).
+- ``noisy_sgd_final`` / ``noisy_sgd_path`` -- eq. (31): with ``l(theta, x) = -log p(x | theta) - log prior(theta)/N``,
+  ``theta_{k+1} = theta_k - (h/s) sum_{i in S_{k+1}} grad l(theta_k, x_i) + sqrt(2h/beta) xi_{k+1}``, ``S_k`` uniform
+  ``s``-subsets; releases the final state (Theorems 5.6, 5.7) or the path (Theorem 5.8). ``beta = N`` makes the
+  stationary law approximately the posterior; the paper keeps ``beta`` free.
+
+On :class:`~dpverify.models.targets.GaussianTarget` the ULA output is Gaussian with a data-independent covariance
+(replace-one adjacency keeps N), so ``log_density`` and ``exact_epsilon`` are closed form: the privacy loss of
+``N(mu, S)`` vs ``N(mu', S)`` is that of ``N(0, 1)`` vs ``N(Delta, 1)`` with the Mahalanobis distance
+``Delta = ||S^{-1/2}(mu - mu')||`` (exact; :func:`dpverify.mechanisms.gaussian.gaussian_epsilon`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpverify._validation import check_delta, check_finite_array, check_positive_int, check_real
+from dpverify.models.targets import GaussianTarget
+from dpverify.samplers._sgmcmc import (
+    ChainState,
+    StochasticGradientSampler,
+    claim_from,
+    draw_minibatches,
+    evaluate_theorem,
+    minibatch_gradient_sum,
+)
+from dpverify.samplers.base import Claim
+from dpverify.samplers.registry import register
+
+__all__ = ["ULAFinal", "ULAPath", "NoisySGDFinal", "NoisySGDPath"]
+
+
+def _constants(model, kind: str, N: int) -> dict:
+    fn = getattr(model, f"{kind}_constants", None)
+    if fn is None:
+        raise NotImplementedError(
+            f"{model!r} does not provide Bertazzi et al. 2025 constants ({kind}_constants(N)); "
+            "use dpverify.models.targets.GaussianTarget or NonConvexTarget"
+        )
+    return fn(N)
+
+
+class _ULA(StochasticGradientSampler):
+    """ULA, Bertazzi et al. 2025, eq. (25) (full-batch gradient, beta = 1)."""
+
+    def __init__(self, model, N: int, step_size: float, n_steps: int, theta0=None, unguaranteed: bool = False):
+        self._setup_common(model, N, theta0, unguaranteed)
+        self.h = check_real("step_size", step_size, low=0.0, low_inclusive=False)
+        self.n_steps = check_positive_int(n_steps, "n_steps")
+        self._check_hypotheses()
+
+    def _step(self, state: ChainState, data, rng) -> ChainState:
+        theta = state.theta
+        idx = np.broadcast_to(np.arange(self.N), (theta.shape[0], self.N))
+        grad_log_target = self.model.grad_log_prior(theta) + minibatch_gradient_sum(self.model, data, idx, theta)
+        xi = rng.standard_normal(theta.shape)
+        return ChainState(theta + self.h * grad_log_target + math.sqrt(2 * self.h) * xi, state.t + 1, state.aux)
+
+    # -- guarantee ------------------------------------------------------------
+    def _theorem_values(self, delta: float, alpha: float) -> dict:
+        """Assumption 5.1 constants (final state) or 5.3 (path) of the model, in the theorems' symbols."""
+        c = _constants(self.model, "ula", self.N)
+        K = c["K_path"] if self.output == "path" else c["K"]
+        return {"m": c["m"], "M": c["M"], "K": K, "h": self.h, "k": self.n_steps, "delta": delta, "alpha": alpha}
+
+    def _check_hypotheses(self) -> None:
+        try:
+            evaluate_theorem(self.theorem_id, self._theorem_values(0.5, 2.0), self.unguaranteed)
+        except NotImplementedError:
+            pass
+
+    @property
+    def theorem_id(self) -> str:
+        return self.theorems[0]
+
+    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
+        """(epsilon, delta) at the given delta (the theorem gives a curve epsilon(delta)); ``details["conclusion"]``
+        also holds the Rényi bound ``rdp`` at order ``alpha``."""
+        delta = check_delta(delta, allow_zero=False)
+        alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
+        ev = evaluate_theorem(self.theorem_id, self._theorem_values(delta, alpha), True)
+        return claim_from(ev, delta=delta)
+
+    # -- exact law on the Gaussian target --------------------------------------
+    def _gaussian(self, who: str) -> GaussianTarget:
+        if not isinstance(self.model, GaussianTarget):
+            raise NotImplementedError(f"{who} is closed form only on GaussianTarget; the model is {self.model!r}")
+        return self.model
+
+    def law(self, dataset) -> tuple[np.ndarray, np.ndarray]:
+        """Exact law of the final state on :class:`GaussianTarget`: (mean, diagonal covariance)."""
+        model = self._gaussian("the ULA law")
+        return model.ula_law(self.prepare_data(dataset).raw, self.h, self.n_steps, self.theta0)
+
+    def _mahalanobis(self, dataset, neighbour) -> float:
+        model = self._gaussian("exact_epsilon")
+        X = self.prepare_data(dataset).raw
+        Y = self.prepare_data(neighbour).raw
+        if self.output == "path":
+            # Path: log-density = sum of transition densities N(X_{k+1}; rho X_k + h b, 2h I); the two laws differ by a
+            # shift h (b - b') of every innovation: Mahalanobis^2 = n |h (b - b')|^2 / (2h).
+            db = model.linear_term(X) - model.linear_term(Y)
+            return float(math.sqrt(self.n_steps * self.h / 2.0) * np.linalg.norm(db))
+        m1, v1 = model.ula_law(X, self.h, self.n_steps, self.theta0)
+        m2, v2 = model.ula_law(Y, self.h, self.n_steps, self.theta0)
+        if not np.allclose(v1, v2, rtol=1e-12, atol=0):
+            raise ValueError("the two ULA laws do not share a covariance; exact_epsilon needs equal dataset sizes")
+        return float(np.sqrt(np.sum((m1 - m2) ** 2 / v1)))
+
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
+        """Exact epsilon of this pair at ``delta`` (both directions are the same for a Gaussian shift)."""
+        from dpverify.mechanisms.gaussian import gaussian_epsilon
+
+        delta = check_delta(delta, allow_zero=False)
+        return float(gaussian_epsilon(delta, self._mahalanobis(dataset, neighbour)))
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        """Normalised log density of each output under this mechanism on ``dataset`` (GaussianTarget only)."""
+        model = self._gaussian("log_density")
+        X = self.prepare_data(dataset).raw
+        d = model.dim
+        if self.output == "path":
+            out = check_finite_array(outputs, "outputs", shape=(None, self.n_steps + 1, d))
+            if not np.allclose(out[:, 0], self.theta0):
+                raise ValueError("every path must start at theta0 (the chain's fixed start)")
+            a = model.precision(X.shape[0])
+            mean = (1 - self.h * a) * out[:, :-1] + self.h * model.linear_term(X)
+            r = out[:, 1:] - mean
+            var = 2 * self.h
+            return -0.5 * np.sum(r**2, axis=(1, 2)) / var - 0.5 * self.n_steps * d * math.log(2 * math.pi * var)
+        out = check_finite_array(outputs, "outputs", shape=(None, d))
+        mean, var = model.ula_law(X, self.h, self.n_steps, self.theta0)
+        return -0.5 * np.sum((out - mean) ** 2 / var + np.log(2 * math.pi * var), axis=1)
+
+
+@register
+class ULAFinal(_ULA):
+    """ULA (Bertazzi et al. 2025, eq. 25) releasing the final state ``X_n``; Theorem 5.2 (Assumption 5.1,
+    ``0 < h < 2m/L^2``), uniform in n."""
+
+    id = "ula_final"
+    theorems = ("bertazzi2025.thm52_ula_final",)
+    output = "final"
+    description = "ULA (Bertazzi et al. 2025, eq. 25), final state; exact Gaussian law on GaussianTarget"
+
+
+@register
+class ULAPath(_ULA):
+    """ULA (Bertazzi et al. 2025, eq. 25) releasing the path ``(X_0, ..., X_n)``, shape ``(n, steps + 1, d)``;
+    Theorem 5.4 (Assumption 5.3)."""
+
+    id = "ula_path"
+    theorems = ("bertazzi2025.thm54_ula_path",)
+    output = "path"
+    description = "ULA (Bertazzi et al. 2025, eq. 25), whole path; exact Gaussian law on GaussianTarget"
+
+
+class _NoisySGD(StochasticGradientSampler):
+    """Noisy SGD / SGLD, Bertazzi et al. 2025, eq. (31)."""
+
+    def __init__(self, model, N: int, batch_size: int, step_size: float, n_steps: int, beta: float = 1.0,
+                 theta0=None, unguaranteed: bool = False):
+        self._setup_common(model, N, theta0, unguaranteed)
+        self.s = check_positive_int(batch_size, "batch_size")
+        if self.s > self.N:
+            raise ValueError(f"batch_size must be <= N = {self.N}; got {self.s}")
+        self.h = check_real("step_size", step_size, low=0.0, low_inclusive=False)
+        self.n_steps = check_positive_int(n_steps, "n_steps")
+        self.beta = check_real("beta", beta, low=0.0, low_inclusive=False)
+        self._check_hypotheses()
+
+    def _step(self, state: ChainState, data, rng) -> ChainState:
+        theta = state.theta
+        idx = draw_minibatches(rng, theta.shape[0], self.N, self.s)  # S_{k+1}
+        minus_grad_l = self.model.grad_log_prior(theta) / self.N + minibatch_gradient_sum(self.model, data, idx, theta) / self.s
+        xi = rng.standard_normal(theta.shape)
+        return ChainState(theta + self.h * minus_grad_l + math.sqrt(2 * self.h / self.beta) * xi, state.t + 1, state.aux)
+
+    @property
+    def theorem_id(self) -> str:
+        if self.output == "path":
+            return "bertazzi2025.thm58_sgld_path"
+        c = _constants(self.model, "sgd", self.N)
+        return "bertazzi2025.thm57_sgld_strongly_convex" if c.get("affine_l2") else "bertazzi2025.thm56_sgld_final"
+
+    def _theorem_values(self, delta: float, alpha: float) -> dict:
+        """Assumption 5.5 constants of the model in the theorems' symbols (the batch size s is ``tau`` there)."""
+        c = _constants(self.model, "sgd", self.N)
+        return {"m": c["m"], "M": c["M"], "K": c["K"], "K_ell": c["K_ell"], "h": self.h, "tau": self.s,
+                "k": self.n_steps, "beta": self.beta, "N": self.N, "delta": delta, "alpha": alpha}
+
+    _check_hypotheses = _ULA._check_hypotheses
+    guarantee = _ULA.guarantee
+
+
+@register
+class NoisySGDFinal(_NoisySGD):
+    """Noisy SGD (Bertazzi et al. 2025, eq. 31) releasing the final state; Theorem 5.6 (Assumption 5.5), or 5.7
+    when the data-dependent gradient part is constant in theta (then ``1/s`` better)."""
+
+    id = "noisy_sgd_final"
+    theorems = ("bertazzi2025.thm56_sgld_final", "bertazzi2025.thm57_sgld_strongly_convex")
+    output = "final"
+    description = "noisy SGD / SGLD with mini-batches (Bertazzi et al. 2025, eq. 31), final state"
+
+
+@register
+class NoisySGDPath(_NoisySGD):
+    """Noisy SGD (Bertazzi et al. 2025, eq. 31) releasing the path, shape ``(n, steps + 1, d)``; Theorem 5.8."""
+
+    id = "noisy_sgd_path"
+    theorems = ("bertazzi2025.thm58_sgld_path",)
+    output = "path"
+    description = "noisy SGD / SGLD with mini-batches (Bertazzi et al. 2025, eq. 31), whole path"
