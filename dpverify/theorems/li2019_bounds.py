@@ -29,6 +29,7 @@ __all__ = [
     "harmonic_third_float",
     "eta_max_lemma2",
     "eta_max_exact",
+    "CONVERSIONS",
     "delta_exact",
     "epsilon_exact",
     "schedule_noise_multipliers",
@@ -36,8 +37,9 @@ __all__ = [
 ]
 
 SCHEDULES = ("decreasing", "fixed")
-#: Moments-accountant orders lam used with the exact accountant (integers, as in Abadi et al.'s code).
-EXACT_LAMBDAS = np.unique(np.round(np.geomspace(1, 1024, 40)))
+#: Moments-accountant orders lam of the exact accountant's first pass (integers, as in Abadi et al.'s
+#: code); a second pass refines within a factor 1.5 of the best first-pass order (see ``_convert``).
+EXACT_LAMBDAS = np.unique(np.round(np.geomspace(1, 2048, 16)))
 #: Number of geometric blocks of iterations sharing one noise multiplier in :func:`delta_exact`.
 BLOCKS = 128
 
@@ -101,34 +103,65 @@ def schedule_noise_multipliers(N: int, T: int, L: float, q: float, eta: float, s
     return sigma1 * starts.astype(float) ** (1 / 6), counts.astype(float)
 
 
-def _log_moments(q: float, sigmas: np.ndarray, counts: np.ndarray, lams: np.ndarray) -> np.ndarray:
+#: Conversions from the composed RDP curve: "moments" is Abadi et al.'s tail bound
+#: delta = min_lam exp(alpha(lam) - lam eps) with alpha(lam) = lam rdp(lam+1) (= Mironov 2017, Prop. 3);
+#: "balle2020" is the tighter modern conversion (Balle et al. 2020, Thm 21).
+CONVERSIONS = {"moments": "mironov2017", "balle2020": "balle2020"}
+
+
+def _check_conversion(conversion: str) -> str:
+    if conversion not in CONVERSIONS:
+        raise ValueError(f"conversion must be one of {sorted(CONVERSIONS)}; got {conversion!r}")
+    return CONVERSIONS[conversion]
+
+
+def _composed_rdp(q: float, sigmas: np.ndarray, counts: np.ndarray, orders: np.ndarray) -> np.ndarray:
     from dpverify.accounting.sampled_gaussian import rdp_sampled_gaussian_composed
 
-    # rdp_sampled_gaussian_composed sums over the given multipliers; weight each block by its size.
-    total = np.zeros(lams.size)
-    for c in np.unique(counts):
-        total += c * rdp_sampled_gaussian_composed(q, sigmas[counts == c], lams + 1.0)
-    return lams * total
+    # one entry per iteration; rdp_sampled_gaussian_composed computes each distinct multiplier once
+    return rdp_sampled_gaussian_composed(q, np.repeat(sigmas, counts.astype(np.int64)), orders)
+
+
+def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to: str, method: str) -> float:
+    """Minimise the conversion over orders in two passes (coarse grid, then integers around its best)."""
+    from dpverify.conversions import rdp_to_delta, rdp_to_dp
+
+    def run(lams: np.ndarray):
+        orders = lams + 1.0
+        rdp = _composed_rdp(q, sigmas, counts, orders)
+        if to == "delta":
+            c = rdp_to_delta(orders, rdp, target, method)
+            return c.delta, c.order - 1.0
+        c = rdp_to_dp(orders, rdp, target, method)
+        return c.epsilon, c.order - 1.0
+
+    value, best = run(EXACT_LAMBDAS)
+    # delta(lam) can be sharp near the optimum (where subsampling stops amplifying): every integer
+    # within a factor 1.5 of the coarse optimum, or 96 geometric integers when that is too many
+    lo, hi = max(1.0, math.floor(best / 1.5)), math.ceil(best * 1.5)
+    fine = np.arange(lo, hi + 1.0) if hi - lo <= 256 else np.unique(np.round(np.geomspace(lo, hi, 96)))
+    return min(value, run(fine)[0])
 
 
 def delta_exact(N: int, T: int, L: float, epsilon: float, q: float, eta: float,
-                schedule: str = "decreasing") -> float:
-    """delta of Algorithm 1 at ``epsilon`` by the moments accountant with the exact sampled-Gaussian
-    log moments (Li et al. 2019, Thm 1 tail bound; App. C), minimised over :data:`EXACT_LAMBDAS`."""
-    from dpverify.accounting.moments import tail_bound_delta
-
+                schedule: str = "decreasing", conversion: str = "moments") -> float:
+    """delta of Algorithm 1 at ``epsilon`` from the exact sampled-Gaussian RDP of its noise multipliers
+    (:func:`schedule_noise_multipliers`), converted by the moments-accountant tail bound
+    ``min_lam exp(alpha(lam) - lam eps)`` (Li et al. 2019, Thm 1; App. C; :data:`EXACT_LAMBDAS`), or by
+    ``conversion="balle2020"``."""
+    method = _check_conversion(conversion)
     sigmas, counts = schedule_noise_multipliers(N, T, L, q, eta, _check_schedule(schedule))
-    return tail_bound_delta(_log_moments(q, sigmas, counts, EXACT_LAMBDAS), EXACT_LAMBDAS, epsilon)
+    return _convert(q, sigmas, counts, epsilon, "delta", method)
 
 
 def epsilon_exact(N: int, T: int, L: float, delta: float, q: float, eta: float,
-                  schedule: str = "fixed") -> float:
-    """epsilon of Algorithm 1 at ``delta`` by the moments accountant (exact log moments):
-    ``min_lam (alpha(lam) + log(1/delta)) / lam`` (Thm 1 tail bound solved for eps)."""
-    from dpverify.accounting.moments import tail_bound_epsilon
-
+                  schedule: str = "fixed", conversion: str = "moments") -> float:
+    """epsilon of Algorithm 1 at ``delta`` from the exact RDP of its noise multipliers: the tail bound
+    solved for eps, ``min_lam (alpha(lam) + log(1/delta))/lam`` (``conversion="moments"``), or Balle et
+    al. 2020's conversion."""
+    method = _check_conversion(conversion)
     sigmas, counts = schedule_noise_multipliers(N, T, L, q, eta, _check_schedule(schedule))
-    return tail_bound_epsilon(_log_moments(q, sigmas, counts, EXACT_LAMBDAS), EXACT_LAMBDAS, delta)
+    return _convert(q, sigmas, counts, delta, "epsilon", method)
 
 
 def eta_max_exact(N: int, T: int, L: float, epsilon: float, delta: float, q: float,
@@ -150,7 +183,7 @@ def eta_max_exact(N: int, T: int, L: float, epsilon: float, delta: float, q: flo
         lo -= 2.0
     while f(hi) < 0:
         hi += 2.0
-    return math.exp(brentq(f, lo, hi, xtol=1e-6))
+    return math.exp(brentq(f, lo, hi, xtol=1e-4))
 
 
 def wang_eta_max(N: int, T: int, L: float, epsilon: float, delta: float, *, log_arg_factor: float = 2.5) -> float:
