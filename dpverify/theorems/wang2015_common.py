@@ -20,11 +20,15 @@ constant 128 is ``variance_ratio = 1/2`` (the claim needs 256, see ``wang2015.th
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from dpverify.theorems.base import EmpiricalLink, Source
 
-__all__ = ["SYMBOLS", "symbols", "source", "link", "data_term_coefficient", "sgld_chain", "PAPER_EPS0"]
+__all__ = [
+    "SYMBOLS", "symbols", "source", "link", "data_term_coefficient", "sgld_chain", "PAPER_EPS0",
+    "LOG_A", "LOG_2D", "with_log_symbols", "hockey_stick_rows",
+]
 
 #: The shared symbols (HELPERS.md names), with their assumptions.
 SYMBOLS: dict[str, sp.Symbol] = {
@@ -89,6 +93,24 @@ def data_term_coefficient(N=None, T=None, tau=None, L=None, epsilon=None, delta=
         S["delta"] if delta is None else delta,
     )
     return 128 * N * T * L**2 / (tau * eps**2) * sp.log(sp.Rational(5, 2) * N * T / (tau * delta)) * sp.log(2 / delta)
+
+
+#: log(2.5 N T/(tau delta)) and log(2/delta), the two logarithms of Algorithm 2's noise.
+LOG_A = sp.log(sp.Rational(5, 2) * SYMBOLS["N"] * SYMBOLS["T"] / (SYMBOLS["tau"] * SYMBOLS["delta"]))
+LOG_2D = sp.log(2 / SYMBOLS["delta"])
+_LOG_SYMBOLS = sp.symbols("log_A log_B", positive=True)
+
+
+def with_log_symbols(expr):
+    """``expr`` with LOG_A, LOG_2D replaced by positive symbols ``log_A``, ``log_B``, so that simplify keeps
+    the logarithms whole (it otherwise folds them into forms like ``log(x**log(y))``)."""
+    return sp.sympify(expr).subs({LOG_A: _LOG_SYMBOLS[0], LOG_2D: _LOG_SYMBOLS[1]})
+
+
+def hockey_stick_rows(p: np.ndarray, q: np.ndarray, eps: float) -> np.ndarray:
+    """sup_S P(S) - e^eps Q(S) = sum_w max(0, p_w - e^eps q_w) for each row of discrete laws (last axis);
+    the batched form of :func:`dpverify.mechanisms.exponential.discrete_delta` for the checks' random pairs."""
+    return np.maximum(p - np.exp(eps) * q, 0.0).sum(axis=-1)
 
 
 #: The per-step epsilon the proof of Theorem 4 claims: epsilon sqrt(N) / sqrt(32 tau T log(2/delta)).

@@ -14,7 +14,7 @@ import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
-from dpverify.theorems.wang2015_common import link, source, symbols
+from dpverify.theorems.wang2015_common import hockey_stick_rows, link, source, symbols
 
 __all__: list[str] = []
 
@@ -107,9 +107,8 @@ def _():
     rng = np.random.default_rng(7)
     eps_a, eps_b = 0.3, 0.7
     P1, Q1, P2, Q2 = (rng.dirichlet(np.ones(4), size=300) for _ in range(4))
-    hs = lambda p, q, e: np.maximum(p - np.exp(e) * q, 0).sum(axis=-1)  # noqa: E731
-    da, db = hs(P1, Q1, eps_a), hs(P2, Q2, eps_b)
-    joint = hs(np.einsum("ri,rj->rij", P1, P2).reshape(300, -1), np.einsum("ri,rj->rij", Q1, Q2).reshape(300, -1), eps_a + eps_b)
+    da, db = hockey_stick_rows(P1, Q1, eps_a), hockey_stick_rows(P2, Q2, eps_b)
+    joint = hockey_stick_rows(np.einsum("ri,rj->rij", P1, P2).reshape(300, -1), np.einsum("ri,rj->rij", Q1, Q2).reshape(300, -1), eps_a + eps_b)
     worst = float(np.max(joint - (da + db)))
     core = basic_composition([ApproxDP(eps_a, 0.01), ApproxDP(eps_b, 0.02)])
     ours = lem2.evaluate(epsilon_1=eps_a, epsilon_2=eps_b, delta_1=0.01, delta_2=0.02)

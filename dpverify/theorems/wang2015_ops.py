@@ -13,16 +13,11 @@ import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
-from dpverify.theorems.wang2015_common import link, source, symbols
+from dpverify.theorems.wang2015_common import hockey_stick_rows, link, source, symbols
 
 __all__: list[str] = []
 
 _OPS_LINK = link("ops_beta_bernoulli", "exact conjugate posterior draws (optionally tempered), audited for the claimed epsilon")
-
-
-def _hockey_stick(p: np.ndarray, q: np.ndarray, eps: float) -> np.ndarray:
-    """sup_S P(S) - e^eps Q(S) = sum_w max(0, p_w - e^eps q_w) over the last axis (discrete P, Q)."""
-    return np.maximum(p - np.exp(eps) * q, 0.0).sum(axis=-1)
 
 
 def _beta_bernoulli_scaled_mse(rho):
@@ -92,7 +87,7 @@ def _():
     p, q = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
     eps = 0.3
     best = max(sum(p[list(S)]) - np.exp(eps) * sum(q[list(S)]) for r in range(7) for S in itertools.combinations(range(6), r))
-    hs = float(_hockey_stick(p, q, eps))
+    hs = float(hockey_stick_rows(p, q, eps))
     return abs(best - hs) < 1e-12, f"max over events {best:.12g}, hockey-stick {hs:.12g}", hs, best
 
 
@@ -137,8 +132,8 @@ def _():
     p, q = rng.dirichlet(np.ones(5), size=200), rng.dirichlet(np.ones(5), size=200)
     K = rng.dirichlet(np.ones(4), size=(200, 5))  # row-stochastic 5 -> 4
     eps = 0.5
-    before = _hockey_stick(p, q, eps)
-    after = _hockey_stick(np.einsum("rw,rwo->ro", p, K), np.einsum("rw,rwo->ro", q, K), eps)
+    before = hockey_stick_rows(p, q, eps)
+    after = hockey_stick_rows(np.einsum("rw,rwo->ro", p, K), np.einsum("rw,rwo->ro", q, K), eps)
     worst = float(np.max(after - before))
     return worst <= 1e-12, f"max(after - before) = {worst:.3g}"
 
@@ -477,7 +472,7 @@ def _():
         return x + (y - x) * np.minimum(1.0, delta / l1)  # L1 distance <= delta, still a distribution
 
     pp, qp = perturb(p), perturb(q)
-    worst = float(np.max(_hockey_stick(pp, qp, eps)))
+    worst = float(np.max(hockey_stick_rows(pp, qp, eps)))
     bound = (1 + np.exp(eps)) * delta
     return worst <= bound, f"max hockey-stick {worst:.4g} <= {bound:.4g}", bound, worst
 

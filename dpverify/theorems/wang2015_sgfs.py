@@ -15,14 +15,13 @@ import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
-from dpverify.theorems.wang2015_common import PAPER_EPS0, SYMBOLS, link, sgld_chain, source, symbols
+from dpverify.theorems.wang2015_common import LOG_2D, LOG_A, PAPER_EPS0, SYMBOLS, link, sgld_chain, source, symbols, with_log_symbols
 
 __all__: list[str] = []
 
 _S = SYMBOLS
 _eps, _delta, _N, _T, _tau, _L, _n = (_S[k] for k in ("epsilon", "delta", "N", "T", "tau", "L", "n"))
-_LOG2D = sp.log(2 / _delta)
-_LOGA = sp.log(sp.Rational(5, 2) * _N * _T / (_tau * _delta))
+_LOG2D, _LOGA = LOG_2D, LOG_A
 
 # ---------------------------------------------------------------------------------------------
 # Lemma 5
@@ -257,8 +256,7 @@ def _needed_variance(sensitivity):
 
 
 def _ratio(printed, needed):
-    la, lb = sp.symbols("log_A log_B", positive=True)
-    return sp.simplify((printed / needed).subs({_LOGA: la, _LOG2D: lb}))
+    return sp.simplify(with_log_symbols(printed / needed))
 
 
 @thm5.add_check("gradient_noise_ratio", "symbolic",

@@ -19,7 +19,17 @@ import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
-from dpverify.theorems.wang2015_common import PAPER_EPS0, SYMBOLS, data_term_coefficient, link, sgld_chain, source, symbols
+from dpverify.theorems.wang2015_common import (
+    LOG_2D,
+    PAPER_EPS0,
+    SYMBOLS,
+    data_term_coefficient,
+    link,
+    sgld_chain,
+    source,
+    symbols,
+    with_log_symbols,
+)
 
 __all__: list[str] = []
 
@@ -27,14 +37,9 @@ _S = SYMBOLS
 _eps, _delta, _N, _T, _tau, _L, _eta = (_S[n] for n in ("epsilon", "delta", "N", "T", "tau", "L", "eta"))
 _D = data_term_coefficient()
 _CHAIN = sgld_chain(sp.Rational(1, 2))  # Algorithm 2's 128 = half the 256 the proof's claim needs
-_LOG2D = sp.log(2 / _delta)
-_LOGA = sp.log(sp.Rational(5, 2) * _N * _T / (_tau * _delta))
+_LOG2D = LOG_2D
 _la, _lb = sp.symbols("log_A log_B", positive=True)
-
-
-def _plain(expr):
-    """Replace log(2.5NT/(tau delta)) and log(2/delta) by positive symbols, so simplify keeps them whole."""
-    return sp.sympify(expr).subs({_LOGA: _la, _LOG2D: _lb})
+_plain = with_log_symbols
 
 #: Hypotheses shared by every sampler analysed with Theorem 4's chain (Algorithm 2's constant 128).
 def _chain_hypotheses() -> list[Hypothesis]:
