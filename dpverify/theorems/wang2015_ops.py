@@ -27,13 +27,13 @@ def _beta_bernoulli_scaled_mse(rho):
     Used by Propositions 2 and 4 (rho = 1 and rho = epsilon / (4B)); returns (expr, n, theta0).
     """
     n, th = sp.Symbol("n", positive=True), sp.Symbol("theta0", positive=True)
-    s, s2 = sp.Symbol("s"), sp.Symbol("s2")  # placeholders for S and S^2
+    s = sp.Symbol("s")  # the success count S
     a, b = 1 + rho * s, 1 + rho * (n - s)
     mean = a / (a + b)
     # E[(theta_hat - theta0)^2 | S] = posterior variance + (posterior mean - theta0)^2
     cond = sp.expand((a * b / ((a + b) ** 2 * (a + b + 1)) + (mean - th) ** 2) * ((a + b) ** 2 * (a + b + 1)))
     # a + b = 2 + rho n does not depend on S: the numerator is a polynomial of degree 2 in S
-    poly = sp.Poly(cond.subs(s2, 0), s)
+    poly = sp.Poly(cond, s)
     coeffs = dict(zip(poly.monoms(), poly.coeffs()))
     es, es2 = n * th, n * th * (1 - th) + n**2 * th**2
     expect = sum(c * {(0,): 1, (1,): es, (2,): es2}[m] for m, c in coeffs.items())

@@ -7,9 +7,10 @@ The proof chain of Theorem 4 is :func:`dpverify.theorems.wang2015_common.sgld_ch
 
 Main finding (``wang2015.thm4_dp_sgld``): with the sensitivity 2L that the proof states, Algorithm 2's
 constant 128 makes the per-step epsilon sqrt(2) times what the proof claims; the proof's route
-(Remark 1) needs 256. Lemma 3 applied exactly is loose-free enough that 128 still gives the final
-(epsilon, delta) at typical parameters (the constant it needs is ~67-90), but only when the per-step
-epsilon is < 1, i.e. ``T > eps^2 N / (16 tau log(2/delta))`` -- twice the printed threshold.
+(Remark 1) needs 256. Evaluating Lemma 3 exactly instead of Remark 1's 2c recovers about a factor 2,
+so 128 still gives the final (epsilon, delta) at typical parameters (the constant needed is ~67-90),
+but only when the per-step epsilon is < 1, i.e. ``T > eps^2 N / (16 tau log(2/delta))`` -- twice the
+printed threshold.
 """
 from __future__ import annotations
 
