@@ -3,6 +3,7 @@
 Sources: shared/papers/bertazzi2025.md (the reconstruction; its section 7 checks are re-run here) and
 shared/papers/INDEX.md (the 18 IDs and their check types).
 """
+import json
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,9 @@ def test_entry_metadata(theorem_id):
     if "E" in types:
         assert thm.empirical and all(e.sampler in PLANNED_SAMPLERS for e in thm.empirical)
         assert all(e.audit == f"audits/test_{e.sampler}.py" for e in thm.empirical)
+    assert "reconstructed" in thm.explain() and theorem_id in thm.explain()
+    json.dumps(thm.to_dict())
+    assert thm._repr_latex_().startswith("$")
 
 
 # --- evaluation with the stable keyword names -----------------------------------------------------

@@ -120,7 +120,7 @@ thm_52 = Theorem(
     errata=[Erratum(
         "Reconstruction Sec. 7b (not the paper): the looseness of the bound on the 1-d Gaussian example is quoted as "
         ">= 4.1x the exact RDP; the h -> 0 ratio is (2m+1)^2/(2m) = 4 + (2m-1)^2/(2m), whose infimum is exactly 4 "
-        "(m = M = 1/2); 4.010 is measured at m = 1/2, h = 2e-3",
+        "(m = M = 1/2); 4.010 is measured at m = 1/2, h = 4e-3",
         "bound >= 4.1 x exact RDP", "bound >= 4 x exact RDP (tight as m -> 1/2, h -> 0)", check="h_to_zero_limit")],
     empirical=[EmpiricalLink("ula_final", "audits/test_ula_final.py", "ULA final state: audited epsilon <= epsilon")],
 )
@@ -210,13 +210,13 @@ def _():
 @thm_52.add_check("coupled_nonconvex_ula_within_radius", "numeric",
                   "section 7 check 4: grad U_1 = m x + (M-m) tanh x (m = 0.5, M = 2), grad U_2^D = K cos(3x), "
                   "grad U_2^D' = -K cos(3x), K = 1: synchronously coupled chains stay within R_h (5 at h = 0.05, "
-                  "20 at h = 0.2); 1500 chains x 2000 steps")
+                  "20 at h = 0.2); 1000 chains x 2000 steps")
 def _():
     m_, M_, K_ = 0.5, 2.0, 1.0
     gu1 = lambda x: m_ * x + (M_ - m_) * np.tanh(x)
     out = []
     for h_, seed in ((0.05, 1), (0.2, 2)):
-        gap = _coupled_sup_gap(gu1, lambda x: K_ * np.cos(3 * x), lambda x: -K_ * np.cos(3 * x), h_, 2000, 1500, seed)
+        gap = _coupled_sup_gap(gu1, lambda x: K_ * np.cos(3 * x), lambda x: -K_ * np.cos(3 * x), h_, 2000, 1000, seed)
         out.append((h_, gap, float(coupling_radius(K_, M_, m_, h_))))
     ok = all(g <= r for _, g, r in out)
     return ok, "; ".join(f"h={a}: max gap {g:.3f} <= R_h {r:.1f}" for a, g, r in out), [r for *_, r in out], [g for _, g, _ in out]
