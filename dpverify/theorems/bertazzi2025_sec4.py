@@ -256,12 +256,12 @@ prop_46 = Theorem(
     symbols={"beta": beta, "K": K, "L": L, "R": R, "delta": delta, "alpha": alpha},
     hypotheses=[Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
                 Hypothesis("order_above_one", sp.Gt(alpha, 1), "alpha > 1")],
-    conclusion={"M": M_final, "epsilon": sym_eps_dp(C_final), "rdp": sym_eps_rdp(C_final)},
+    conclusion={"final_constant": M_final, "epsilon": sym_eps_dp(C_final), "rdp": sym_eps_rdp(C_final)},
     defaults={"beta": 1},
     statement=(
         "If |b^D(x, zeta) - b^D'(y, zeta)| <= K + L|x - y| (eq. 20) and the synchronously coupled solutions satisfy "
         "sup_{t <= T} |X^D_t - X^D'_t| <= R a.s. (eq. 21), then X^D_T is (epsilon, delta)-DP and (alpha, rdp)-RDP "
-        "with M = K + (L+1) R, epsilon = beta M^2/4 + M sqrt(beta log(1/delta)), rdp = alpha beta M^2/4 (eq. 22), "
+        "with M = K + (L+1) R ('final_constant'), epsilon = beta M^2/4 + M sqrt(beta log(1/delta)), rdp = alpha beta M^2/4 (eq. 22), "
         "uniformly in T. Proof: a control u on [T-1, T] steers a copy of X^D' onto X^D_T; |u| <= K + L R + R."
     ),
     notes=(
