@@ -9,6 +9,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, stats
 
+from dpverify.mechanisms.exponential import discrete_delta
 from dpverify.theorems.base import EmpiricalLink, Hypothesis, Source, Theorem
 from dpverify.theorems.bertazzi2025_formulas import SYMBOLS, gaussian_renyi
 
@@ -35,9 +36,10 @@ def _src(item: str, location: str, confidence: str) -> Source:
 
 
 def hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
-    """``sup_A p(A) - e^eps q(A) = sum_x (p(x) - e^eps q(x))_+`` for discrete laws (Def. 2.1 as a divergence)."""
-    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
-    return float(np.clip(p - np.exp(epsilon) * q, 0, None).sum())
+    """``sup_A p(A) - e^eps q(A) = sum_x (p(x) - e^eps q(x))_+`` for discrete laws given as pmfs (Def. 2.1 as a
+    divergence); :func:`dpverify.mechanisms.exponential.discrete_delta` on their logarithms."""
+    with np.errstate(divide="ignore"):
+        return discrete_delta(np.log(np.asarray(p, dtype=float)), np.log(np.asarray(q, dtype=float)), epsilon)
 
 
 def is_dp(p: np.ndarray, q: np.ndarray, epsilon: float, delta: float) -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
+from dpverify.mechanisms.gaussian import gaussian_delta
 from dpverify.theorems.base import EmpiricalLink, Hypothesis, Source, Theorem
 from dpverify.theorems.bertazzi2025_formulas import (
     SYMBOLS,
@@ -90,8 +91,7 @@ def _():
         for d in (1e-2, 1e-5, 1e-10):
             e = float(lem_41.conclusion["epsilon"].subs({C: Cv, delta: d}))
             tail = stats.norm.sf(e, Cv / 2, np.sqrt(Cv))
-            mu = np.sqrt(Cv)  # exact hockey-stick of N(0,1) vs N(mu,1) (Balle & Wang 2018, Thm 8), in log space
-            hs = np.exp(stats.norm.logsf(e / mu - mu / 2)) - np.exp(e + stats.norm.logsf(e / mu + mu / 2))
+            hs = gaussian_delta(e, np.sqrt(Cv))  # exact hockey-stick of N(0,1) vs N(mu,1), mu^2 = C
             worst = min(worst, (d - tail) / d, (d - hs) / d)
     return worst >= 0, f"smallest relative slack {worst:.3g}", ">= 0", worst
 
