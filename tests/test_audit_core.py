@@ -132,3 +132,26 @@ def test_vector_and_path_outputs_use_projection():
 
     r = audit(path, D0, D1, epsilon=5.0, samples=5000, seed=0, test="threshold")
     assert r.test == "projection" and r.epsilon_lower > 0
+
+
+def test_several_candidates_are_bonferroni_corrected():
+    # candidates=3: three events counted on the estimation half; each bound is recomputed from its
+    # counts at alpha/3 (two one-sided bounds at alpha/6), and the result is their maximum.
+    from dpverify.audit.bounds import epsilon_lower_bound
+
+    r = audit(LAPLACE, D0, D1, epsilon=1.0, samples=20_000, seed=5, candidates=3)
+    assert len(r.candidates) == 3
+    n = r.counts["n_estimation"]
+    for c in r.candidates:
+        k_d, k_n = c["dataset_in_event"], c["neighbour_in_event"]
+        d_high = "M(dataset)" in c["event"]
+        expect = epsilon_lower_bound(k_d, n, k_n, n, alpha=0.05, orientation=(False, d_high), candidates=3)
+        assert c["epsilon_lower"] == pytest.approx(float(expect))
+    assert r.epsilon_lower == max(c["epsilon_lower"] for c in r.candidates)
+    # Same seed, one candidate: the same top event, certified at alpha instead of alpha/3.
+    single = audit(LAPLACE, D0, D1, epsilon=1.0, samples=20_000, seed=5)
+    assert single.event == r.candidates[0]["event"]
+    assert single.counts["dataset_in_event"] == r.candidates[0]["dataset_in_event"]
+    assert single.epsilon_lower > r.candidates[0]["epsilon_lower"]
+    with pytest.raises(ValueError, match="candidates"):
+        audit(LAPLACE, D0, D1, epsilon=1.0, samples=200, candidates=0)

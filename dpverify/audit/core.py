@@ -7,10 +7,12 @@ Method (each step is one module, see :mod:`dpverify.audit`):
 2. on the selection part, fit every candidate scalar statistic on its first half and choose the
    threshold event maximising the epsilon lower bound on its second half
    (:mod:`.statistics`, :mod:`.likelihood_ratio`, :mod:`.events`, :mod:`.classifier`);
-   keep the single best (statistic, event, orientation);
-3. on the estimation part (never seen by step 2) count that one event on both sides;
+   keep the ``candidates`` best (statistic, event, orientation) triples (default 1);
+3. on the estimation part (never seen by step 2) count those events on both sides;
 4. certify ``epsilon_lower = max(0, log((L_hi - delta) / U_lo))`` from two one-sided
-   Clopper-Pearson bounds at alpha/2 each, alpha = 1 - confidence (:mod:`.bounds`).
+   Clopper-Pearson bounds at alpha/(2 candidates) each, alpha = 1 - confidence, maximised over
+   the candidates (Bonferroni; :mod:`.bounds`). The orientation (event or complement, which side is
+   high) was fixed by the selection, so two one-sided bounds per candidate suffice.
 
 With probability >= ``confidence`` (over the estimation samples), ``epsilon_lower`` is at most the
 smallest epsilon for which M is (epsilon, delta)-DP on this pair -- hence at most the exact pair
@@ -32,7 +34,7 @@ from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.events import is_discrete, outcome_log_ratio
 from dpverify.audit.likelihood_ratio import log_likelihood_ratio
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
-from dpverify.audit.statistics import Statistic, best_threshold, flatten, identity, mean_difference_projection
+from dpverify.audit.statistics import Statistic, best_thresholds, flatten, identity, mean_difference_projection
 
 __all__ = ["AuditResult", "audit", "TESTS"]
 
@@ -42,7 +44,9 @@ TESTS = ("threshold", "likelihood_ratio", "events", "classifier", "boosting")
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of one audit. ``counts`` holds the raw numbers the bound is computed from."""
+    """Outcome of one audit. ``counts`` holds the raw numbers the bound is computed from (for the
+    event that gave ``epsilon_lower``); ``candidates`` every event evaluated on the estimation
+    samples, with its selection score, counts and (Bonferroni-corrected) bound."""
 
     epsilon_lower: float
     epsilon_claimed: float
@@ -55,7 +59,7 @@ class AuditResult:
     test: str
     event: str
     counts: dict = field(default_factory=dict)
-    candidates: dict = field(default_factory=dict)
+    candidates: tuple = field(default_factory=tuple)
     wall_time: float = 0.0
 
     @property
@@ -117,6 +121,7 @@ def audit(
     exact_epsilon: float | None = None,
     selection_fraction: float = DEFAULT_SELECTION_FRACTION,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    candidates: int = 1,
 ) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
@@ -128,7 +133,10 @@ def audit(
     "threshold" (identity for scalars, difference-of-means projection for vectors),
     "likelihood_ratio", "events", "classifier" (logistic), "boosting", or a callable scalar
     statistic ``s(outputs) -> (n,)``; ``exact_epsilon`` the known pair epsilon (else taken from
-    ``mechanism.exact_epsilon(dataset, neighbour, delta)`` if present).
+    ``mechanism.exact_epsilon(dataset, neighbour, delta)`` if present); ``candidates`` how many
+    of the best selected events (over statistics and the four orientations) are counted on the
+    estimation samples -- the bound is their maximum, each at alpha/candidates (Bonferroni).
+    ``samples`` must be >= 4 (two per side for fitting and two for scoring the test).
 
     The method is the module docstring's; the returned bound holds with probability >= confidence.
     """
@@ -142,6 +150,7 @@ def audit(
     seed = check_positive_int(seed, "seed", minimum=0)
     selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)
     chunk_size = check_positive_int(chunk_size, "chunk_size")
+    candidates = check_positive_int(candidates, "candidates")
     if not callable(test) and test != "auto" and test not in TESTS:
         raise ValueError(f"test must be 'auto', one of {TESTS}, or a callable statistic; got {test!r}")
     if exact_epsilon is None and callable(getattr(mechanism, "exact_epsilon", None)):
@@ -155,27 +164,46 @@ def audit(
     half = plan.n_selection // 2
     f0, f1, v0, v1 = sel0[:half], sel1[:half], sel0[half:], sel1[half:]
 
-    best = None
-    scores = {}
+    # Selection: every statistic fitted on (f0, f1), its best event per orientation scored on (v0, v1).
+    pool = []
     for stat in _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed):
-        event = best_threshold(stat(v0), stat(v1), delta=delta, alpha=alpha)
-        scores[stat.name] = event.score
-        if best is None or event.score > best[1].score:
-            best = (stat, event)
-    stat, event = best
+        s0, s1 = stat(v0), stat(v1)
+        pool.extend((stat, event) for event in best_thresholds(s0, s1, delta=delta, alpha=alpha))
+    pool.sort(key=lambda pair: -pair[1].score)
+    chosen = pool[:candidates]
 
-    k0 = k1 = 0
+    # Estimation: count the chosen events on fresh samples (each statistic evaluated once per chunk).
+    stats = {id(stat): stat for stat, _ in chosen}
+    k0 = np.zeros(len(chosen), dtype=np.int64)
+    k1 = np.zeros(len(chosen), dtype=np.int64)
     for c0, c1 in estimation:
-        k0 += event.count(stat(c0))
-        k1 += event.count(stat(c1))
+        values = {key: (stat(c0), stat(c1)) for key, stat in stats.items()}
+        for j, (stat, event) in enumerate(chosen):
+            k0[j] += event.count(values[id(stat)][0])
+            k1[j] += event.count(values[id(stat)][1])
     n = plan.n_estimation
-    eps_lower = float(epsilon_lower_bound(k0, n, k1, n, delta=delta, alpha=alpha, orientation=event.orientation))
+    bounds = [float(epsilon_lower_bound(k0[j], n, k1[j], n, delta=delta, alpha=alpha,
+                                        orientation=event.orientation, candidates=len(chosen)))
+              for j, (_, event) in enumerate(chosen)]
+    best = int(np.argmax(bounds))
+    stat, event = chosen[best]
+    eps_lower = bounds[best]
+
+    def in_event(k: int) -> int:
+        return int(n - k) if event.complement else int(k)
+
     counts = {
-        "dataset_in_event": k0 if not event.complement else n - k0,
-        "neighbour_in_event": k1 if not event.complement else n - k1,
+        "dataset_in_event": in_event(k0[best]),
+        "neighbour_in_event": in_event(k1[best]),
         "n_estimation": n,
         "n_selection": plan.n_selection,
     }
+    evaluated = tuple(
+        {"test": st_.name, "event": ev.describe(st_), "selection_score": ev.score,
+         "dataset_in_event": n - int(k0[j]) if ev.complement else int(k0[j]),
+         "neighbour_in_event": n - int(k1[j]) if ev.complement else int(k1[j]), "epsilon_lower": bounds[j]}
+        for j, (st_, ev) in enumerate(chosen)
+    )
     return AuditResult(
         epsilon_lower=eps_lower,
         epsilon_claimed=epsilon,
@@ -188,6 +216,6 @@ def audit(
         test=stat.name,
         event=event.describe(stat),
         counts=counts,
-        candidates=scores,
+        candidates=evaluated,
         wall_time=time.perf_counter() - start,
     )

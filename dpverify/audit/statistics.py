@@ -10,7 +10,7 @@ without densities the auditor uses the proxies below or a learned one (:mod:`.cl
 - :func:`mean_difference_projection` -- ``s(x) = <x - (m0 + m1)/2, m0 - m1>`` for vector (or path)
   outputs, with ``m0``, ``m1`` the means of the fit samples of M(D) and M(D') (a linear
   discriminant direction, exact Neyman-Pearson for Gaussians with a common isotropic covariance);
-- :func:`best_threshold` -- the threshold and orientation maximising the Clopper-Pearson epsilon
+- :func:`best_thresholds` / :func:`best_threshold` -- the threshold and orientation maximising the Clopper-Pearson epsilon
   lower bound (:func:`dpverify.audit.bounds.epsilon_lower_bound`) on the scoring samples.
 """
 from __future__ import annotations
@@ -22,7 +22,8 @@ import numpy as np
 
 from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
 
-__all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_threshold"]
+__all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_thresholds",
+           "best_threshold"]
 
 
 @dataclass(frozen=True)
@@ -93,16 +94,16 @@ def mean_difference_projection(x0: np.ndarray, x1: np.ndarray) -> Statistic:
                      lambda x: (flatten(x) - center) @ w)
 
 
-def best_threshold(
+def best_thresholds(
     s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float, max_candidates: int = 512
-) -> ThresholdEvent:
-    """The threshold event maximising the epsilon lower bound on the scoring samples ``s0``
-    (statistic values under M(D)) and ``s1`` (under M(D')).
+) -> list[ThresholdEvent]:
+    """For each of the four orientations, the threshold event maximising the epsilon lower bound on
+    the scoring samples ``s0`` (statistic values under M(D)) and ``s1`` (under M(D')); best first.
 
     Candidate thresholds are the distinct pooled values, thinned to ``max_candidates`` pooled
     quantiles (actual sample values, so atoms of ``s`` are kept whole); for each, the counts of
-    ``{s >= t}`` on both sides come from binary search in the sorted samples, and all four
-    orientations are scored with :func:`epsilon_lower_bound` (vectorised over candidates).
+    ``{s >= t}`` on both sides come from binary search in the sorted samples, and every orientation
+    is scored with :func:`epsilon_lower_bound` (vectorised over candidates).
     """
     a, b = np.sort(s0), np.sort(s1)
     pooled = np.concatenate([a, b])
@@ -111,11 +112,16 @@ def best_threshold(
         cand = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, max_candidates), method="inverted_cdf"))
     k0 = a.size - np.searchsorted(a, cand, side="left")
     k1 = b.size - np.searchsorted(b, cand, side="left")
-    best = ThresholdEvent(float(cand[0]), False, True, -np.inf)
+    events = []
     for complement, d_high in ORIENTATIONS:
         scores = epsilon_lower_bound(k0, a.size, k1, b.size, delta=delta, alpha=alpha,
                                      orientation=(complement, d_high))
         j = int(np.argmax(scores))
-        if scores[j] > best.score:
-            best = ThresholdEvent(float(cand[j]), complement, d_high, float(scores[j]))
-    return best
+        events.append(ThresholdEvent(float(cand[j]), complement, d_high, float(scores[j])))
+    return sorted(events, key=lambda e: -e.score)
+
+
+def best_threshold(s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float,
+                   max_candidates: int = 512) -> ThresholdEvent:
+    """The best of :func:`best_thresholds`."""
+    return best_thresholds(s0, s1, delta=delta, alpha=alpha, max_candidates=max_candidates)[0]
