@@ -286,6 +286,18 @@ def _():
     return ok, f"bound {bound:.4f}, exact {exact:.4f}", (4.781, 3.605), (bound, exact)
 
 
+@thm_54.add_check("dp_bound_vs_exact_gaussian_epsilon", "numeric",
+                  "linear-drift example (path privacy loss exactly Gaussian, mu^2 = K^2 k h/2): the DP bound is above the "
+                  "exact epsilon (Balle-Wang) on a grid, by 1.09-1.68x in the reconstruction's 7b")
+def _():
+    ratios = []
+    for K_, h_, k_ in ((1.0, 0.05, 50), (0.5, 0.01, 1000), (2.0, 0.1, 10), (0.2, 0.1, 100)):
+        for d in (1e-3, 1e-6, 1e-10):
+            bound = float(ula_path_epsilon(d, K_, h_, k_))
+            ratios.append(bound / gaussian_epsilon(d, np.sqrt(K_**2 * k_ * h_ / 2)))
+    return min(ratios) >= 1, f"bound/exact in [{min(ratios):.3f}, {max(ratios):.3f}]", ">= 1", min(ratios)
+
+
 @thm_54.add_check("path_curve_grows_final_does_not", "numeric",
                   "ula_path_rdp / ula_path_epsilon increase strictly with k and linearly (RDP); ula_final_rdp does not "
                   "depend on k; the path bound exceeds the final bound (with K_path = 2K) after finitely many steps")
