@@ -11,7 +11,7 @@ from dpverify.audit.exact import (
     pair_epsilon,
     pure_epsilon,
 )
-from dpverify.audit.known_bad import RandomizedResponse, gaussian_query, laplace_query
+from dpverify.audit.known_bad import RandomizedResponse, gaussian_query
 from dpverify.mechanisms.gaussian import gaussian_delta, gaussian_epsilon
 from dpverify.mechanisms.laplace import laplace_delta, laplace_epsilon
 

@@ -14,5 +14,15 @@ epsilon by quadrature), :mod:`.datasets` (adjacent pairs, hypothesis strategies)
 """
 from dpverify.audit.bounds import epsilon_lower_bound
 from dpverify.audit.core import AuditResult, audit
+from dpverify.audit.datasets import add_one, adjacent_pairs, check_adjacent, remove_one, replace_one
 
-__all__ = ["audit", "AuditResult", "epsilon_lower_bound"]
+__all__ = [
+    "audit",
+    "AuditResult",
+    "epsilon_lower_bound",
+    "check_adjacent",
+    "replace_one",
+    "add_one",
+    "remove_one",
+    "adjacent_pairs",
+]

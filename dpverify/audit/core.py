@@ -21,7 +21,6 @@ exactly when ``epsilon_lower > epsilon_claimed`` (Ding et al. 2018; Jagielski et
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
