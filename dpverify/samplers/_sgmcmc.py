@@ -225,3 +225,19 @@ class StochasticGradientSampler(Sampler):
         n = check_positive_int(n, "n")
         state, path = self.run(dataset, n, rng, record_path=self.output == "path")
         return path if self.output == "path" else state.theta
+
+
+def stochastic_grad_log_posterior(model, data: Data, theta: np.ndarray, tau: int, rng: np.random.Generator) -> np.ndarray:
+    """``grad log prior(theta) + (N/tau) sum_{i in S} grad log p(x_i | theta)`` with S a uniform ``tau``-subset per
+    chain: the unbiased mini-batch gradient of the log posterior of Wang et al. 2015, eq. (4.1) and Algorithm 2
+    (minus the stochastic gradient of U in eqs. 4.2-4.5)."""
+    idx = draw_minibatches(rng, theta.shape[0], data.N, tau)
+    return model.grad_log_prior(theta) + (data.N / tau) * minibatch_gradient_sum(model, data, idx, theta)
+
+
+def wang_iterations(N: int, T: float, tau: int) -> int:
+    """``floor(N T / tau)``: the iterations of T data passes with mini-batches of size tau (Wang et al. 2015, Alg. 2)."""
+    n = int(np.floor(N * T / tau))
+    if n < 1:
+        raise ValueError(f"T must give at least one iteration floor(N T / tau) >= 1; got N T / tau = {N * T / tau}")
+    return n

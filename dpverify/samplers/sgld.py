@@ -29,10 +29,11 @@ from dpverify.samplers._sgmcmc import (
     ChainState,
     StochasticGradientSampler,
     claim_from,
-    draw_minibatches,
     draw_poisson_minibatches,
     evaluate_theorem,
     minibatch_gradient_sum,
+    stochastic_grad_log_posterior,
+    wang_iterations,
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
@@ -107,9 +108,7 @@ class DPSGLDWang(StochasticGradientSampler):
         self.T = check_real("T", T, low=0.0, low_inclusive=False)
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta, allow_zero=False)
-        self.n_steps = int(math.floor(self.N * self.T / self.tau))
-        if self.n_steps < 1:
-            raise ValueError(f"T must give at least one iteration floor(N T / tau) >= 1; got N T / tau = {self.N * self.T / self.tau}")
+        self.n_steps = wang_iterations(self.N, self.T, self.tau)
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.privacy_noise = bool(privacy_noise)
         self.half_drift = bool(half_drift)
@@ -138,10 +137,8 @@ class DPSGLDWang(StochasticGradientSampler):
 
     def _step(self, state: ChainState, data, rng) -> ChainState:
         theta, t = state.theta, state.t
-        c = theta.shape[0]
         eta = self.eta[t]
-        idx = draw_minibatches(rng, c, self.N, self.tau)  # step 1
-        drift = self.model.grad_log_prior(theta) + (self.N / self.tau) * minibatch_gradient_sum(self.model, data, idx, theta)
+        drift = stochastic_grad_log_posterior(self.model, data, theta, self.tau, rng)  # step 1: mini-batch of size tau
         z = math.sqrt(self._noise_variance[t]) * rng.standard_normal(theta.shape)  # step 2: the privacy noise
         coef = eta / 2 if self.half_drift else eta
         return ChainState(theta + coef * drift + z, t + 1, state.aux)  # step 3

@@ -1,0 +1,67 @@
+"""Hybrid posterior sampling, Wang et al. 2015, Algorithm 3: OPS at eps/2, then DP-SGLD from that point.
+
+1. Draw ``theta_0`` by OPS (Algorithm 1) with privacy eps/2 -- here by a long MALA run
+   (:class:`~dpverify.samplers.ops_mcmc.OPSMCMCLogistic`);
+2. run DP-SGLD (Algorithm 2) with privacy (eps/2, delta) from ``theta_0``;
+
+output: all samples -- the path ``(theta_0, theta_1, ..., theta_n)``, shape ``(n, steps + 1, d)``. The start is
+the OPS draw, so the DP-SGLD burn-in (where its privacy noise is largest) is not needed and a small constant step
+can be used. Privacy: basic composition of the two halves (``wang2015.alg3_hybrid``; the DP-SGLD half also needs
+Theorem 4's hypotheses at eps/2, checked through ``wang2015.thm4_dp_sgld``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.samplers._sgmcmc import ChainState, StochasticGradientSampler, claim_from, evaluate_theorem
+from dpverify.samplers.base import Claim
+from dpverify.samplers.ops_mcmc import OPSMCMCLogistic
+from dpverify.samplers.registry import register
+from dpverify.samplers.sgld import DPSGLDWang
+
+__all__ = ["HybridOPSSGLD"]
+
+
+@register
+class HybridOPSSGLD(StochasticGradientSampler):
+    """Wang et al. 2015, Algorithm 3 (OPS at eps/2 by MCMC, then DP-SGLD at eps/2); releases the whole path."""
+
+    id = "hybrid_ops_sgld"
+    theorems = ("wang2015.alg3_hybrid", "wang2015.thm4_dp_sgld")
+    output = "path"
+    description = "Hybrid (Wang et al. 2015, Alg. 3): OPS at eps/2 (MALA) then DP-SGLD at eps/2; path from the OPS draw"
+
+    def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
+                 ops_steps: int = 2000, unguaranteed: bool = False):
+        self.epsilon = check_epsilon(epsilon)
+        self.ops = OPSMCMCLogistic(model, N, self.epsilon / 2, n_steps=check_positive_int(ops_steps, "ops_steps", minimum=8),
+                                   unguaranteed=unguaranteed)
+        self.sgld = DPSGLDWang(model, N, tau, T, self.epsilon / 2, delta, step_size, unguaranteed=unguaranteed)
+        self._setup_common(model, N, None, unguaranteed)
+        self.delta = self.sgld.delta
+        self.n_steps = self.sgld.n_steps
+        try:
+            self._evaluation(self.unguaranteed)
+        except NotImplementedError:
+            pass
+
+    def _evaluation(self, allow: bool):
+        return evaluate_theorem("wang2015.alg3_hybrid", {"B": self.ops.B, "epsilon": self.epsilon, "delta": self.delta}, allow)
+
+    def init(self, dataset, n_chains: int, rng) -> ChainState:
+        """Step 1: ``n_chains`` independent OPS draws at eps/2 (diagnostics in ``self.ops.diagnostics``)."""
+        theta, _ = self.ops.sample_with_diagnostics(dataset, n_chains, self._rng(rng))
+        return ChainState(theta, 0, {})
+
+    def _step(self, state: ChainState, data, rng) -> ChainState:
+        """Step 2: one DP-SGLD (Algorithm 2) transition at (eps/2, delta)."""
+        return self.sgld._step(state, data, rng)
+
+    def guarantee(self) -> Claim:
+        ev = self._evaluation(True)
+        sgld = self.sgld.guarantee()
+        claim = claim_from(ev, ops=self.ops.guarantee().to_dict(), sgld=sgld.to_dict())
+        if not sgld.guaranteed:
+            return Claim(claim.epsilon, claim.delta, claim.theorem, False, {**claim.hypotheses, **sgld.hypotheses}, claim.details)
+        return claim

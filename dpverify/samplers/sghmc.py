@@ -1,0 +1,85 @@
+"""Differentially private SGHMC (Wang et al. 2015, Section 4.2, eq. 4.2 and its privacy condition).
+
+Stochastic gradient Hamiltonian Monte Carlo (Chen, Fox, Guestrin 2014) as written in Wang et al. 2015, eq. (4.2):
+
+    theta_t = theta_{t-1} + h p_{t-1},
+    p_t     = p_{t-1} - h grad U~(theta_t) - h A p_{t-1} + N(0, 2 (A - B_hat) h I),
+
+with ``grad U~ = -(grad log prior + (N/tau) sum_{i in S} grad log p(x_i | .))`` on a uniform mini-batch S of size
+tau, friction ``A > B_hat`` and ``B_hat`` the guessed covariance of the stochastic gradient (a scalar here). The
+injected noise is the privacy mechanism: the run is (eps, delta)-DP over floor(N T / tau) iterations when
+
+    2 (A - B_hat) / h >= (128 N T L^2 / (tau eps^2)) log(2.5 N T / (tau delta)) log(2/delta)
+
+(the same per-step noise-to-signal ratio as Algorithm 2), checked through ``wang2015.sghmc_privacy_condition``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real
+from dpverify.samplers._sgmcmc import (
+    ChainState,
+    StochasticGradientSampler,
+    claim_from,
+    evaluate_theorem,
+    stochastic_grad_log_posterior,
+    wang_iterations,
+)
+from dpverify.samplers.base import Claim
+from dpverify.samplers.registry import register
+from dpverify.samplers.sgld import _model_L
+
+__all__ = ["DPSGHMC"]
+
+
+@register
+class DPSGHMC(StochasticGradientSampler):
+    """DP-SGHMC, Wang et al. 2015, eq. (4.2); momentum starts at 0, theta at ``theta0`` (data-independent)."""
+
+    id = "dp_sghmc"
+    theorems = ("wang2015.sghmc_privacy_condition",)
+    output = "final"
+    description = "DP-SGHMC (Wang et al. 2015, eq. 4.2): private when 2(A - B_hat)/h meets Alg. 2's noise level"
+
+    def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, h: float, A: float,
+                 B_hat: float = 0.0, theta0=None, unguaranteed: bool = False):
+        self._setup_common(model, N, theta0, unguaranteed)
+        self.tau = check_positive_int(tau, "tau")
+        if self.tau > self.N:
+            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
+        self.T = check_real("T", T, low=0.0, low_inclusive=False)
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_delta(delta, allow_zero=False)
+        self.h = check_real("h", h, low=0.0, low_inclusive=False)
+        self.A = check_real("A", A, low=0.0, low_inclusive=False)
+        self.B_hat = check_real("B_hat", B_hat, low=0.0)
+        if self.A <= self.B_hat:
+            raise ValueError(f"A must exceed B_hat (the injected noise variance 2(A - B_hat)h must be > 0); got A = {A}, B_hat = {B_hat}")
+        self.n_steps = wang_iterations(self.N, self.T, self.tau)
+        self.L = _model_L(model, "DP-SGHMC (Wang et al. 2015, eq. 4.2)")
+        try:
+            self._evaluation(self.unguaranteed)
+        except NotImplementedError:
+            pass
+
+    def _evaluation(self, allow: bool):
+        values = {"A": self.A, "B_hat": self.B_hat, "h": self.h, "N": self.N, "T": self.T, "tau": self.tau,
+                  "L": self.L, "epsilon": self.epsilon, "delta": self.delta}
+        return evaluate_theorem("wang2015.sghmc_privacy_condition", values, allow)
+
+    def _init_aux(self, theta, data, rng) -> dict:
+        return {"p": np.zeros_like(theta)}
+
+    def _step(self, state: ChainState, data, rng) -> ChainState:
+        h, p = self.h, state.aux["p"]
+        theta = state.theta + h * p
+        grad_log_post = stochastic_grad_log_posterior(self.model, data, theta, self.tau, rng)  # = -grad U~
+        noise = math.sqrt(2 * (self.A - self.B_hat) * h) * rng.standard_normal(theta.shape)  # the privacy noise
+        p_new = p + h * grad_log_post - h * self.A * p + noise
+        return ChainState(theta, state.t + 1, {"p": p_new})
+
+    def guarantee(self) -> Claim:
+        return claim_from(self._evaluation(True), iterations=self.n_steps, epsilon_claimed=self.epsilon)
