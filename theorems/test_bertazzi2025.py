@@ -209,6 +209,15 @@ def test_curves_path_grows_final_uniform(alpha, K, m, ratio, frac, delta):
     assert b.ula_path_rdp(alpha, 2 * K, h, k_cross) > final[0]
 
 
+def test_sgd_curves_match_theorems():
+    kw = dict(K=0.7, M=2.0, m=1.0, h=0.2, beta=2.0, delta=0.01, alpha=4.0)
+    r56 = registry.get("bertazzi2025.thm56_sgld_final").evaluate(**kw).rdp
+    r57 = registry.get("bertazzi2025.thm57_sgld_strongly_convex").evaluate(tau=5, N=50, **kw).rdp
+    assert float(b.noisy_sgd_final_rdp(4.0, 0.7, 2.0, 1.0, 0.2, beta=2.0)) == pytest.approx(r56)
+    assert float(b.noisy_sgd_final_rdp(4.0, 0.7, 2.0, 1.0, 0.2, beta=2.0, tau=5, affine=True)) == pytest.approx(r57)
+    assert r57 == pytest.approx(r56 / 25)
+
+
 def test_curves_limits():
     # final-state bound is finite as h -> 0 with limit alpha (2K(1 + (M+1)/m))^2 / 4
     K, M, m, alpha = 1.0, 2.0, 0.5, 2.0

@@ -187,17 +187,17 @@ def ula_final_rdp_short_window(alpha, K, M, m, h, k=1) -> np.ndarray:
 
     Prop. 4.6 with the control on a window of length ``w = R/(K' + M R)`` (``K' = 2K``, ``R = R_h``)
     instead of 1: ``int |u|^2 <= w (K' + M R + R/w)^2`` is minimised at that ``w`` and equals
-    ``4 R (K' + M R)``, so ``epsilon_alpha = alpha (2K + M R_h) R_h``. Valid once ``k h >= w``;
-    for shorter horizons the path bound (Thm 5.4) is used, so the value is the minimum of the two
-    where ``k h < w``. Never larger than :func:`ula_final_rdp` (AM-GM)."""
+    ``4 R (K' + M R)``, so ``epsilon_alpha = alpha (2K + M R_h) R_h``. That needs a horizon ``k h >= w``;
+    the path bound (Prop. 4.5 with drift gap 2K) holds at every horizon, so the value is the smaller of the two
+    where both hold and the path bound before. Never larger than :func:`ula_final_rdp` (AM-GM)."""
     alpha = _orders(alpha)
     R = coupling_radius(K, M, m, h)
     Kp = 2 * np.asarray(K, dtype=float)
     w = R / (Kp + np.asarray(M, dtype=float) * R)
     window = alpha * (Kp + np.asarray(M, dtype=float) * R) * R
     kk = _steps(k)
-    path = ula_path_rdp(alpha, Kp, h, kk)  # Prop. 4.5 with drift gap 2K
-    return np.where(kk * np.asarray(h, dtype=float) >= w, window, np.minimum(window, path))
+    path = ula_path_rdp(alpha, Kp, h, kk)
+    return np.where(kk * np.asarray(h, dtype=float) >= w, np.minimum(window, path), path)
 
 
 def noisy_sgd_final_rdp(alpha, K, M, m, h, beta=1.0, tau=1, affine=False) -> np.ndarray:
