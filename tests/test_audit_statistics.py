@@ -1,0 +1,73 @@
+"""Scalar statistics, threshold search, event search and split plan (dpverify.audit.statistics,
+events, classifier, split)."""
+import numpy as np
+import pytest
+
+from dpverify.audit.classifier import learned_log_odds
+from dpverify.audit.events import is_discrete, outcome_log_ratio
+from dpverify.audit.split import SplitPlan, draw
+from dpverify.audit.statistics import best_threshold, best_thresholds, mean_difference_projection
+
+
+def test_best_threshold_on_exact_counts():
+    # s0: 100 each on {0..9}; s1: 110 each on {0..8} and 10 on 9. {s >= 9} has rates 0.1 vs 0.01
+    # (log ratio 2.3); every other upper set has ratio <= 0.1 * k / (0.11 * (k - 1) + 0.01) < 2,
+    # so it is the best event, more likely under M(D).
+    s0 = np.repeat(np.arange(10.0), 100)
+    s1 = np.concatenate([np.repeat(np.arange(9.0), 110), np.full(10, 9.0)])
+    ev = best_threshold(s0, s1, delta=0.0, alpha=0.05)
+    assert (ev.threshold, ev.complement, ev.d_high) == (9.0, False, True)
+    assert ev.count(s0) == 100 and ev.count(s1) == 10
+    assert len(best_thresholds(s0, s1, delta=0.0, alpha=0.05)) == 4
+
+
+def test_projection_points_from_neighbour_to_dataset_mean():
+    rng = np.random.default_rng(0)
+    x0 = rng.normal(0, 1, (2000, 3)) + np.array([1.0, 0, 0])
+    x1 = rng.normal(0, 1, (2000, 3))
+    stat = mean_difference_projection(x0, x1)
+    assert stat(np.array([[5.0, 0, 0]]))[0] > 0 > stat(np.array([[-5.0, 0, 0]]))[0]
+    same = mean_difference_projection(np.zeros((4, 2)), np.zeros((4, 2)))  # no difference: first axis
+    assert same(np.array([[1.0, 7.0]]))[0] == pytest.approx(1.0)
+
+
+def test_outcome_log_ratio_and_discreteness():
+    x0 = np.array([0] * 60 + [1] * 30 + [2] * 10)
+    x1 = np.array([0] * 10 + [1] * 30 + [2] * 60)
+    stat = outcome_log_ratio(x0, x1)
+    s = stat(np.array([0, 1, 2, 7]))
+    assert s[0] > 0 and s[1] == pytest.approx(0.0) and s[2] < 0 and s[3] == 0.0  # 7 unseen -> 0
+    rows = outcome_log_ratio(np.array([[True, False]] * 5), np.array([[False, True]] * 5))
+    assert rows(np.array([[True, False], [False, True], [True, True]])).tolist()[2] == 0.0
+    assert is_discrete(x0, x1)
+    assert not is_discrete(np.random.default_rng(0).normal(size=100), np.random.default_rng(1).normal(size=100))
+
+
+def test_learned_log_odds_orders_outputs():
+    rng = np.random.default_rng(0)
+    x0, x1 = rng.normal(1.0, 1.0, (2000, 2)), rng.normal(0.0, 1.0, (2000, 2))
+    for model in ("logistic", "boosting"):
+        stat = learned_log_odds(x0, x1, model=model)
+        s = stat(np.array([[3.0, 3.0], [-3.0, -3.0]]))
+        assert s[0] > s[1]
+    with pytest.raises(ValueError, match="model"):
+        learned_log_odds(x0, x1, model="svm")
+
+
+def test_split_plan_and_seeded_draw():
+    plan = SplitPlan.make(1000, 0.2, 300)
+    assert (plan.n_selection, plan.n_estimation) == (200, 800)
+    assert plan.chunk_sizes(800) == [300, 300, 200]
+
+    def mech(d, n, rng):
+        return d + rng.random(n)
+
+    (a0, a1), est = draw(mech, (0.0, 10.0), plan, seed=3)
+    chunks = list(est)
+    (b0, _), est_b = draw(mech, (0.0, 10.0), plan, seed=3)
+    assert a0.shape == (200,) and a1.min() >= 10.0 and [c[0].size for c in chunks] == [300, 300, 200]
+    np.testing.assert_array_equal(a0, b0)
+    np.testing.assert_array_equal(chunks[0][0], next(est_b)[0])
+    # the two sides and all chunks use different streams
+    assert not np.allclose(a1[:100] - 10.0, a0[:100])
+    assert not np.allclose(chunks[0][0][:200], a0)
