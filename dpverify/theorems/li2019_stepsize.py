@@ -204,14 +204,15 @@ def _():
     expo = Ks * lam * (lam + 1) - lam * eps
     lstar = sp.solve(sp.diff(expo, lam), lam)[0]
     minimum = sp.simplify(expo.subs(lam, lstar) + (eps - Ks) ** 2 / (4 * Ks))
-    roots = sp.solve(sp.Eq((eps - Ks) ** 2, 4 * Ks * ell), Ks)
-    small_root_ok = any(sp.simplify(sp.radsimp(r - K)) == 0 or
-                        abs(float((r - K).subs({eps: 0.3, delta: 1e-4}))) < 1e-15 for r in roots)
+    roots = sp.solve((eps - Ks) ** 2 - 4 * Ks * ell, Ks)
+    pts = ({eps: 0.3, delta: 1e-4}, {eps: 2.0, delta: 1e-9})
+    small_root_ok = any(all(abs(float((r - K).subs(p))) < 1e-12 for p in pts) for r in roots)
     H = sp.Symbol("H", positive=True)
-    eta1 = sp.solve(sp.Eq(L**2 * eta * H / ((1 - q) * N), K), eta)[0]
-    ok_eta = sp.simplify(eta1 - thm3.eta_max_expr.subs(harmonic_third(T), H)) == 0
-    printed_bound = PRINTED["iii)"].rhs.subs(t, 1).subs(c2**2, thm3.c2_sq_expr)
-    ok_c2 = sp.simplify(printed_bound - thm3.eta_max_expr) == 0
+    eta_max_H = thm3.eta_max_expr.subs(harmonic_third(T), H)
+    eta1 = sp.solve(L**2 * eta * H / ((1 - q) * N) - K, eta)[0]
+    ok_eta = sp.simplify(eta1 - eta_max_H) == 0
+    printed_bound = PRINTED["iii)"].rhs.subs(t, 1).subs(c2**2, thm3.c2_sq_expr.subs(harmonic_third(T), H))
+    ok_c2 = sp.simplify(printed_bound - eta_max_H) == 0
     return minimum == 0 and small_root_ok and ok_eta and ok_c2, (
         f"lam* = {lstar}; min + (eps-K)^2/(4K) = {minimum}; K(eps, delta) is a root: {small_root_ok}; "
         f"eta_1 = {eta1}; printed iii) with c2^2 = {thm3.c2_sq_expr} equals eta_max: {ok_c2}")

@@ -74,8 +74,8 @@ def _():
     want = (T ** sp.Rational(2, 3) / 12) ** sp.Rational(1, 3)
     ok = len(sol) == 1 and sp.simplify(sol[0] - want) == 0
     ok &= sp.simplify(sp.diff(PROP5_PRINTED, et0, 2).subs(et0, sol[0])).is_positive
-    rate = sp.limit(sp.log(sol[0]) / sp.log(T), T, sp.oo)
-    return ok and rate == sp.Rational(2, 9), f"eta~0* = {sol}; growth exponent {rate}"
+    rate_free = T not in sp.powsimp(sol[0] / T ** sp.Rational(2, 9)).free_symbols  # eta~0* = const * T^{2/9}
+    return ok and rate_free, f"eta~0* = {sol}: a constant times T^(2/9)"
 
 
 @prop5.add_check("rederive_from_eq8", "symbolic",
@@ -108,9 +108,9 @@ def _():
 def _():
     sol = sp.solve(sp.Eq(sp.diff(PROP5_REDERIVED, et0), 0), et0)
     ok = len(sol) == 1 and sp.simplify(sol[0] - prop5.conclusion["eta_tilde_0_opt"]) == 0
-    rate = sp.limit(sp.log(sol[0] * N) / sp.log(T), T, sp.oo)
-    bias = sp.limit(PROP5_REDERIVED, T, sp.oo)
-    return ok and rate == sp.Rational(2, 3), f"eta~0* = {sol}; exponent {rate}; T -> oo bias {bias} (non-zero, as the paper says)"
+    rate_free = T not in sp.powsimp(sol[0] * N / T ** sp.Rational(2, 3)).free_symbols  # N eta~0* = const * T^{2/3}
+    bias = PROP5_REDERIVED.subs(T, sp.oo)
+    return ok and rate_free and bias != 0, f"eta~0* = {sol}: N eta~0* = const * T^(2/3); T -> oo bias {bias} (non-zero, as the paper says)"
 
 
 prop5.errata += [
