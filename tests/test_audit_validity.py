@@ -115,3 +115,18 @@ def test_certified_bound_never_above_exact(kind, eps, shift, delta, samples, see
     r = audit(mech, d0, d1, epsilon=eps, delta=delta, samples=samples, seed=seed, confidence=0.999)
     assert r.epsilon_exact is not None
     assert r.epsilon_lower <= r.epsilon_exact
+
+
+def test_the_validity_check_has_teeth():
+    # The same 200-run check applied to a naive auditor -- plug-in rates, event chosen on the same
+    # samples it is evaluated on (best_threshold at alpha = 0.999, i.e. bounds ~ point estimates) --
+    # must fail: its violation rate at the exact epsilon is far above MAX_RATE. 2000 samples per side.
+    from dpverify.audit.statistics import best_threshold
+
+    mech = laplace_query(1.0)
+    naive = []
+    for seed in range(RUNS):
+        rng = np.random.default_rng(seed)
+        s0, s1 = mech(np.array([0.0]), 2000, rng).ravel(), mech(np.array([1.0]), 2000, rng).ravel()
+        naive.append(best_threshold(s0, s1, delta=0.0, alpha=0.999).score > 1.0)
+    assert np.mean(naive) > MAX_RATE

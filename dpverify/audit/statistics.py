@@ -105,7 +105,7 @@ def best_thresholds(
     ``{s >= t}`` on both sides come from binary search in the sorted samples, and every orientation
     is scored with :func:`epsilon_lower_bound` (vectorised over candidates).
     """
-    a, b = np.sort(s0), np.sort(s1)
+    a, b = np.sort(np.ravel(s0)), np.sort(np.ravel(s1))
     pooled = np.concatenate([a, b])
     cand = np.unique(pooled)
     if cand.size > max_candidates:
