@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from dpverify.audit.exact import (
-    discrete_pair_epsilon,
     hockey_stick,
     mechanism_log_densities,
     pair_epsilon,
@@ -68,11 +67,14 @@ def test_quadrature_on_a_mechanism_agrees_with_its_exact_epsilon():
         mechanism_log_densities(lambda d, n, rng: None, d0, d1)
 
 
-def test_discrete_pair_epsilon_randomized_response():
+def test_randomized_response_exact_epsilon_matches_discrete_epsilon():
+    # RandomizedResponse.exact_epsilon (closed form log((p - delta)/(1 - p))) against the lead's
+    # dpverify.mechanisms.exponential.discrete_epsilon on the two pmfs.
+    from dpverify.mechanisms.exponential import discrete_epsilon
+
     rr = RandomizedResponse(1.0)
-    p = np.array([rr.p, 1 - rr.p])
+    lp = np.log([rr.p, 1 - rr.p])
     for delta in (0.0, 0.05, 0.3):
-        assert discrete_pair_epsilon(p, p[::-1], delta) == pytest.approx(
-            rr.exact_epsilon(np.array([0]), np.array([1]), delta), abs=1e-10)
-    assert discrete_pair_epsilon([0.5, 0.5, 0.0], [0.5, 0.25, 0.25], 0.0) == math.inf
-    assert discrete_pair_epsilon([0.5, 0.5], [0.5, 0.5], 0.0) == 0.0
+        assert rr.exact_epsilon(np.array([0]), np.array([1]), delta) == pytest.approx(
+            discrete_epsilon(lp, lp[::-1], delta), abs=1e-9)
+    assert rr.exact_epsilon(np.array([1]), np.array([1]), 0.0) == 0.0

@@ -16,7 +16,8 @@ densities have kinks or mass) and each piece goes to ``scipy.integrate.quad`` (r
 1e-11; checked against the closed forms for Laplace and Gaussian down to delta = 1e-10 in
 tests/test_audit_exact.py). ``mpmath.quad`` was tried and dropped: its tanh-sinh rule does not see
 the kink of ``max(0, .)`` at the unknown boundary of the set and was off by 30% at delta = 1e-10.
-Discrete outputs: :func:`discrete_pair_epsilon` sums instead of integrating.
+Discrete outputs need no quadrature: use the lead's
+:func:`dpverify.mechanisms.exponential.discrete_epsilon` (sums instead of integrals).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from scipy import integrate, optimize
 
 from dpverify._validation import check_delta, check_real
 
-__all__ = ["hockey_stick", "pure_epsilon", "pair_epsilon", "discrete_pair_epsilon", "mechanism_log_densities"]
+__all__ = ["hockey_stick", "pure_epsilon", "pair_epsilon", "mechanism_log_densities"]
 
 LogPdf = Callable[[float], float]
 
@@ -108,33 +109,6 @@ def pair_epsilon(log_p: LogPdf, log_q: LogPdf, delta: float, *, support=(-math.i
     if excess(epsilon_max) > 0.0:
         return math.inf
     return float(optimize.brentq(lambda e: max(excess(e), -50.0), 0.0, epsilon_max, xtol=1e-10))
-
-
-def discrete_pair_epsilon(p, q, delta: float) -> float:
-    """Exact pair epsilon for probability vectors ``p``, ``q`` over the same finite outcomes:
-    smallest eps with max(sum (p - e^eps q)_+, sum (q - e^eps p)_+) <= delta.
-    At delta = 0 this is max |log p_i - log q_i| (inf if a support differs)."""
-    delta = check_delta(delta)
-    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
-    if p.shape != q.shape or np.any(p < 0) or np.any(q < 0):
-        raise ValueError("p and q must be non-negative arrays of the same shape")
-    if delta == 0.0:
-        both = (p > 0) | (q > 0)
-        if np.any(both & ((p == 0) | (q == 0))):
-            return math.inf
-        return float(np.max(np.abs(np.log(p[both]) - np.log(q[both])))) if both.any() else 0.0
-
-    def h(eps: float) -> float:
-        return max(np.maximum(p - math.exp(eps) * q, 0).sum(), np.maximum(q - math.exp(eps) * p, 0).sum())
-
-    if h(0.0) <= delta:
-        return 0.0
-    hi = 1.0
-    while h(hi) > delta:
-        hi *= 2.0
-        if hi > 1e3:
-            return math.inf
-    return float(optimize.brentq(lambda e: h(e) - delta, 0.0, hi, xtol=1e-12))
 
 
 def mechanism_log_densities(mechanism, dataset, neighbour) -> tuple[LogPdf, LogPdf]:
