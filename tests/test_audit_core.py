@@ -52,15 +52,17 @@ BAD_INPUTS = [
     (plain_laplace, {"test": "likelihood_ratio"}, ValueError, "log_density"),
     (plain_laplace, {"seed": -1}, ValueError, "seed"),
     (plain_laplace, {"exact_epsilon": -1.0}, ValueError, "exact_epsilon"),
+    (plain_laplace, {"adjacency": "replace", "neighbour": D0}, ValueError, "not adjacent.*0"),
+    (plain_laplace, {"adjacency": "add_remove"}, ValueError, "not adjacent.*sizes"),
 ]
 
 
 @pytest.mark.parametrize("mechanism,overrides,exc,text", BAD_INPUTS)
 def test_bad_input_table(mechanism, overrides, exc, text):
-    kwargs = dict(epsilon=1.0, samples=200, seed=0)
+    kwargs = dict(epsilon=1.0, samples=200, seed=0, neighbour=D1)
     kwargs.update(overrides)
     with pytest.raises(exc, match=text):
-        audit(mechanism, D0, D1, **kwargs)
+        audit(mechanism, D0, **kwargs)
 
 
 def test_same_seed_same_result_and_different_seed_different_samples():

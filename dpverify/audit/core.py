@@ -30,6 +30,7 @@ import numpy as np
 from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.audit.bounds import epsilon_lower_bound
 from dpverify.audit.classifier import learned_log_odds
+from dpverify.audit.datasets import check_adjacent
 from dpverify.audit.events import is_discrete, outcome_log_ratio
 from dpverify.audit.likelihood_ratio import log_likelihood_ratio
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
@@ -121,6 +122,7 @@ def audit(
     selection_fraction: float = DEFAULT_SELECTION_FRACTION,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     candidates: int = 1,
+    adjacency: str | None = None,
 ) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
@@ -136,6 +138,9 @@ def audit(
     of the best selected events (over statistics and the four orientations) are counted on the
     estimation samples -- the bound is their maximum, each at alpha/candidates (Bonferroni).
     ``samples`` must be >= 4 (two per side for fitting and two for scoring the test).
+    ``adjacency`` ("replace", "add_remove" or "either"): if given, the pair is first checked with
+    :func:`dpverify.audit.datasets.check_adjacent` (a non-adjacent pair is a ``ValueError`` saying
+    why); ``None`` audits any pair (e.g. query-answer vectors with their own neighbouring relation).
 
     The method is the module docstring's; the returned bound holds with probability >= confidence.
     """
@@ -156,6 +161,8 @@ def audit(
         exact_epsilon = mechanism.exact_epsilon(dataset, neighbour, delta)
     if exact_epsilon is not None:
         exact_epsilon = check_real("exact_epsilon", exact_epsilon, low=0.0, allow_inf=True)
+    if adjacency is not None:
+        check_adjacent(dataset, neighbour, adjacency)
     alpha = 1.0 - confidence
 
     plan = SplitPlan.make(samples, selection_fraction, chunk_size)
