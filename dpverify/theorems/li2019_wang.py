@@ -76,6 +76,19 @@ def _():
     return sp.simplify(li_drift - wang_drift) == 0, "eta (grad log p/N + (1/tau) sum g) = (eta/N)(grad log p + (N/tau) sum g); variances eta/N both"
 
 
+@wang.add_check("boundary_in_wang_units", "numeric",
+                "at the example (tau = 128): Wang's Alg. 2 variance at eta_W = quote/N equals eta_W (the max switches there), "
+                "and Wang's Thm 4 pass condition holds")
+def _():
+    n, tau_, T_it, L_, e, d = 50_000, 128, 10_000, 1.0, 0.1, 1e-5
+    eta_li = float(WANG_QUOTED.subs({N: n, T: T_it, L: L_, eps: e, delta: d}))
+    eta_w, T_w = eta_li / n, tau_ * T_it / n  # Wang's step and passes
+    first = 128 * n * T_w * L_**2 / (tau_ * e**2) * math.log(2.5 * n * T_w / (tau_ * d)) * math.log(2 / d) * eta_w**2
+    ev = wang.evaluate(N=n, T=T_it, L=L_, q=tau_ / n, epsilon=e, delta=d)
+    ok = math.isclose(first, eta_w, rel_tol=1e-12) and ev.guaranteed
+    return ok, f"eta (Li) = {eta_li:.4g}, eta_W = {eta_w:.4g}, T_W = {T_w:.4g} passes; Alg. 2's first variance term {first:.4g}", eta_w, first
+
+
 register(wang)
 
 
