@@ -12,9 +12,14 @@ the known mistakes:
   its square-root factor;
 - :class:`ReportNoisyMax` with ``release_value=True`` -- report-noisy-max that also publishes the
   noisy maximum (Ding et al. 2018, "Detecting violations of differential privacy", CCS 2018,
-  Sec. 6 lists such incorrect noisy-max variants);
+  Alg. 7 releases the noisy maximum value; here index and value);
 - :class:`SparseVector` -- the sparse vector technique variants of Lyu, Su & Li 2017
   ("Understanding the sparse vector technique for differential privacy", PVLDB 10(6), Fig. 1).
+
+The paper texts are not in /work/shared; the SVT and noisy-max parameters were written from the
+papers' descriptions and then cross-checked against the reference implementations of DP-Sniper
+(Bichsel et al. 2021; eth-sri/dp-sniper, ``dpsniper/mechanisms/sparse_vector_technique.py`` and
+``report_noisy_max.py``): same epsilon1/epsilon2 splits, noise scales and cutoffs.
 """
 from __future__ import annotations
 
