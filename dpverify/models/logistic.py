@@ -154,6 +154,12 @@ class LogisticRegression(Model):
         zb = np.take(prepared, idx, axis=0)
         return expit(-np.matmul(zb, theta[:, :, None]))* zb
 
+    def full_data_terms(self, prepared: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``sum_i log p(x_i | theta)`` (shape ``(chains,)``) and ``sum_i grad log p(x_i | theta)`` (``(chains, d)``)
+        from one matrix product of margins ``theta Z^T`` (full-data MCMC, e.g. OPS by MALA)."""
+        m = theta @ prepared.T  # (c, N)
+        return log_expit(m).sum(axis=-1), expit(-m) @ prepared
+
     # -- prior ----------------------------------------------------------------
     def _outside(self, theta: np.ndarray) -> np.ndarray:
         if self.theta_radius is None:

@@ -166,11 +166,14 @@ class OPSMCMCLogistic(StochasticGradientSampler):
             th = theta[lo : lo + 1024]
             lp = self.model.log_prior(th)
             inside = np.isfinite(lp)
-            ll = np.where(inside, self.model.log_likelihood(data.raw, th).sum(axis=-1), 0.0)
-            logp[lo : lo + 1024] = self.rho * np.where(inside, lp + ll, -np.inf)
-            idx = np.broadcast_to(np.arange(self.N), (th.shape[0], self.N))
-            g = self.model.grad_log_prior(th) + minibatch_gradient_sum(self.model, data, idx, th)
-            grad[lo : lo + 1024] = self.rho * g
+            if hasattr(self.model, "full_data_terms"):
+                ll, g = self.model.full_data_terms(data.prepared, th)
+            else:
+                ll = self.model.log_likelihood(data.raw, th).sum(axis=-1)
+                idx = np.broadcast_to(np.arange(self.N), (th.shape[0], self.N))
+                g = minibatch_gradient_sum(self.model, data, idx, th)
+            logp[lo : lo + 1024] = self.rho * np.where(inside, lp + np.where(inside, ll, 0.0), -np.inf)
+            grad[lo : lo + 1024] = self.rho * (self.model.grad_log_prior(th) + g)
         return logp, grad
 
     def _init_theta(self, n: int, rng: np.random.Generator) -> np.ndarray:
