@@ -5,8 +5,8 @@ by Li et al.), evaluated three ways:
   leading term, ``q = 0`` gives Remark 1), with the tail bound minimised over continuous ``lam``;
 - :func:`eta_max_exact` -- App. C's recipe with the exact moments accountant: the largest step whose
   Algorithm-1 noise multipliers ``sigma_t = q sqrt(N / eta_t) / L`` give ``delta(eps) <= delta`` by the
-  tail bound ``min_lam exp(sum_t alpha_t(lam) - lam eps)`` with ``alpha_t(lam) = lam * rdp_t(lam + 1)``
-  (:func:`dpverify.accounting.sampled_gaussian.rdp_sampled_gaussian_composed`);
+  tail bound ``min_lam exp(sum_t alpha_t(lam) - lam eps)`` with the exact log moments
+  ``alpha_t(lam) = lam * rdp_t(lam + 1)`` (:mod:`dpverify.accounting.moments`);
 - :func:`wang_eta_max` -- the quoted Wang et al. bound ``eps^2 N / (128 L^2 T log(2.5 T/delta) log(2/delta))``.
 
 ``T`` counts iterations (Li et al., Algorithm 1). The decreasing schedule is
@@ -103,36 +103,40 @@ def schedule_noise_multipliers(N: int, T: int, L: float, q: float, eta: float, s
     return sigma1 * starts.astype(float) ** (1 / 6), counts.astype(float)
 
 
-#: Conversions from the composed RDP curve: "moments" is Abadi et al.'s tail bound
-#: delta = min_lam exp(alpha(lam) - lam eps) with alpha(lam) = lam rdp(lam+1) (= Mironov 2017, Prop. 3);
-#: "balle2020" is the tighter modern conversion (Balle et al. 2020, Thm 21).
-CONVERSIONS = {"moments": "mironov2017", "balle2020": "balle2020"}
+#: Conversions of the composed log moments: "moments" is Abadi et al.'s tail bound
+#: delta = min_lam exp(alpha(lam) - lam eps) (:mod:`dpverify.accounting.moments`); "balle2020" is the
+#: tighter modern RDP conversion (Balle et al. 2020, Thm 21) of rdp(lam+1) = alpha(lam)/lam.
+CONVERSIONS = ("moments", "balle2020")
 
 
 def _check_conversion(conversion: str) -> str:
     if conversion not in CONVERSIONS:
-        raise ValueError(f"conversion must be one of {sorted(CONVERSIONS)}; got {conversion!r}")
-    return CONVERSIONS[conversion]
+        raise ValueError(f"conversion must be one of {CONVERSIONS}; got {conversion!r}")
+    return conversion
 
 
-def _composed_rdp(q: float, sigmas: np.ndarray, counts: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    from dpverify.accounting.sampled_gaussian import rdp_sampled_gaussian_composed
-
-    # one entry per iteration; rdp_sampled_gaussian_composed computes each distinct multiplier once
-    return rdp_sampled_gaussian_composed(q, np.repeat(sigmas, counts.astype(np.int64)), orders)
-
-
-def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to: str, method: str) -> float:
-    """Minimise the conversion over orders in two passes (coarse grid, then integers around its best)."""
+def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to: str, conversion: str) -> float:
+    """delta at eps = ``target`` (``to="delta"``) or eps at delta = ``target`` from the exact log moments of the
+    steps (``sigmas`` repeated ``counts`` times), minimised over orders in two passes (coarse grid, then
+    around its best)."""
+    from dpverify.accounting.moments import composed_log_moments, delta_from_log_moments, epsilon_from_log_moments
     from dpverify.conversions import rdp_to_delta, rdp_to_dp
 
-    def run(lams: np.ndarray):
-        orders = lams + 1.0
-        rdp = _composed_rdp(q, sigmas, counts, orders)
+    steps = np.repeat(sigmas, counts.astype(np.int64))  # composed_log_moments computes each distinct sigma once
+
+    def run(lams: np.ndarray) -> tuple[float, float]:
+        alpha = composed_log_moments(q, steps, lams, "exact")
+        if conversion == "moments":
+            if to == "delta":
+                tb = delta_from_log_moments(lams, alpha, target)
+                return tb.delta, tb.lam
+            tb = epsilon_from_log_moments(lams, alpha, target)
+            return tb.epsilon, tb.lam
+        orders, rdp = lams + 1.0, alpha / lams
         if to == "delta":
-            c = rdp_to_delta(orders, rdp, target, method)
+            c = rdp_to_delta(orders, rdp, target, "balle2020")
             return c.delta, c.order - 1.0
-        c = rdp_to_dp(orders, rdp, target, method)
+        c = rdp_to_dp(orders, rdp, target, "balle2020")
         return c.epsilon, c.order - 1.0
 
     value, best = run(EXACT_LAMBDAS)
@@ -145,23 +149,23 @@ def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to
 
 def delta_exact(N: int, T: int, L: float, epsilon: float, q: float, eta: float,
                 schedule: str = "decreasing", conversion: str = "moments") -> float:
-    """delta of Algorithm 1 at ``epsilon`` from the exact sampled-Gaussian RDP of its noise multipliers
-    (:func:`schedule_noise_multipliers`), converted by the moments-accountant tail bound
+    """delta of Algorithm 1 at ``epsilon`` from the exact log moments of its noise multipliers
+    (:func:`schedule_noise_multipliers`), by the moments-accountant tail bound
     ``min_lam exp(alpha(lam) - lam eps)`` (Li et al. 2019, Thm 1; App. C; :data:`EXACT_LAMBDAS`), or by
     ``conversion="balle2020"``."""
-    method = _check_conversion(conversion)
+    conversion = _check_conversion(conversion)
     sigmas, counts = schedule_noise_multipliers(N, T, L, q, eta, _check_schedule(schedule))
-    return _convert(q, sigmas, counts, epsilon, "delta", method)
+    return _convert(q, sigmas, counts, epsilon, "delta", conversion)
 
 
 def epsilon_exact(N: int, T: int, L: float, delta: float, q: float, eta: float,
                   schedule: str = "fixed", conversion: str = "moments") -> float:
-    """epsilon of Algorithm 1 at ``delta`` from the exact RDP of its noise multipliers: the tail bound
+    """epsilon of Algorithm 1 at ``delta`` from the exact log moments of its noise multipliers: the tail bound
     solved for eps, ``min_lam (alpha(lam) + log(1/delta))/lam`` (``conversion="moments"``), or Balle et
     al. 2020's conversion."""
-    method = _check_conversion(conversion)
+    conversion = _check_conversion(conversion)
     sigmas, counts = schedule_noise_multipliers(N, T, L, q, eta, _check_schedule(schedule))
-    return _convert(q, sigmas, counts, delta, "epsilon", method)
+    return _convert(q, sigmas, counts, delta, "epsilon", conversion)
 
 
 def eta_max_exact(N: int, T: int, L: float, epsilon: float, delta: float, q: float,
