@@ -209,3 +209,18 @@ def test_nonconvex_target_is_nonconvex_inside_and_strongly_convex_outside_the_ba
         direction = rng.standard_normal(2)
         theta = direction / np.linalg.norm(direction) * rho * (1 + rng.random())
         assert _hessian_min_eig(model, X, theta) >= bound - 1e-3
+
+
+def test_full_data_terms_agree_with_per_record_sums():
+    rng = np.random.default_rng(5)
+    theta = rng.standard_normal((4, 2))
+    g = GaussianTarget(2, noise_variance=0.7, prior_variance=2.0)
+    X = _gaussian_data()
+    ll, gr = g.full_data_terms(g.prepare(X), theta)
+    np.testing.assert_allclose(ll, g.log_likelihood(X, theta).sum(axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(gr, g.grad_log_likelihood(X, theta).sum(axis=-2), rtol=1e-12, atol=1e-12)
+    lg = LogisticRegression(2, R=1.0)
+    Xl = make_logistic_dataset(9, 2, rng)
+    ll, gr = lg.full_data_terms(lg.prepare(Xl), theta)
+    np.testing.assert_allclose(ll, lg.log_likelihood(Xl, theta).sum(axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(gr, lg.grad_log_likelihood(Xl, theta).sum(axis=-2), rtol=1e-12, atol=1e-12)

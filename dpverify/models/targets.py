@@ -110,6 +110,15 @@ class GaussianTarget(Model):
         """Sum over the mini-batch ``idx`` (``(chains, b)``) of the (clipped, weighted) per-record gradients."""
         return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
 
+    def full_data_terms(self, prepared, theta):
+        """``sum_i log p(x_i | theta)`` (``(chains,)``) and ``sum_i grad log p = (sum_i x_i - N theta)/sigma^2``
+        (``(chains, d)``) in O(N d + chains d), from the sufficient statistics ``sum x_i``, ``sum ||x_i||^2``."""
+        s2, n = self.noise_variance, prepared.shape[0]
+        sx, sxx = prepared.sum(axis=0), np.sum(prepared**2)
+        quad = sxx - 2 * theta @ sx + n * np.sum(theta**2, axis=-1)
+        ll = -0.5 * quad / s2 - 0.5 * n * self.dim * math.log(2 * math.pi * s2)
+        return ll, (sx - n * theta) / s2
+
     def log_prior(self, theta):
         theta = np.asarray(theta, dtype=float)
         v = self.prior_variance

@@ -22,6 +22,7 @@ __all__ = [
     "draw_poisson_minibatches",
     "minibatch_gradient_sum",
     "per_record_gradients",
+    "full_gradient_sum",
     "Data",
     "ChainState",
     "StochasticGradientSampler",
@@ -109,6 +110,15 @@ def minibatch_gradient_sum(model, data: Data, idx: np.ndarray, theta: np.ndarray
     if weights is not None:
         g = g * weights[..., None]
     return g.sum(axis=-2)
+
+
+def full_gradient_sum(model, data: Data, theta: np.ndarray) -> np.ndarray:
+    """``sum_{i=1}^N grad_theta log p(x_i | theta)`` per chain (full batch), through the model's
+    ``full_data_terms`` when it has one (sufficient statistics / one matrix product)."""
+    if hasattr(model, "full_data_terms"):
+        return model.full_data_terms(data.prepared, theta)[1]
+    idx = np.broadcast_to(np.arange(data.N), (theta.shape[0], data.N))
+    return minibatch_gradient_sum(model, data, idx, theta)
 
 
 class ChainState(NamedTuple):

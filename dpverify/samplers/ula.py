@@ -27,6 +27,7 @@ from dpverify.samplers._sgmcmc import (
     claim_from,
     draw_minibatches,
     evaluate_theorem,
+    full_gradient_sum,
     minibatch_gradient_sum,
 )
 from dpverify.samplers.base import Claim
@@ -56,8 +57,7 @@ class _ULA(StochasticGradientSampler):
 
     def _step(self, state: ChainState, data, rng) -> ChainState:
         theta = state.theta
-        idx = np.broadcast_to(np.arange(self.N), (theta.shape[0], self.N))
-        grad_log_target = self.model.grad_log_prior(theta) + minibatch_gradient_sum(self.model, data, idx, theta)
+        grad_log_target = self.model.grad_log_prior(theta) + full_gradient_sum(self.model, data, theta)  # -grad U^D
         xi = rng.standard_normal(theta.shape)
         return ChainState(theta + self.h * grad_log_target + math.sqrt(2 * self.h) * xi, state.t + 1, state.aux)
 
