@@ -148,3 +148,16 @@ def test_calibration_randomized_response_at_confidence_half():
     ]
     rate = float(np.mean(over))
     assert 0.10 <= rate <= 0.5 + 3 * 0.025
+
+
+@pytest.mark.slow
+def test_validity_laplace_many_audits_with_candidates():
+    # 1000 audits x 10^5 samples per side, four candidate events each (Bonferroni). MC error of the
+    # violation rate: sd <= sqrt(0.05 * 0.95 / 1000) = 0.0069; allowed 0.05 + 3 sd = 0.071.
+    mech = laplace_query(1.0)
+    verdicts = [
+        audit(mech, np.array([0.0]), np.array([1.0]), epsilon=1.0, samples=100_000, seed=seed,
+              candidates=4, exact_epsilon=1.0).verdict
+        for seed in range(1000)
+    ]
+    assert verdicts.count("violation") / 1000 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 1000)

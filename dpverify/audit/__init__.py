@@ -11,6 +11,16 @@ split), :mod:`.statistics` (threshold tests, projections), :mod:`.likelihood_rat
 :mod:`.events` (discrete outputs), :mod:`.classifier` (learned test), :mod:`.exact` (exact pair
 epsilon by quadrature), :mod:`.datasets` (adjacent pairs, hypothesis strategies), :mod:`.search`
 (worst-case pair search), :mod:`.known_bad` (reference and deliberately wrong mechanisms).
+
+Example (Laplace with half the noise it needs, claimed 1-DP)::
+
+    >>> import numpy as np
+    >>> from dpverify.audit import audit
+    >>> from dpverify.audit.known_bad import laplace_query
+    >>> r = audit(laplace_query(1.0, noise_factor=0.5), np.array([0.0]), np.array([1.0]),
+    ...           epsilon=1.0, samples=100_000, seed=1)
+    >>> r.verdict, round(r.epsilon_lower, 2), r.epsilon_exact
+    ('violation', 1.98, 2.0)
 """
 from dpverify.audit.bounds import epsilon_lower_bound
 from dpverify.audit.core import AuditResult, audit
