@@ -144,14 +144,16 @@ def sample_truncated_beta(a, b, lo: float, hi: float, rng: np.random.Generator) 
 
 
 def _tangent_rejection(oa, ob, olo, ohi, rng: np.random.Generator) -> np.ndarray:
-    """Oriented law with (almost) all its interval mass at ``ohi``: its log density
-    l(y) = (a-1) log y + (b-1) log(1-y) is concave on [olo, ohi] when (a-1)/ohi^2 >= (1-b)_+/(1-ohi)^2
-    (checked), so l(y) <= l(ohi) + l'(ohi)(y - ohi); draw from that truncated exponential and accept
-    with probability exp(l(y) - tangent(y)) (von Neumann rejection; exact)."""
-    if np.any((oa - 1.0) / ohi**2 < np.maximum(0.0, 1.0 - ob) / (1.0 - ohi) ** 2):
-        raise ValueError("truncated beta: the interval mass underflows and the density is not log-concave "
-                         "there; cannot sample exactly")
-    slope = (oa - 1.0) / ohi - (ob - 1.0) / (1.0 - ohi)
+    """Oriented law with (almost) all its interval mass at ``ohi``. Write its log density as
+    l(y) = (a-1) log y + (b-1) log(1-y). For a >= 1 the first term is concave, so it lies below its tangent
+    at ohi; the second is concave for b >= 1 (below its tangent) and increasing for b < 1 (below its
+    value at ohi). Hence l(y) <= l(ohi) + s (y - ohi) with s = (a-1)/ohi - max(b-1, 0)/(1-ohi) > 0:
+    draw from that truncated exponential and accept with probability exp(l(y) - envelope(y))
+    (von Neumann rejection; exact)."""
+    slope = (oa - 1.0) / ohi - np.maximum(ob - 1.0, 0.0) / (1.0 - ohi)
+    if np.any(oa < 1.0) or np.any(slope <= 0.0):
+        raise ValueError("truncated beta: the interval mass underflows but the density does not increase "
+                         "towards the interval end; cannot sample exactly")
     width = ohi - olo
     out = np.empty(oa.size)
     pending = np.arange(oa.size)
