@@ -42,8 +42,11 @@ def _unique_rows(rows: np.ndarray, return_inverse: bool = False):
 def is_discrete(x0: np.ndarray, x1: np.ndarray) -> bool:
     """True if the pooled outputs show at most ``min(MAX_OUTCOMES, n/4)`` distinct rows (and >= 2)."""
     pooled = np.concatenate([_rows(x0), _rows(x1)])
-    distinct = _unique_rows(pooled).shape[0]
-    return 2 <= distinct <= max(2, min(MAX_OUTCOMES, pooled.shape[0] // 4))
+    limit = max(2, min(MAX_OUTCOMES, pooled.shape[0] // 4))
+    # Continuous outputs are recognised on a prefix (every row distinct), before sorting them all.
+    if _unique_rows(pooled[: 4 * limit + 1]).shape[0] > limit:
+        return False
+    return 2 <= _unique_rows(pooled).shape[0] <= limit
 
 
 def outcome_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
