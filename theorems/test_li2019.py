@@ -144,9 +144,7 @@ def test_wang_quote_value():
 
 
 def test_example_numbers_pinned():
-    from dpverify.theorems.li2019_wang import _example
-
-    nums = _example()
+    nums = li2019.example_numbers()  # cached: the checks computed it already
     assert nums["li_lemma2"] == pytest.approx(0.015508, rel=1e-4)
     # exact moments accountant, q = 128/50,000 (dpverify recomputation, 128 blocks, integer orders)
     assert nums["li_exact"] == pytest.approx(0.02436, rel=2e-3)

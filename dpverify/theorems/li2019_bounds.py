@@ -50,10 +50,10 @@ def _check_schedule(schedule: str) -> str:
     return schedule
 
 
-def k_max_float(epsilon: float, delta: float) -> float:
-    """Float version of :func:`dpverify.theorems.li2019_common.k_max`."""
+def k_max_float(epsilon, delta: float):
+    """Numeric version of :func:`dpverify.theorems.li2019_common.k_max` (``epsilon`` a float or an array)."""
     l = math.log(1 / delta)
-    return epsilon**2 / (epsilon + 2 * l + 2 * math.sqrt(l * l + epsilon * l))
+    return epsilon**2 / (epsilon + 2 * l + 2 * np.sqrt(l * l + epsilon * l))
 
 
 def harmonic_third_float(T: int) -> float:

@@ -27,11 +27,6 @@ def _gauss_pdf(x, mean, sd):
     return sp.exp(-((x - mean) ** 2) / (2 * sd**2)) / (sp.sqrt(2 * sp.pi) * sd)
 
 
-def _gauss_mean(expr, mean, sd):
-    """E[expr(o)] for o ~ N(mean, sd^2), by sympy integration."""
-    return sp.simplify(sp.integrate(expr * _gauss_pdf(_o, mean, sd), (_o, -sp.oo, sp.oo), conds="none"))
-
-
 # ---------------------------------------------------------------------------------------------
 # Definition 1
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import math
 import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.li2019_bounds import eta_max_lemma2, wang_eta_max
+from dpverify.theorems.li2019_bounds import eta_max_lemma2
 from dpverify.theorems.li2019_common import LINK, harmonic_third, k_max, noise_multiplier_sq, source, symbols
 from dpverify.theorems.registry import register
 
@@ -144,8 +144,6 @@ def _step_theorem(schedule: str) -> Theorem:
             "dpverify.theorems.li2019_bounds.eta_max_exact."
         ),
     )
-    thm.eta_max_expr = eta_max  # type: ignore[attr-defined]
-    thm.c2_sq_expr = c2_sq  # type: ignore[attr-defined]
     return thm
 
 
@@ -208,14 +206,15 @@ def _():
     pts = ({eps: 0.3, delta: 1e-4}, {eps: 2.0, delta: 1e-9})
     small_root_ok = any(all(abs(float((r - K).subs(p))) < 1e-12 for p in pts) for r in roots)
     H = sp.Symbol("H", positive=True)
-    eta_max_H = thm3.eta_max_expr.subs(harmonic_third(T), H)
+    eta_max_H = thm3.conclusion["eta_max"].subs(harmonic_third(T), H)
     eta1 = sp.solve(L**2 * eta * H / ((1 - q) * N) - K, eta)[0]
     ok_eta = sp.simplify(eta1 - eta_max_H) == 0
-    printed_bound = PRINTED["iii)"].rhs.subs(t, 1).subs(c2**2, thm3.c2_sq_expr.subs(harmonic_third(T), H))
+    c2_sq = thm3.conclusion["c2"] ** 2
+    printed_bound = PRINTED["iii)"].rhs.subs(t, 1).subs(c2**2, c2_sq.subs(harmonic_third(T), H))
     ok_c2 = sp.simplify(printed_bound - eta_max_H) == 0
     return minimum == 0 and small_root_ok and ok_eta and ok_c2, (
         f"lam* = {lstar}; min + (eps-K)^2/(4K) = {minimum}; K(eps, delta) is a root: {small_root_ok}; "
-        f"eta_1 = {eta1}; printed iii) with c2^2 = {thm3.c2_sq_expr} equals eta_max: {ok_c2}")
+        f"eta_1 = {eta1}; printed iii) with c2^2 = {c2_sq} equals eta_max: {ok_c2}")
 
 
 @thm3.add_check("mnist_example_outside_lambda_range", "numeric",
@@ -255,7 +254,7 @@ thm4.errata.append(Erratum(
 @thm4.add_check("fixed_below_decreasing_first_step", "symbolic",
                 "eta_max(fixed) / eta_max(decreasing, first step) = H_T/T < 1: the decreasing schedule starts higher")
 def _():
-    ratio = sp.simplify(thm4.eta_max_expr / thm3.eta_max_expr)
+    ratio = sp.simplify(thm4.conclusion["eta_max"] / thm3.conclusion["eta_max"])
     vals = [float(ratio.subs(T, v)) for v in (10, 10**4, 10**6)]
     return sp.simplify(ratio - harmonic_third(T) / T) == 0 and all(0 < v < 1 for v in vals), f"ratio = {ratio}; at T = 1e1, 1e4, 1e6: {vals}"
 

@@ -9,6 +9,7 @@ eta_W^2, eta_W}``, which is plain SGLD exactly when the first entry is at most `
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy as sp
@@ -92,6 +93,7 @@ def _():
 register(wang)
 
 
+@functools.cache
 def example_numbers(q: float = MNIST_EXAMPLE_Q) -> dict[str, float]:
     """The numbers of Li et al. 2019's Sec. 3.1 example (N=50,000, eps=0.1, delta=1e-5, T=10,000, L=1):
     Wang's quoted bound, the same with log(T/delta), and Theorem 3's first step with Lemma 2's closed form,
@@ -105,15 +107,6 @@ def example_numbers(q: float = MNIST_EXAMPLE_Q) -> dict[str, float]:
         "li_exact": eta_max_exact(**ex, q=q, schedule="decreasing"),
         "li_fixed_exact": eta_max_exact(**ex, q=q, schedule="fixed"),
     }
-
-
-_numbers: dict[str, float] = {}
-
-
-def _example() -> dict[str, float]:
-    if not _numbers:
-        _numbers.update(example_numbers())
-    return _numbers
 
 
 example = Theorem(
@@ -134,7 +127,7 @@ example = Theorem(
 @example.add_check("wang_1.54e-6", "numeric",
                    "Wang's bound from the quoted formula vs the printed 1.54e-6 (which log(T/delta) reproduces)")
 def _():
-    nums = _example()
+    nums = example_numbers()
     ours, alt = nums["wang_quoted"], nums["wang_log_T_over_delta"]
     sym = example.evaluate().conclusion["eta_max_wang"]
     consistent = math.isclose(sym, ours, rel_tol=1e-12)
@@ -149,7 +142,7 @@ def _():
 @example.add_check("li_0.103_lemma2", "numeric",
                    "Theorem 3's first-step bound with c2 from Lemma 2's closed form vs the printed 0.103")
 def _():
-    nums = _example()
+    nums = example_numbers()
     ours = nums["li_lemma2"]
     ev = thm3.evaluate(**MNIST_EXAMPLE, q=MNIST_EXAMPLE_Q, eta=ours / 2, allow_unguaranteed=True)
     consistent = math.isclose(ev.eta_max, ours, rel_tol=1e-12) and nums["li_remark1"] >= ours
@@ -166,7 +159,7 @@ def _():
 def _():
     from dpverify.theorems.li2019_bounds import delta_exact
 
-    nums = _example()
+    nums = example_numbers()
     ours = nums["li_exact"]
     ex = MNIST_EXAMPLE
     d_at = delta_exact(ex["N"], ex["T"], ex["L"], ex["epsilon"], MNIST_EXAMPLE_Q, ours)
