@@ -22,6 +22,7 @@ from dpverify.accounting import (
     rdp_sampled_gaussian,
     rdp_sampled_gaussian_composed,
 )
+from dpverify.accounting import sampled_gaussian as sg
 from dpverify.accounting.moments import (
     composed_log_moments,
     delta_from_log_moments,
@@ -191,6 +192,21 @@ def test_quadrature_agrees_with_binomial_sum_at_integer_orders():
         a = rdp_sampled_gaussian(q, sigma, ints)
         b = rdp_sampled_gaussian(q, sigma, ints + 1e-12)
         np.testing.assert_allclose(a, b, rtol=1e-9)
+
+
+@pytest.mark.parametrize("q", [1e-6, 1e-3, 256 / 60000, 0.05])
+def test_certified_series_agrees_with_quadrature(q):
+    # Many sigmas switch on the truncated-series path for fractional orders; where it certifies a
+    # result it must agree with the trapezoidal quadrature (itself checked against mpmath above).
+    sig = np.geomspace(0.5, 30.0, 80)
+    for alpha in (1.1, 1.5, 3.7, 10.9, 40.5):
+        vals, ok = sg._log_a_frac_series(q, sig, alpha)
+        assert ok[-1]  # sigma = 30 is well inside the series' regime
+        ref = sg._log_a_quadrature(q, sig[ok], np.array([alpha]))[:, 0]
+        np.testing.assert_allclose(vals[ok], ref, rtol=1e-10)
+    composed = rdp_sampled_gaussian_composed(q, sig, [1.5, 3.7])
+    single = sum(rdp_sampled_gaussian(q, s, [1.5, 3.7]) for s in sig)
+    np.testing.assert_allclose(composed, single, rtol=1e-10)
 
 
 def test_large_orders_and_tiny_rates_stay_finite():

@@ -4,7 +4,7 @@ Notation of Li, Chen, Liu, Carin (AISTATS 2019), after Abadi et al. 2016:
 
 - **log-moment** (Def. 3): alpha_M(lambda) = max log E[exp(lambda c(o))], c the privacy loss.
   For the Poisson-subsampled Gaussian this is exactly ``log A_{lambda+1}`` of Mironov, Talwar,
-  Zhang 2019, i.e. ``alpha(lambda) = lambda * rdp(lambda + 1)`` (Mironov 2017, Prop. 10 relates the two).
+  Zhang 2019, i.e. ``alpha(lambda) = lambda * rdp(lambda + 1)``: the log-moment is the RDP curve reparametrised.
 - **composability** (Thm. 1): alpha_M(lambda) <= sum_t alpha_{M_t}(lambda).
 - **tail bound** (Thm. 1): M is (epsilon, delta)-DP for delta = min_{lambda > 0} exp(alpha(lambda) - lambda epsilon);
   inverted, epsilon = min_lambda (alpha(lambda) + log(1/delta)) / lambda -- the same number as the
