@@ -204,3 +204,10 @@ def test_bad_dataset_and_outputs():
         s.log_density([0, 1], np.array([0.3, 0.4]))
     with pytest.raises(ValueError, match=r"\|x\| <= R"):
         OPSGaussianMean(R=1.0).sample([2.0], 3, 0)
+
+
+def test_gaussian_claim_details_include_the_lipschitz_bound():
+    """Wang et al. 2015, Thm 1 second part: 4 L_x R with L_x = (R + Theta)/sigma^2 (here 3 and R = 1: 12)."""
+    c = OPSGaussianMean(sigma=1.0, R=1.0, Theta=2.0).guarantee()
+    assert c.details["wang2015_thm1_lipschitz_epsilon"] == pytest.approx(12.0)
+    assert c.details["foulds2016_thm2_epsilon"] == pytest.approx(8.0)  # 2C, C = ((R+Theta)^2 - (Theta-R)^2)/2

@@ -131,6 +131,8 @@ class _OPS(Sampler):
         u = self.unguaranteed
         self._thm1 = evaluate_theorem("wang2015.thm1_ops_pure_dp", unguaranteed=u, B=self.B)
         self._foulds = evaluate_theorem("foulds2016.thm2_posterior_2c", unguaranteed=u, C=self.C)
+        self._lipschitz = (None if const.L_x is None or const.R is None
+                           else evaluate_theorem("wang2015.thm1_ops_lipschitz", unguaranteed=u, L=const.L_x, R=const.R))
         self._alg1 = (None if self.epsilon is None or calibration != "wang2015"
                       else evaluate_theorem("wang2015.alg1_ops_scaled", unguaranteed=u, epsilon=self.epsilon, B=self.B))
         self._temperature = (None if self.epsilon is None or calibration != "foulds2016"
@@ -143,12 +145,15 @@ class _OPS(Sampler):
 
     def guarantee(self) -> Claim:
         """epsilon = 4B (no target; Wang Thm 1), min(eps, 4B) (Alg. 1), or min(eps, 2C) (Foulds eq. 14 with
-        Thm 2 applied to the tempered likelihood, whose C is rho C). ``details`` has Foulds' 2C bound."""
+        Thm 2 applied to the tempered likelihood, whose C is rho C). ``details`` has Foulds' 2C bound and, for
+        models with bounded data, Wang's 4 L_x R (both times rho)."""
         if self._thm1 is None:
             raise NotImplementedError("theorem wang2015.thm1_ops_pure_dp is not in the catalogue yet")
         details = {"rho": self.rho, "B": self.B, "C": self.C, "calibration": self.calibration}
         if self._foulds is not None:
             details["foulds2016_thm2_epsilon"] = self.rho * float(self._foulds.conclusion["epsilon"])
+        if self._lipschitz is not None:  # Wang Thm 1, second part (4 L_x R); tempering scales it by rho
+            details["wang2015_thm1_lipschitz_epsilon"] = self.rho * float(self._lipschitz.conclusion["epsilon"])
         if self.epsilon is None:
             return claim_from(self._thm1, "wang2015.thm1_ops_pure_dp", details=details)
         if self.calibration == "wang2015":
