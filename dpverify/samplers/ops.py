@@ -28,7 +28,7 @@ from scipy.optimize import brentq
 from dpverify._validation import check_delta, check_epsilon, check_positive_int
 from dpverify.models.beta_bernoulli import BetaBernoulli, TruncatedBeta
 from dpverify.models.dirichlet_categorical import DirichletCategorical
-from dpverify.models.gaussian_mean import GaussianMean, TruncatedNormal
+from dpverify.models.gaussian_mean import GaussianMean
 from dpverify.samplers.base import Claim, Sampler
 from dpverify.samplers.baselines import claim_from, evaluate_theorem
 from dpverify.samplers.registry import register
