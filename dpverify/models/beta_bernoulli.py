@@ -42,8 +42,8 @@ _UNDERFLOW = 1e-280
 class TruncatedBeta:
     """Beta(a, b) restricted to [lo, hi], 0 < lo < hi < 1, with a, b > 0.
 
-    ``log_mass`` is log P_{Beta(a,b)}(lo <= X <= hi), computed in double precision from the tail in
-    which the interval lies (no cancellation), or with mpmath (60 digits) when that underflows.
+    ``log_mass`` is log P_{Beta(a,b)}(lo <= X <= hi) (:func:`log_beta_interval_mass`: no cancellation,
+    mpmath where double precision underflows).
     """
 
     def __init__(self, a: float, b: float, lo: float, hi: float) -> None:
@@ -51,21 +51,7 @@ class TruncatedBeta:
         self.b = check_real("b", b, low=0.0, low_inclusive=False)
         self.lo = check_real("lo", lo, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         self.hi = check_real("hi", hi, low=self.lo, high=1.0, low_inclusive=False, high_inclusive=False)
-        # Orientation: work with X (flip=False) or 1 - X (flip=True) so that the interval lies in
-        # the lower tail of the oriented law whenever it is in a tail at all.
-        self._flip = self.a / (self.a + self.b) < 0.5
-        oa, ob = (self.b, self.a) if self._flip else (self.a, self.b)
-        olo, ohi = (1.0 - self.hi, 1.0 - self.lo) if self._flip else (self.lo, self.hi)
-        self._oriented = (oa, ob, olo, ohi)
-        self._cdf_lo = float(special.betainc(oa, ob, olo))
-        self._cdf_hi = float(special.betainc(oa, ob, ohi))
-        mass = self._cdf_hi - self._cdf_lo
-        if self._cdf_hi > _UNDERFLOW and mass > 1e-12 * self._cdf_hi:
-            self.log_mass = math.log(mass)
-        else:
-            with mpmath.workdps(60):
-                m = mpmath.betainc(oa, ob, olo, ohi, regularized=True)
-                self.log_mass = float(mpmath.log(m))
+        self.log_mass = float(log_beta_interval_mass(self.a, self.b, self.lo, self.hi))
         self.log_normaliser = float(special.betaln(self.a, self.b)) + self.log_mass
 
     # -- densities ----------------------------------------------------------
@@ -78,18 +64,10 @@ class TruncatedBeta:
         return np.where(inside, val, -np.inf)
 
     def interval_probability(self, s, t) -> np.ndarray:
-        """P(s <= X <= t) under the truncated law, for lo <= s <= t <= hi (from the accurate tail)."""
+        """P(s <= X <= t) under the truncated law, for lo <= s <= t <= hi (see :func:`log_beta_interval_mass`)."""
         s = np.clip(np.asarray(s, dtype=float), self.lo, self.hi)
         t = np.clip(np.asarray(t, dtype=float), self.lo, self.hi)
-        oa, ob, _, _ = self._oriented
-        if self._flip:
-            s, t = 1.0 - t, 1.0 - s
-        if self.log_mass > math.log(_UNDERFLOW) and self._cdf_hi > _UNDERFLOW:
-            return (special.betainc(oa, ob, t) - special.betainc(oa, ob, s)) / math.exp(self.log_mass)
-        with mpmath.workdps(60):
-            mass = mpmath.exp(self.log_mass)
-            f = np.vectorize(lambda u, v: float(mpmath.betainc(oa, ob, u, v, regularized=True) / mass))
-            return f(s, t)
+        return np.exp(log_beta_interval_mass(self.a, self.b, s, t) - self.log_mass)
 
     def mean(self) -> float:
         """E[X] (see :func:`truncated_beta_mean`)."""
@@ -99,6 +77,14 @@ class TruncatedBeta:
     def rvs(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` exact draws (see :func:`sample_truncated_beta`)."""
         return sample_truncated_beta(np.full(size, self.a), np.full(size, self.b), self.lo, self.hi, rng)
+
+
+def _orient(a, b, s, t):
+    """Work with X ~ Beta(a, b) or with 1 - X ~ Beta(b, a), whichever puts the interval [s, t] in the
+    lower tail when it lies in a tail at all (flip when the mean is left of the interval's midpoint), so
+    that F(t) - F(s) of the oriented law has no cancellation. Returns (flip, a', b', s', t')."""
+    flip = a / (a + b) < 0.5 * (s + t)
+    return flip, np.where(flip, b, a), np.where(flip, a, b), np.where(flip, 1.0 - t, s), np.where(flip, 1.0 - s, t)
 
 
 def sample_truncated_beta(a, b, lo: float, hi: float, rng: np.random.Generator) -> np.ndarray:
@@ -112,9 +98,7 @@ def sample_truncated_beta(a, b, lo: float, hi: float, rng: np.random.Generator) 
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     a, b = a.reshape(-1), b.reshape(-1)
-    flip = a / (a + b) < 0.5
-    oa, ob = np.where(flip, b, a), np.where(flip, a, b)
-    olo, ohi = np.where(flip, 1.0 - hi, lo), np.where(flip, 1.0 - lo, hi)
+    flip, oa, ob, olo, ohi = _orient(a, b, lo, hi)
     single = bool(np.all(a == a[0]) and np.all(b == b[0]))  # one law for every entry
     if single:  # its CDF values once
         cdf_lo = np.full(a.size, special.betainc(oa[0], ob[0], olo[0]))
@@ -170,17 +154,13 @@ def _tangent_rejection(oa, ob, olo, ohi, rng: np.random.Generator) -> np.ndarray
 
 
 def log_beta_interval_mass(a, b, s, t) -> np.ndarray:
-    """log P(s <= X <= t) for X ~ Beta(a, b), elementwise over broadcast arrays, without cancellation:
-    computed on X (if the mean is right of the interval's midpoint) or on 1 - X (otherwise), so the
-    interval sits in the lower tail when it is in a tail at all; mpmath (60 digits) where that still
-    underflows double precision."""
+    """log P(s <= X <= t) for X ~ Beta(a, b), elementwise over broadcast arrays, without cancellation
+    (:func:`_orient`); mpmath (60 digits) where double precision still underflows or cancels."""
     a, b, s, t = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(a, b, s, t))
-    flip = a / (a + b) < 0.5 * (s + t)
-    oa, ob = np.where(flip, b, a), np.where(flip, a, b)
-    olo, ohi = np.where(flip, 1.0 - t, s), np.where(flip, 1.0 - s, t)
+    _, oa, ob, olo, ohi = _orient(a, b, s, t)
     upper = special.betainc(oa, ob, ohi)
     mass = upper - special.betainc(oa, ob, olo)
-    bad = np.atleast_1d((upper < _UNDERFLOW) | (mass < 1e-12 * upper))
+    bad = np.atleast_1d(((upper < _UNDERFLOW) | (mass < 1e-12 * upper)) & (ohi > olo))
     with np.errstate(divide="ignore"):
         logm = np.array(np.log(mass), dtype=float, ndmin=1)
     if bad.any():  # rare: the interval mass underflows or cancels in float64
