@@ -57,6 +57,10 @@ __all__ = ["rdp_sampled_gaussian", "rdp_sampled_gaussian_composed"]
 
 #: Terms further than this below the largest (in log space) are skipped: e^-60 ~ 1e-26.
 _LOG_NEGLIGIBLE = 60.0
+#: The integer-order sum is done in linear space when every exponent is below this and every weight
+#: above e^_LOG_TINY (no overflow, no underflow), in log space otherwise.
+_LINEAR_MAX_EXPONENT = 600.0
+_LOG_TINY = -600.0
 #: Largest integer order summed term by term; larger integer orders go to the quadrature.
 _MAX_BINOMIAL_TERMS = 2**22
 #: Largest trapezoid grid; beyond it, mpmath.
@@ -190,8 +194,15 @@ def _log_a_int(q: float, sigmas: np.ndarray, alphas: np.ndarray) -> np.ndarray:
         lo_max = np.maximum.reduceat(log_w + _log_expm1(half_i2 * s_blk[-1]), starts)
         keep = np.flatnonzero(hi >= np.repeat(lo_max, lengths) - _LOG_NEGLIGIBLE)
         kept_starts = np.searchsorted(keep, starts)
-        terms = log_w[keep] + _log_expm1(np.outer(s_blk, half_i2[keep]))
-        out[first : first + rows] = np.logaddexp(0.0, _logsumexp_segments(terms, kept_starts))
+        h_keep = half_i2[keep]
+        if h_keep.max() * s_blk[0] <= _LINEAR_MAX_EXPONENT and log_w[keep].min() > _LOG_TINY:
+            # No overflow or underflow possible: sum the positive terms in linear space.
+            terms = np.expm1(np.outer(s_blk, h_keep))
+            terms *= np.exp(log_w[keep])
+            out[first : first + rows] = np.log1p(np.add.reduceat(terms, kept_starts, axis=1))
+        else:
+            terms = log_w[keep] + _log_expm1(np.outer(s_blk, h_keep))
+            out[first : first + rows] = np.logaddexp(0.0, _logsumexp_segments(terms, kept_starts))
     return out
 
 
