@@ -37,14 +37,24 @@ def draw_minibatches(rng: np.random.Generator, n_chains: int, N: int, size: int)
 
     Small batches (``size (size - 1) <= 2N``, acceptance probability about ``exp(-size^2/(2N)) >= e^{-1}``): draw
     ``size`` i.i.d. uniform indices per chain and redraw the rows that contain a repeat; an accepted row is uniform
-    over ordered tuples of distinct indices. Larger batches: a uniformly random ordering of the ``size`` smallest of
-    ``N`` i.i.d. uniform keys. Both exact, vectorised over chains.
+    over ordered tuples of distinct indices. Medium batches (``size^2 <= 8N``): Floyd's algorithm (Bentley & Floyd
+    1987: for ``j = N - size .. N - 1`` add a uniform ``u`` on ``{0..j}``, or ``j`` if ``u`` is taken), vectorised
+    over chains. Larger batches: the ``size`` smallest of ``N`` i.i.d. uniform keys. The last two are then put in
+    uniformly random order. All exact.
     """
     if size > N:
         raise ValueError(f"mini-batch size must be <= N = {N}; got {size}")
     if size * (size - 1) > 2 * N:
-        keys = rng.random((n_chains, N))
-        chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < N else np.tile(np.arange(N), (n_chains, 1))
+        if size * size <= 8 * N:  # Floyd: O(size^2) per chain beats O(N) random keys here
+            chosen = np.empty((n_chains, size), dtype=np.intp)
+            for k, j in enumerate(range(N - size, N)):
+                u = rng.integers(0, j + 1, size=n_chains)
+                if k:
+                    u = np.where((chosen[:, :k] == u[:, None]).any(axis=1), j, u)
+                chosen[:, k] = u
+        else:
+            keys = rng.random((n_chains, N))
+            chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < N else np.tile(np.arange(N), (n_chains, 1))
         order = np.argsort(rng.random((n_chains, size)), axis=1)
         return np.take_along_axis(chosen, order, axis=1)
     out = rng.integers(0, N, size=(n_chains, size))
