@@ -151,6 +151,20 @@ def test_example_numbers_pinned():
     assert nums["li_fixed_exact"] < nums["li_exact"]
 
 
+def test_proof_supported_bound():
+    # Table 1 MNIST: every hypothesis holds at eta = 0.3, so the fully proven bound lies in [0.3, closed form 1.449]
+    q = 128 / 60_000
+    proof = li2019.eta_max_lemma2_proof(60_000, 9_375, 0.3, 0.99, 1e-5, q, schedule="fixed")
+    assert 0.3 < proof <= eta_max_lemma2(60_000, 9_375, 0.3, 0.99, 1e-5, q=q, schedule="fixed") * (1 + 1e-12)
+    # the theorem object fixes lam at the unconstrained optimum (a stronger sufficient condition): where it
+    # certifies a step, so does the lam-optimised proof bound
+    ev = registry.get("li2019.thm4_fixed_stepsize").evaluate(**MNIST_T1, eta=0.999 * proof, allow_unguaranteed=True)
+    assert ev.hypotheses["i)"] and ev.hypotheses["ii)"] and ev.hypotheses["iii)"]
+    # the Sec. 3.1 example at q = 128/50,000: Lemma 2's hypotheses cannot all hold for the decreasing schedule
+    assert li2019.eta_max_lemma2_proof(50_000, 10_000, 1.0, 0.1, 1e-5, 128 / 50_000) == 0.0
+    assert li2019.example_numbers()["li_proof_best"] == pytest.approx(0.00874, rel=2e-3)
+
+
 def test_lemma2_evaluate_and_hypotheses():
     thm = registry.get("li2019.lem2_sampled_gaussian")
     ev = thm.evaluate(q=0.01, sigma=2.0, lam=4.0)

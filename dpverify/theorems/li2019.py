@@ -28,6 +28,7 @@ from dpverify.theorems.li2019_bounds import (  # noqa: F401
     epsilon_exact,
     eta_max_exact,
     eta_max_lemma2,
+    eta_max_lemma2_proof,
     wang_eta_max,
 )
 from dpverify.theorems.li2019_experiments import (  # noqa: F401
@@ -47,6 +48,7 @@ __all__ = [
     "logreg_numbers",
     "example_numbers",
     "eta_max_lemma2",
+    "eta_max_lemma2_proof",
     "eta_max_exact",
     "delta_exact",
     "epsilon_exact",

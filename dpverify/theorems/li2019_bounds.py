@@ -28,6 +28,7 @@ __all__ = [
     "k_max_float",
     "harmonic_third_float",
     "eta_max_lemma2",
+    "eta_max_lemma2_proof",
     "eta_max_exact",
     "CONVERSIONS",
     "delta_exact",
@@ -83,6 +84,51 @@ def eta_max_lemma2(N: int, T: int, L: float, epsilon: float, delta: float, q: fl
     q = check_real("q", q, low=0.0, high=1.0, high_inclusive=False)
     H = harmonic_third_float(T) if _check_schedule(schedule) == "decreasing" else float(T)
     return (1 - q) * N * k_max_float(epsilon, delta) / (L**2 * H)
+
+
+def eta_max_lemma2_proof(N: int, T: int, L: float, epsilon: float, delta: float, q: float,
+                         schedule: str = "decreasing") -> float:
+    """Largest (first) step that the proof of Li et al. 2019, Thm 3 / Thm 4 certifies with *all* of Lemma 2's
+    hypotheses enforced at every step (``0.0`` if none):
+
+    - i) ``sigma_1 >= 1``: ``eta <= q^2 N / L^2``; ii) ``q < 1/(16 sigma_T)``: ``eta > 256 q^4 N H'/L^2`` with
+      ``H' = T^{1/3}`` (decreasing) or 1 (fixed);
+    - the tail bound with ``lam`` restricted to Lemma 2's range ``lam <= sigma_1^2 ln(1/(q sigma_1))``:
+      ``min_{0 < lam <= lam_max} K lam (lam+1) - lam eps <= -log(1/delta)``, ``K = L^2 sum_t eta_t / ((1-q) N)``.
+
+    The tail condition is monotone in eta (smaller eta: smaller K, larger lam_max), so its boundary is
+    found by root finding; the result is ``min(i) boundary, tail boundary)`` if above ii)'s boundary.
+    The theorem objects' ``lambda_range`` hypothesis instead fixes lam at the unconstrained optimum
+    (a stronger sufficient condition), so every step they certify is also certified here.
+    """
+    N, T, L, epsilon, delta = _validate(N, T, L, epsilon, delta)
+    q = check_real("q", q, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    H = harmonic_third_float(T) if _check_schedule(schedule) == "decreasing" else float(T)
+    ell = math.log(1 / delta)
+    eta_i = q * q * N / L**2
+    eta_ii = 256 * q**4 * N * (T ** (1 / 3) if schedule == "decreasing" else 1.0) / L**2
+
+    def slack(log_eta: float) -> float:
+        eta = math.exp(log_eta)
+        s1sq = q * q * N / (eta * L * L)
+        qs = q * math.sqrt(s1sq)
+        lam_max = s1sq * math.log(1 / qs) if qs < 1 else 0.0
+        K = L * L * eta * H / ((1 - q) * N)
+        lam = min(max((epsilon - K) / (2 * K), 0.0), lam_max)
+        return K * lam * (lam + 1) - lam * epsilon + ell  # <= 0: the tail bound certifies delta
+
+    hi = math.log(eta_i)
+    if slack(hi) <= 0:
+        eta_tail = eta_i
+    else:
+        lo = hi - 1.0
+        while slack(lo) > 0 and lo > hi - 200:
+            lo -= 2.0
+        if slack(lo) > 0:
+            return 0.0
+        eta_tail = math.exp(brentq(slack, lo, hi, xtol=1e-10))
+    best = min(eta_i, eta_tail)
+    return best if best > eta_ii else 0.0
 
 
 def schedule_noise_multipliers(N: int, T: int, L: float, q: float, eta: float, schedule: str,

@@ -15,7 +15,9 @@ import math
 import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.li2019_bounds import eta_max_exact, eta_max_lemma2, wang_eta_max
+import numpy as np
+
+from dpverify.theorems.li2019_bounds import eta_max_exact, eta_max_lemma2, eta_max_lemma2_proof, wang_eta_max
 from dpverify.theorems.li2019_common import source, symbols
 from dpverify.theorems.li2019_stepsize import MNIST_EXAMPLE, MNIST_EXAMPLE_Q, thm3
 from dpverify.theorems.registry import register
@@ -97,9 +99,15 @@ register(wang)
 def example_numbers(q: float = MNIST_EXAMPLE_Q) -> dict[str, float]:
     """The numbers of Li et al. 2019's Sec. 3.1 example (N=50,000, eps=0.1, delta=1e-5, T=10,000, L=1):
     Wang's quoted bound, the same with log(T/delta), and Theorem 3's first step with Lemma 2's closed form,
-    Remark 1's (q -> 0) and the exact moments accountant (at sampling rate ``q``)."""
+    Remark 1's (q -> 0), the exact moments accountant (at sampling rate ``q``), and the largest step the proof
+    certifies with all of Lemma 2's hypotheses (at ``q``, and maximised over 300 rates in [1e-4, 0.06])."""
     ex = MNIST_EXAMPLE
+    rates = np.geomspace(1e-4, 0.06, 300)
+    proof = np.array([eta_max_lemma2_proof(**ex, q=r) for r in rates])
     return {
+        "li_proof": eta_max_lemma2_proof(**ex, q=q),
+        "li_proof_best": float(proof.max()),
+        "li_proof_best_q": float(rates[proof.argmax()]),
         "wang_quoted": wang_eta_max(**ex),
         "wang_log_T_over_delta": wang_eta_max(**ex, log_arg_factor=1.0),
         "li_lemma2": eta_max_lemma2(**ex, q=q, schedule="decreasing"),
@@ -175,6 +183,20 @@ def _():
         PUBLISHED["li_decreasing"], ours
 
 
+@example.add_check("li_0.103_all_lemma2_hypotheses", "numeric",
+                   "the largest first step Theorem 3's proof certifies with every Lemma 2 hypothesis enforced (lam range, "
+                   "q < 1/(16 sigma_t) for all t), maximised over q, vs the printed 0.103")
+def _():
+    nums = example_numbers()
+    best = nums["li_proof_best"]
+    consistent = 0 < best <= eta_max_lemma2(**MNIST_EXAMPLE, q=nums["li_proof_best_q"]) and nums["li_proof"] == 0.0
+    documented = any(f"{best:.3g}" in e.corrected for e in example.errata)
+    return consistent and documented, (
+        f"max over q in [1e-4, 0.06]: {best:.4g} at q = {nums['li_proof_best_q']:.4g}; at q = 128/50,000 no step satisfies "
+        f"all hypotheses (i: sigma_1 >= 1, ii: q sigma_T < 1/16, lam range). Erratum documented: {documented}"), \
+        PUBLISHED["li_decreasing"], best
+
+
 def _add_example_errata() -> None:
     """Errata carrying our numbers: the closed forms are evaluated here, the exact-accountant number is
     recorded (its check recomputes it)."""
@@ -202,6 +224,14 @@ def _add_example_errata() -> None:
         "eta_t < 0.103",
         "0.0244",
         check="li_0.103_exact_accountant",
+    ))
+    example.errata.append(Erratum(
+        "What Theorem 3's proof certifies at the example with all of Lemma 2's hypotheses (sigma_t >= 1, q sigma_t < 1/16 "
+        "for every t, lam <= sigma^2 ln(1/(q sigma))) is a first step of at most 0.00874 (best q = 0.00237); at "
+        "q = 128/50,000 the hypotheses cannot all hold.",
+        "eta_t < 0.103",
+        "0.00874",
+        check="li_0.103_all_lemma2_hypotheses",
     ))
 
 
