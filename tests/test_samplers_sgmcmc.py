@@ -214,12 +214,20 @@ def test_li_schedules_and_claim():
         DPSGLDLi(model, N=1000, tau=10, T=27, epsilon=1.0, delta=1e-5, step_size=0.1, schedule="cosine")
     with pytest.raises(ValueError, match="explicit"):
         DPSGLDLi(model, N=1000, tau=10, T=3, epsilon=1.0, delta=1e-5, step_size=[0.1, 0.1, 0.1])
-    try:
-        claim = f.guarantee()
-    except NotImplementedError as exc:  # the Li et al. catalogue module may not be registered yet
-        assert "li2019.thm4_fixed_stepsize" in str(exc)
-    else:
-        assert claim.theorem == "li2019.thm4_fixed_stepsize" and claim.epsilon > 0
+    claim = f.guarantee()
+    assert claim.theorem == "li2019.thm4_fixed_stepsize" and claim.delta == 1e-5
+
+
+def test_li_hypotheses_enforced():
+    """N = 10^4, q = 0.01, T = 1000, eps = 1, delta = 1e-5, L = 1: eta = 0.05 meets Theorem 4; eta = 1e-3 breaks
+    condition ii) (Lemma 2's q < 1/(16 sigma), as the catalogue re-derives it)."""
+    model = LogisticRegression(10)
+    base = dict(N=10_000, tau=100, T=1000, epsilon=1.0, delta=1e-5)
+    assert DPSGLDLi(model, step_size=0.05, **base).guarantee().guaranteed
+    with pytest.raises(ValueError, match=r"ii\)"):
+        DPSGLDLi(model, step_size=1e-3, **base)
+    claim = DPSGLDLi(model, step_size=1e-3, unguaranteed=True, **base).guarantee()
+    assert claim.guaranteed is False and claim.hypotheses["ii)"] is False
 
 
 # -- OPS by MCMC and its diagnostics ---------------------------------------------------------------

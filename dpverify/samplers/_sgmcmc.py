@@ -57,13 +57,14 @@ def draw_minibatches(rng: np.random.Generator, n_chains: int, N: int, size: int)
             chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < N else np.tile(np.arange(N), (n_chains, 1))
         order = np.argsort(rng.random((n_chains, size)), axis=1)
         return np.take_along_axis(chosen, order, axis=1)
-    out = rng.integers(0, N, size=(n_chains, size))
+    dtype = np.int32 if N < 2**31 else np.int64  # int32 halves the memory traffic of the draws, sorts and gathers
+    out = rng.integers(0, N, size=(n_chains, size), dtype=dtype)
     if size == 1:
         return out
     s = np.sort(out, axis=1)
     rows = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
     while rows.size:
-        fresh = rng.integers(0, N, size=(rows.size, size))
+        fresh = rng.integers(0, N, size=(rows.size, size), dtype=dtype)
         out[rows] = fresh
         s = np.sort(fresh, axis=1)
         rows = rows[(s[:, 1:] == s[:, :-1]).any(axis=1)]
