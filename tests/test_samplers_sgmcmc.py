@@ -54,16 +54,19 @@ def test_minibatches_are_uniform_subsets_without_repeats(N, size):
     assert stats.chisquare(first).pvalue > 1e-6
 
 
-def test_poisson_minibatches_sizes_and_inclusion():
+@pytest.mark.parametrize("N, q", [(50, 0.2), (30, 0.9), (200, 0.01)])
+def test_poisson_minibatches_sizes_and_inclusion(N, q):
     """Batch size ~ Binomial(N, q): mean Nq, variance Nq(1-q); each record included with probability q.
     Tolerances: 5 standard errors of the Monte Carlo estimates (n = 40,000 chains)."""
     rng = np.random.default_rng(11)
-    N, q, n = 50, 0.2, 40_000
+    n = 40_000
     idx, mask = draw_poisson_minibatches(rng, n, N, q)
     sizes = mask.sum(axis=1)
     var = N * q * (1 - q)
     assert abs(sizes.mean() - N * q) < 5 * math.sqrt(var / n)
-    assert abs(sizes.var() - var) < 5 * var * math.sqrt(2 / n) * 1.2  # 1.2: binomial kurtosis slightly above normal
+    # SE of the sample variance: sqrt((mu4 - var^2)/n), mu4 of the binomial = var (1 + 3 (N - 2) var / N)
+    mu4 = var * (1 + 3 * (N - 2) * q * (1 - q))
+    assert abs(sizes.var() - var) < 5 * math.sqrt((mu4 - var**2) / n)
     chosen = np.zeros((n, N), dtype=bool)
     rows = np.repeat(np.arange(n), idx.shape[1])[mask.ravel()]
     chosen[rows, idx[mask]] = True

@@ -75,17 +75,29 @@ def draw_poisson_minibatches(rng: np.random.Generator, n_chains: int, N: int, q:
     """Poisson subsampling: each record enters each chain's batch independently with probability ``q``.
 
     Returns ``(idx, mask)`` of shape ``(n_chains, k_max)``: the batch of chain ``c`` is ``idx[c, mask[c]]``.
-    Drawn as: sizes ``k_c ~ Binomial(N, q)``; a uniform ``k_max``-subset per chain in uniformly random order
-    (:func:`draw_minibatches`); its first ``k_c`` entries are a uniform ``k_c``-subset, which given ``k_c`` is the
-    law of a Poisson sample.
+    Drawn exactly by geometric skips: the gaps between successive included indices of a Bernoulli(q) sequence are
+    i.i.d. Geometric(q) on {1, 2, ...}, so the included indices are the partial sums of geometric draws minus one,
+    kept while below N (more gaps are drawn until every chain has passed N).
     """
-    sizes = rng.binomial(N, q, size=n_chains)
-    k_max = int(sizes.max()) if n_chains else 0
-    if k_max == 0:
-        return np.zeros((n_chains, 1), dtype=np.intp), np.zeros((n_chains, 1), dtype=bool)
-    idx = draw_minibatches(rng, n_chains, N, k_max)
-    mask = np.arange(k_max)[None, :] < sizes[:, None]
-    return idx, mask
+    if q >= 1.0:
+        return np.tile(np.arange(N), (n_chains, 1)), np.ones((n_chains, N), dtype=bool)
+    cap = int(N * q + 6 * np.sqrt(N * q * (1 - q)) + 8)
+    log1mq = np.log1p(-q)
+
+    def geometric(shape):  # inverse CDF: P(floor(log U / log(1-q)) + 1 > k) = P(U <= (1-q)^k) = (1-q)^k, U in (0, 1]
+        return np.floor(np.log(1.0 - rng.random(shape)) / log1mq).astype(np.int64) + 1
+
+    pos = np.cumsum(geometric((n_chains, cap)), axis=1) - 1
+    while True:
+        short = np.flatnonzero(pos[:, -1] < N)
+        if not short.size:
+            break
+        more = np.full((n_chains, cap), N, dtype=pos.dtype)
+        more[short] = pos[short, -1:] + np.cumsum(geometric((short.size, cap)), axis=1)
+        pos = np.concatenate([pos, more], axis=1)
+    mask = pos < N
+    k_max = max(int(mask.sum(axis=1).max()), 1)
+    return np.where(mask, pos, 0)[:, :k_max], mask[:, :k_max]
 
 
 class Data(NamedTuple):
