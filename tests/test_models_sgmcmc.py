@@ -224,3 +224,17 @@ def test_full_data_terms_agree_with_per_record_sums():
     ll, gr = lg.full_data_terms(lg.prepare(Xl), theta)
     np.testing.assert_allclose(ll, lg.log_likelihood(Xl, theta).sum(axis=-1), rtol=1e-12)
     np.testing.assert_allclose(gr, lg.grad_log_likelihood(Xl, theta).sum(axis=-2), rtol=1e-12, atol=1e-12)
+
+
+def test_gaussian_minibatch_gradient_matches_per_record_sum():
+    rng = np.random.default_rng(6)
+    g = GaussianTarget(2, noise_variance=0.7)
+    X = _gaussian_data(12)
+    theta = rng.standard_normal((5, 2))
+    idx = rng.integers(0, 12, size=(5, 4))
+    w = rng.random((5, 4)) < 0.5
+    per = g.grad_log_likelihood(X, theta)[np.arange(5)[:, None], idx]
+    np.testing.assert_allclose(g.minibatch_gradient(X, idx, theta), per.sum(axis=1), atol=1e-12)
+    np.testing.assert_allclose(g.minibatch_gradient(X, idx, theta, weights=w), (per * w[..., None]).sum(axis=1), atol=1e-12)
+    np.testing.assert_allclose(g.minibatch_gradient(X, idx, theta, clip=0.3),
+                               clip_gradients(per, 0.3).sum(axis=1), atol=1e-12)

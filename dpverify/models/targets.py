@@ -107,8 +107,15 @@ class GaussianTarget(Model):
         return (prepared[idx] - theta[:, None, :]) / self.noise_variance
 
     def minibatch_gradient(self, prepared, idx, theta, clip=None, weights=None):
-        """Sum over the mini-batch ``idx`` (``(chains, b)``) of the (clipped, weighted) per-record gradients."""
-        return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
+        """Sum over the mini-batch ``idx`` (``(chains, b)``) of the (clipped, weighted) per-record gradients; without
+        clipping it is ``(sum_i w_i x_i - (sum_i w_i) theta) / sigma^2``."""
+        if clip is not None:
+            return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
+        if weights is None:
+            sx, count = np.take(prepared, idx, axis=0).sum(axis=1), idx.shape[1]
+        else:
+            sx, count = np.matmul(weights[:, None, :].astype(float), np.take(prepared, idx, axis=0))[:, 0], weights.sum(axis=1)[:, None]
+        return (sx - count * theta) / self.noise_variance
 
     def full_data_terms(self, prepared, theta):
         """``sum_i log p(x_i | theta)`` (``(chains,)``) and ``sum_i grad log p = (sum_i x_i - N theta)/sigma^2``
