@@ -292,6 +292,24 @@ def _theorem_link(tid: str, known: set[str]) -> str:
     return f"{_code(tid)} (not in the catalogue yet)"
 
 
+def _signature(func) -> str:
+    """``(a: float = 1.0, ...)`` without ``self`` and without the quotes of postponed annotations."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return "(...)"
+    parts = []
+    for p in params[1:] if params and params[0].name == "self" else params:
+        ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", None)
+        text = ("*" if p.kind is p.VAR_POSITIONAL else "**" if p.kind is p.VAR_KEYWORD else "") + p.name
+        if ann and p.annotation is not p.empty:
+            text += f": {ann}"
+        if p.default is not p.empty:
+            text += f" = {p.default!r}"
+        parts.append(text)
+    return "(" + ", ".join(parts) + ")"
+
+
 def sampler_page() -> str:
     """``samplers.md``: one section per registered sampler."""
     from dpverify import suite
@@ -319,16 +337,13 @@ def sampler_page() -> str:
     for cls in classes:
         module = cls.__module__.rsplit(".", 1)[-1]
         thms = ", ".join(_text(t) for t in cls.theorems) or "-"
-        out.append(f"| [{_text(cls.id)}](#{cls.id}) | {cls.output} | {module} | {thms} |")
+        out.append(f"| [{_text(cls.id)}](#{cls.id}) | {cls.output} | {_text(module)} | {thms} |")
     out.append("")
     for cls in classes:
         out += [f"## {_text(cls.id)} {{#{cls.id}}}", ""]
         if cls.description:
             out += [_text(cls.description), ""]
-        try:
-            sig = str(inspect.signature(cls.__init__)).replace("(self, ", "(").replace("(self)", "()")
-        except (TypeError, ValueError):
-            sig = "(...)"
+        sig = _signature(cls.__init__)
         out += [
             f"- **Class:** {_code(cls.__module__ + '.' + cls.__name__ + sig)}",
             f"- **Output:** {cls.output}",
