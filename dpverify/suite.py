@@ -112,6 +112,31 @@ _case(id="exponential_mechanism", sampler="exponential_mechanism", params={"epsi
       dataset=_bits(0, 0, 1, 1), neighbour=_bits(0, 0, 0, 1),
       pair="two categories tied, one record moves: both utilities change by 1 in opposite directions")
 
+# --- one posterior sample (Wang et al. 2015, Alg. 1), tempered to eps = 1 ------------------------------------
+# Pair: the largest exact pair epsilon over all replace-one pairs with N <= 8 (search in the closing note of
+# issue 3/4): seven ones and a zero -> eight ones, exact 0.2825.
+_case(id="ops_beta_bernoulli", sampler="ops_beta_bernoulli", params={"a0": 0.05, "epsilon": 1.0},
+      dataset=_bits(1, 1, 1, 1, 1, 1, 1, 0), neighbour=_bits(1, 1, 1, 1, 1, 1, 1, 1),
+      pair="N = 8: the zero becomes a one (largest exact epsilon for N <= 8)")
+_case(id="ops_gaussian_mean", sampler="ops_gaussian_mean", params={"epsilon": 1.0},
+      dataset=lambda: np.full(10, -1.0), neighbour=lambda: np.array([1.0] + [-1.0] * 9),
+      pair="N = 10 at -R, one record moves to +R (largest change of the sufficient statistic)")
+_case(id="ops_dirichlet_categorical", sampler="ops_dirichlet_categorical", params={"epsilon": 1.0},
+      dataset=_bits(0, 0, 0, 0), neighbour=_bits(2, 0, 0, 0),
+      pair="K = 3, N = 4 in category 0, one record moves to category 2")
+# --- Foulds et al. 2016 ---------------------------------------------------------------------------------------
+_case(id="laplace_posterior_beta_bernoulli", sampler="laplace_posterior_beta_bernoulli", params={"epsilon": 1.0},
+      dataset=_bits(0, 0, 0, 0), neighbour=_bits(1, 0, 0, 0),
+      pair="N = 4: one zero becomes a one (both counts change: L1 distance 2 = the sensitivity)")
+_case(id="private_gibbs", sampler="private_gibbs", params={"epsilon": 1.0, "T": 5, "M": 5},
+      dataset=lambda: np.zeros((6, 5), dtype=int), neighbour=lambda: np.vstack([np.ones((1, 5), int), np.zeros((5, 5), int)]),
+      pair="N = 6 records of M = 5 emissions, one all-zero record becomes all-one (all M terms change)",
+      budget_scale=0.5)
+# --- Bertazzi et al. 2025, eq. 7 ------------------------------------------------------------------------------
+_case(id="noisy_mc_estimator", sampler="noisy_mc_estimator", params={"epsilon": 1.0, "N": 20, "n_steps": 200},
+      dataset=lambda: np.zeros(20, dtype=int), neighbour=lambda: np.array([1] + [0] * 19),
+      pair="N = 20 zeros, one becomes a one", budget_scale=0.5)
+
 
 def cases() -> list[AuditCase]:
     """Every case of the suite, in catalogue order."""
