@@ -135,15 +135,15 @@ class LogisticRegression(Model):
         (Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g|| / clip)``) only rescales ``w_i``.
         """
         out = np.empty(theta.shape)
+        record_norms = np.sqrt(np.einsum("nd,nd->n", prepared, prepared)) if clip is not None else None
         # Blocks of chains keep the gathered (block, b, d) array in cache (about 2x faster for 10^4 chains).
         block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1] * theta.shape[1]))
         for lo in range(0, theta.shape[0], block):
             sl = slice(lo, lo + block)
             zb = np.take(prepared, idx[sl], axis=0)  # (block, b, d)
             w = expit(-np.matmul(zb, theta[sl, :, None])[..., 0])
-            if clip is not None:
-                norms = w * np.linalg.norm(zb, axis=-1)
-                w = w / np.maximum(1.0, norms / clip)
+            if clip is not None:  # ||grad_i|| = w_i ||z_i||
+                w = w / np.maximum(1.0, w * np.take(record_norms, idx[sl]) / clip)
             if weights is not None:
                 w = w * weights[sl]
             out[sl] = np.matmul(w[:, None, :], zb)[:, 0, :]
