@@ -12,7 +12,7 @@ from scipy import stats
 from dpverify.models.logistic import LogisticRegression, make_logistic_dataset
 from dpverify.models.targets import GaussianTarget
 from dpverify.samplers import registry
-from dpverify.samplers._sgmcmc import Data, draw_minibatches, draw_poisson_minibatches
+from dpverify.samplers._sgmcmc import draw_minibatches, draw_poisson_minibatches
 from dpverify.samplers.hybrid import HybridOPSSGLD
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic, effective_sample_size, split_rhat
 from dpverify.samplers.sgfs import DPSGFS, project_psd
