@@ -11,7 +11,6 @@ Theorem 4's hypotheses at eps/2, checked through ``wang2015.thm4_dp_sgld``).
 """
 from __future__ import annotations
 
-
 from dpverify._validation import check_epsilon, check_positive_int
 from dpverify.samplers._sgmcmc import ChainState, StochasticGradientSampler, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
