@@ -6,9 +6,7 @@ import time
 
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
-
-from dpverify import figures  # noqa: E402
+from dpverify import figures
 
 
 @pytest.mark.parametrize("name", list(figures.FIGURES))
