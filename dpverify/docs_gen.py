@@ -8,7 +8,8 @@
 - ``samplers.md`` -- every sampler of :mod:`dpverify.samplers.registry` (output kind, theorems, constructor,
   protocol methods, audit case of :mod:`dpverify.suite`, audit file);
 - ``errata.md`` -- every theorem's ``errata`` field, with the status of the check that shows it;
-- ``api.md`` -- the API reference page: one mkdocstrings ``:::`` block per public module.
+- ``api.md`` -- the API reference page: one mkdocstrings ``:::`` block per public module;
+- ``notebooks/<name>.md`` -- each notebook of ``docs/notebooks/`` as a page (its cells, without outputs).
 
 Running every check takes about a minute, so the results are cached in ``docs/.check_cache.json``,
 keyed by a hash of every ``.py`` file of the package: a changed source reruns them all.
@@ -34,6 +35,7 @@ __all__ = [
     "sampler_page",
     "errata_page",
     "api_page",
+    "notebook_pages",
     "generate",
     "on_pre_build",
     "main",
@@ -80,10 +82,15 @@ def _paper_page(paper: str) -> str:
     return f"theorems/{paper}.md"
 
 
+def _notebooks(docs: Path) -> list[Path]:
+    return sorted((docs / "notebooks").glob("*.ipynb"))
+
+
 def _generated_files() -> list[str]:
     from dpverify.theorems.base import PAPERS
 
-    return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md"]
+    notebooks = [f"notebooks/{p.stem}.md" for p in _notebooks(REPO_DIR / "docs")]
+    return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md", *notebooks]
 
 
 #: Paths (relative to the docs directory) this module writes; ``docs/.gitignore`` lists them.
@@ -421,6 +428,28 @@ def api_page(modules: Iterable[str] = API_MODULES) -> str:
     return "\n".join(out)
 
 
+# --- notebooks --------------------------------------------------------------------------------------------------
+
+def notebook_pages(docs_dir: str | Path) -> dict[str, str]:
+    """``notebooks/<name>.md`` for every ``docs/notebooks/<name>.ipynb``: markdown cells as they are, code cells as
+    Python blocks (the notebooks are committed without outputs; run them to see the figures)."""
+    pages = {}
+    for path in _notebooks(Path(docs_dir)):
+        nb = json.loads(path.read_text())
+        out = []
+        for i, cell in enumerate(nb.get("cells", [])):
+            source = "".join(cell.get("source", [])).rstrip()
+            if cell.get("cell_type") == "markdown":
+                out += [source, ""]
+                if i == 0:
+                    out += [f"*This page shows the cells of [{path.name}]({path.name}) without their outputs: download it "
+                            "and run it in Jupyter to see the figures and tables.*", ""]
+            elif cell.get("cell_type") == "code":
+                out += ["```python", source, "```", ""]
+        pages[f"notebooks/{path.stem}.md"] = "\n".join(out)
+    return pages
+
+
 # --- writing ----------------------------------------------------------------------------------------------------
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -440,6 +469,7 @@ def generate(docs_dir: str | Path, run_checks: bool = True) -> list[Path]:
     pages["samplers.md"] = sampler_page()
     pages["errata.md"] = errata_page(results)
     pages["api.md"] = api_page()
+    pages.update(notebook_pages(docs))
     written = []
     for rel, text in pages.items():
         _write_if_changed(docs / rel, text)

@@ -46,7 +46,11 @@ def test_site_builds_with_every_page(site):
                  "pytest-plugin/index.html", "errata/index.html", "samplers/index.html", "api/index.html",
                  "theorems/index.html", "notebooks/index.html"):
         assert (site / page).is_file(), page
-    assert len(list((site / "notebooks").glob("*.ipynb"))) == 5
+    notebooks = sorted((DOCS / "notebooks").glob("*.ipynb"))
+    assert len(notebooks) == 5
+    for nb in notebooks:
+        assert (site / "notebooks" / nb.name).is_file(), nb.name  # the download
+        assert (site / "notebooks" / nb.stem / "index.html").is_file(), nb.stem  # the page of its cells
 
 
 def test_theorem_pages_list_every_theorem_with_its_check_status(site):
