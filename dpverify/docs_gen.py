@@ -9,7 +9,9 @@
   protocol methods, audit case of :mod:`dpverify.suite`, audit file);
 - ``errata.md`` -- every theorem's ``errata`` field, with the status of the check that shows it;
 - ``api.md`` -- the API reference page: one mkdocstrings ``:::`` block per public module;
-- ``notebooks/<name>.md`` -- each notebook of ``docs/notebooks/`` as a page (its cells, without outputs).
+- ``notebooks/<name>.md`` -- each notebook of ``docs/notebooks/`` as a page (its cells, without outputs);
+- ``_snippets/readme-commands.md`` -- the README's "two commands" section, included by ``getting-started.md``
+  (``pymdownx.snippets``), so the two never drift apart.
 
 Running every check takes about a minute, so the results are cached in ``docs/.check_cache.json``,
 keyed by a hash of every ``.py`` file of the package: a changed source reruns them all.
@@ -36,6 +38,7 @@ __all__ = [
     "errata_page",
     "api_page",
     "notebook_pages",
+    "readme_commands",
     "generate",
     "on_pre_build",
     "main",
@@ -44,6 +47,7 @@ __all__ = [
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_DIR = PACKAGE_DIR.parent
 CACHE_NAME = ".check_cache.json"
+README_SNIPPET = "_snippets/readme-commands.md"
 #: Longest check detail shown on a page (details can hold tracebacks).
 DETAIL_CHARS = 400
 
@@ -90,7 +94,8 @@ def _generated_files() -> list[str]:
     from dpverify.theorems.base import PAPERS
 
     notebooks = [f"notebooks/{p.stem}.md" for p in _notebooks(REPO_DIR / "docs")]
-    return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md", *notebooks]
+    return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md", *notebooks,
+            README_SNIPPET]
 
 
 #: Paths (relative to the docs directory) this module writes; ``docs/.gitignore`` lists them.
@@ -450,6 +455,20 @@ def notebook_pages(docs_dir: str | Path) -> dict[str, str]:
     return pages
 
 
+# --- README ----------------------------------------------------------------------------------------------------
+
+def readme_commands(readme: str | Path = REPO_DIR / "README.md") -> str:
+    """The body of the README's level-2 section whose title mentions "commands" (the two commands for a fresh
+    machine), without its heading. ValueError if the README has no such section."""
+    text = Path(readme).read_text()
+    sections = text.split("\n## ")[1:]
+    for section in sections:
+        title, _, body = section.partition("\n")
+        if "command" in title.lower():
+            return body.strip()
+    raise ValueError(f"{readme}: no '## ...commands...' section to show in docs/getting-started.md")
+
+
 # --- writing ----------------------------------------------------------------------------------------------------
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -470,6 +489,7 @@ def generate(docs_dir: str | Path, run_checks: bool = True) -> list[Path]:
     pages["errata.md"] = errata_page(results)
     pages["api.md"] = api_page()
     pages.update(notebook_pages(docs))
+    pages[README_SNIPPET] = readme_commands()
     written = []
     for rel, text in pages.items():
         _write_if_changed(docs / rel, text)

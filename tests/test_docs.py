@@ -100,3 +100,16 @@ def test_generated_pages_are_git_ignored():
 def test_markdown_escaping_keeps_text_literal():
     assert docs_gen._text("a*b_c | <x>") == r"a\*b\_c \| &lt;x&gt;"
     assert docs_gen._code("x`y") == "``x`y``"
+
+
+def test_getting_started_quotes_the_readme_commands(site):
+    import html as html_lib
+
+    readme = (REPO / "README.md").read_text()
+    section = docs_gen.readme_commands()
+    assert section in readme
+    commands = re.findall(r"```bash\n(.*?)\n```", section, flags=re.S)
+    assert len(commands) >= 2
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "", (site / "getting-started" / "index.html").read_text()))
+    for command in commands:
+        assert command.strip() in text, command
