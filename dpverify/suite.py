@@ -54,7 +54,8 @@ class AuditCase:
     def build(self, **overrides: Any):
         from dpverify.samplers import registry
 
-        return registry.make(self.sampler, **{**self.params, **overrides})
+        params = {k: v.build() if isinstance(v, _LazyModel) else v for k, v in {**self.params, **overrides}.items()}
+        return registry.make(self.sampler, **params)
 
 
 @dataclass
@@ -88,6 +89,20 @@ class CaseResult:
             "seconds": self.seconds,
             "error": self.error,
         }
+
+
+class _LazyModel:
+    """A model built on first use, so that importing the suite stays cheap; prints as its constructor call."""
+
+    def __init__(self, factory: Callable, **kwargs: Any) -> None:
+        self.factory, self.kwargs = factory, kwargs
+
+    def build(self):
+        return self.factory(**self.kwargs)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+        return f"{self.factory.__name__.lstrip('_')}({args})"
 
 
 def _bits(*values: int) -> Callable[[], np.ndarray]:
@@ -136,6 +151,94 @@ _case(id="private_gibbs", sampler="private_gibbs", params={"epsilon": 1.0, "T": 
 _case(id="noisy_mc_estimator", sampler="noisy_mc_estimator", params={"epsilon": 1.0, "N": 20, "n_steps": 200},
       dataset=lambda: np.zeros(20, dtype=int), neighbour=lambda: np.array([1] + [0] * 19),
       pair="N = 20 zeros, one becomes a one", budget_scale=0.5)
+
+# --- SG-MCMC on Bayesian logistic regression (Wang et al. 2015; Li et al. 2019) -------------------------------
+# Pair: N records (x, y) = ((R, 0, ...), +1); the neighbour flips the first label, so the signed feature
+# z = y x moves from +R e1 to -R e1 and that record's gradient changes by 2L, the sensitivity the proofs use.
+
+
+def _logistic_records(N: int, dim: int = 2, flip_first: bool = False) -> Callable[[], np.ndarray]:
+    def build() -> np.ndarray:
+        X = np.zeros((N, dim + 1))
+        X[:, 0], X[:, -1] = 1.0, 1.0
+        if flip_first:
+            X[0, -1] = -1.0
+        return X
+
+    return build
+
+
+def _logistic(**kwargs: Any):
+    from dpverify.models.logistic import LogisticRegression
+
+    return LogisticRegression(**kwargs)
+
+
+def _gaussian_target(**kwargs: Any):
+    from dpverify.models.targets import GaussianTarget
+
+    return GaussianTarget(**kwargs)
+
+
+def _points(N: int, dim: int = 2, move_first: bool = False) -> Callable[[], np.ndarray]:
+    def build() -> np.ndarray:
+        X = np.zeros((N, dim))
+        X[:, 0] = -1.0
+        if move_first:
+            X[0, 0] = 1.0
+        return X
+
+    return build
+
+
+_LOGISTIC_PAIR = "records ((R, 0), +1); the neighbour flips the first label (gradient change 2L)"
+_case(id="dp_sgld_wang", sampler="dp_sgld_wang",
+      params={"model": _LazyModel(_logistic, dim=2), "N": 20, "tau": 2, "T": 20, "epsilon": 1.0, "delta": 1e-5,
+              "step_size": 1e-4},
+      dataset=_logistic_records(20), neighbour=_logistic_records(20, flip_first=True), pair=_LOGISTIC_PAIR,
+      budget_scale=0.5)
+_case(id="dp_sgld_li", sampler="dp_sgld_li",
+      # Theorem 4's hypotheses i)-iii) and Lemma 2's lambda range hold here (N = 10^4, q = 0.01, T = 1000 steps)
+      params={"model": _LazyModel(_logistic, dim=2), "N": 10_000, "tau": 100, "T": 1000, "epsilon": 1.0,
+              "delta": 1e-5, "step_size": 0.05},
+      dataset=_logistic_records(10_000), neighbour=_logistic_records(10_000, flip_first=True), pair=_LOGISTIC_PAIR,
+      budget_scale=0.1)
+_case(id="hybrid_ops_sgld", sampler="hybrid_ops_sgld",
+      params={"model": _LazyModel(_logistic, dim=2, R=1.0, theta_radius=4.0), "N": 100, "tau": 10, "T": 20,
+              "epsilon": 1.0, "delta": 1e-5, "step_size": 1e-7, "ops_steps": 200},
+      dataset=_logistic_records(100), neighbour=_logistic_records(100, flip_first=True), pair=_LOGISTIC_PAIR,
+      budget_scale=0.1)
+_case(id="ops_mcmc_logistic", sampler="ops_mcmc_logistic",
+      params={"model": _LazyModel(_logistic, dim=2, R=1.0, theta_radius=4.0), "N": 100, "epsilon": 1.0,
+              "n_steps": 600},
+      dataset=_logistic_records(100), neighbour=_logistic_records(100, flip_first=True), pair=_LOGISTIC_PAIR,
+      budget_scale=0.1)
+# step sizes below the privacy conditions of eqs. 4.2 / 4.3 at N = 200, T = 10, tau = 20, eps = 1, delta = 1e-5
+# (h_max = 6.8e-7 for A - B_hat = 0.9, eta_max = 7.5e-7 for a = 1; the samplers re-check through the catalogue)
+_case(id="dp_sghmc", sampler="dp_sghmc",
+      params={"model": _LazyModel(_logistic, dim=2), "N": 200, "tau": 20, "T": 10, "epsilon": 1.0, "delta": 1e-5,
+              "h": 5e-7, "A": 1.0, "B_hat": 0.1},
+      dataset=_logistic_records(200), neighbour=_logistic_records(200, flip_first=True), pair=_LOGISTIC_PAIR,
+      budget_scale=0.5)
+_case(id="dp_sgnht", sampler="dp_sgnht",
+      params={"model": _LazyModel(_logistic, dim=2), "N": 200, "tau": 20, "T": 10, "epsilon": 1.0, "delta": 1e-5,
+              "eta": 5e-7, "a": 1.0},
+      dataset=_logistic_records(200), neighbour=_logistic_records(200, flip_first=True), pair=_LOGISTIC_PAIR,
+      budget_scale=0.5)
+_case(id="dp_sgfs", sampler="dp_sgfs",
+      params={"model": _LazyModel(_logistic, dim=3, R=1.0), "N": 500, "tau": 20, "T": 4, "epsilon": 1.0,
+              "delta": 1e-5, "step_size": 1e-3},
+      dataset=_logistic_records(500, dim=3), neighbour=_logistic_records(500, dim=3, flip_first=True),
+      pair=_LOGISTIC_PAIR, budget_scale=0.25)
+# --- ULA and noisy SGD on a Gaussian target (Bertazzi et al. 2025, eqs. 25 and 31) ------------------------------
+_POINTS_PAIR = "N = 20 points at -R e1; the neighbour moves the first to +R e1 (gradient change 2R)"
+for _id, _extra in (("ula_final", {}), ("ula_path", {}),
+                    ("noisy_sgd_final", {"batch_size": 5}), ("noisy_sgd_path", {"batch_size": 5})):
+    _case(id=_id, sampler=_id,
+          params={"model": _LazyModel(_gaussian_target, dim=2, R=1.0), "N": 20, "step_size": 0.05, "n_steps": 30,
+                  **_extra},
+          dataset=_points(20), neighbour=_points(20, move_first=True), pair=_POINTS_PAIR,
+          budget_scale=0.5)
 
 
 def cases() -> list[AuditCase]:
@@ -190,7 +293,13 @@ def run_case(
             seed=seed,
             test=case.test,
         )
-        return CaseResult(case.id, case.sampler, merged, case.pair, claim.to_dict(), result, time.perf_counter() - start)
+        return CaseResult(case.id, case.sampler, _printable(merged), case.pair, claim.to_dict(), result,
+                          time.perf_counter() - start)
     except Exception as exc:  # reported as an error row, never a lost result
-        return CaseResult(case.id, case.sampler, merged, case.pair, {}, None, time.perf_counter() - start,
+        return CaseResult(case.id, case.sampler, _printable(merged), case.pair, {}, None, time.perf_counter() - start,
                           error=f"{type(exc).__name__}: {exc}")
+
+
+def _printable(params: dict) -> dict:
+    """Parameters for reports: numbers and strings as they are, models as their constructor call."""
+    return {k: v if isinstance(v, (bool, int, float, str, type(None))) else repr(v) for k, v in params.items()}

@@ -35,6 +35,7 @@ from dpverify.audit.events import is_discrete, outcome_log_ratio
 from dpverify.audit.likelihood_ratio import log_likelihood_ratio
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
 from dpverify.audit.statistics import Statistic, best_thresholds, flatten, identity, mean_difference_projection
+from dpverify.audit.tradeoff import tradeoff_curve
 
 __all__ = ["AuditResult", "audit", "TESTS"]
 
@@ -61,6 +62,7 @@ class AuditResult:
     counts: dict = field(default_factory=dict)
     candidates: tuple = field(default_factory=tuple)
     wall_time: float = 0.0
+    tradeoff: dict = field(default_factory=dict)
 
     @property
     def is_violation(self) -> bool:
@@ -172,8 +174,10 @@ def audit(
 
     # Selection: every statistic fitted on (f0, f1), its best event per orientation scored on (v0, v1).
     pool = []
+    scored = {}
     for stat in _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed):
         s0, s1 = stat(v0), stat(v1)
+        scored[id(stat)] = (s0, s1)
         pool.extend((stat, event) for event in best_thresholds(s0, s1, delta=delta, alpha=alpha))
     pool.sort(key=lambda pair: -pair[1].score)
     chosen = pool[:candidates]
@@ -224,4 +228,6 @@ def audit(
         counts=counts,
         candidates=evaluated,
         wall_time=time.perf_counter() - start,
+        # descriptive only: the chosen statistic's trade-off on the selection-scoring samples
+        tradeoff=tradeoff_curve(*scored[id(stat)], dataset_high=(not event.complement) == event.d_high),
     )

@@ -1,0 +1,5 @@
+"""Audit of the `dp_sghmc` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+
+
+def test_dp_sghmc(audit_case):
+    audit_case("dp_sghmc")

@@ -1,0 +1,5 @@
+"""Audit of the `dp_sgld_li` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+
+
+def test_dp_sgld_li(audit_case):
+    audit_case("dp_sgld_li")

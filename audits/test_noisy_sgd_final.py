@@ -1,0 +1,5 @@
+"""Audit of the `noisy_sgd_final` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+
+
+def test_noisy_sgd_final(audit_case):
+    audit_case("noisy_sgd_final")

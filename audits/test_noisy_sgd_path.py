@@ -1,0 +1,5 @@
+"""Audit of the `noisy_sgd_path` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+
+
+def test_noisy_sgd_path(audit_case):
+    audit_case("noisy_sgd_path")
