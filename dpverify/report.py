@@ -77,9 +77,9 @@ def _png(fig) -> str:
 def _dp_region_boundary(eps: float, delta: float, alpha):
     import numpy as np
 
-    alpha = np.asarray(alpha)
-    return np.maximum.reduce([np.zeros_like(alpha), 1 - delta - math.exp(eps) * alpha,
-                              math.exp(-eps) * (1 - delta - alpha)])
+    alpha = np.asarray(alpha, dtype=float)
+    e = math.exp(min(eps, 700.0))  # beyond e^700 the boundary is the axes to plotting precision
+    return np.maximum.reduce([np.zeros_like(alpha), 1 - delta - e * alpha, (1 - delta - alpha) / e])
 
 
 def _event_point(audit: dict) -> tuple[float, float] | None:

@@ -82,3 +82,13 @@ def test_tradeoff_curve_is_recorded_and_monotone():
     # as the threshold rises, type I error falls and type II error rises
     assert all(a >= b for a, b in zip(t["alpha"], t["alpha"][1:]))
     assert all(a <= b for a, b in zip(t["beta"], t["beta"][1:]))
+
+
+def test_report_handles_huge_claims(tmp_path):
+    """A theorem may claim epsilon in the thousands (Bertazzi Thm 5.2 for ULA's final state): no overflow."""
+    from dpverify.report import write_report
+
+    res = run_case("ula_final", budget=2_000, seed=0)
+    assert res.audit.epsilon_claimed > 700
+    paths = write_report(tmp_path, [], [res], paper_figures=False)
+    assert all(p.exists() for p in paths)
