@@ -13,10 +13,7 @@ an environment where dpverify is installed.
 """
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
 import time
 from typing import Any
 
@@ -147,35 +144,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.write_line("  ".join(v.ljust(w) for v, w in zip(t, widths)))
     path = config.getoption("--dp-report")
     if path:
+        from dpverify._io import write_json_atomic
+
         write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "audits": rows})
         terminalreporter.write_line(f"dpverify report written to {path}")
-
-
-def write_json_atomic(path: str, obj: Any) -> None:
-    """Write JSON to ``path`` through a temporary file in the same directory and an atomic rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".dpverify-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(_jsonable(obj), fh, indent=2, allow_nan=False)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _jsonable(x: Any) -> Any:
-    """Plain JSON: numpy scalars to Python, inf/nan to strings (JSON has no infinities)."""
-    if hasattr(x, "item") and not isinstance(x, (list, tuple, dict)) and getattr(x, "ndim", 0) == 0:
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if x is None or isinstance(x, (bool, int, float, str)):
-        return x
-    return repr(x)

@@ -22,47 +22,13 @@ import io
 import json
 import math
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from dpverify._io import jsonable, write_atomic, write_json_atomic
+
 __all__ = ["write_report", "write_atomic", "tradeoff_figure"]
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and an atomic rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a report is meant to be read by others
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _jsonable(x: Any) -> Any:
-    if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
-        x = x.item()
-    if hasattr(x, "tolist") and not isinstance(x, (str, bytes)):
-        x = x.tolist()
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if x is None or isinstance(x, (bool, int, float, str)):
-        return x
-    return repr(x)
 
 
 def _png(fig) -> str:
@@ -187,7 +153,7 @@ def _html(theorem_rows: list[dict], audits: list[dict], settings: dict, paper_fi
             if a:
                 png = _png(tradeoff_figure(a, f"{r['case']}: {r.get('pair', '')}"))
                 parts.append(f"<figure><img width='470' src='data:image/png;base64,{png}'>"
-                             f"<figcaption>{esc(r['case'])}: event {esc(a['event'])}; counts {esc(json.dumps(_jsonable(a['counts'])))}."
+                             f"<figcaption>{esc(r['case'])}: event {esc(a['event'])}; counts {esc(json.dumps(jsonable(a['counts'])))}."
                              "</figcaption></figure>")
     if paper_figs:
         parts.append("<h2>Bound curves of the catalogue</h2>")
@@ -203,14 +169,14 @@ def write_report(directory: str | os.PathLike, theorem_rows: list[dict], audits:
     """Write ``report.json`` and ``report.html`` into ``directory``; returns their paths."""
     out = Path(directory)
     audit_dicts = [a.to_dict() if hasattr(a, "to_dict") else dict(a) for a in audits]
-    payload = _jsonable({
+    payload = jsonable({
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "settings": settings or {},
         "theorems": theorem_rows,
         "audits": audit_dicts,
     })
     json_path, html_path = out / "report.json", out / "report.html"
-    write_atomic(json_path, json.dumps(payload, indent=2, allow_nan=False).encode())
+    write_json_atomic(json_path, payload)
     figs = _paper_figures() if paper_figures else []
     write_atomic(html_path, _html(theorem_rows, payload["audits"], settings or {}, figs).encode())
     return [json_path, html_path]

@@ -76,7 +76,7 @@ def test_correct(dp_auditor):
     (row,) = data["audits"]
     assert row["samples"] == 5000 and row["confidence"] == 0.9 and row["seed"] == 42
     assert row["epsilon_claimed"] == 0.5 and row["verdict"] == "consistent"
-    assert not list(report.parent.glob(".dpverify-*"))  # no temporary file left behind
+    assert [p.name for p in report.parent.iterdir()] == ["dp.json"]  # no temporary file left behind
 
 
 def test_missing_claim_is_a_usage_error(pytester):

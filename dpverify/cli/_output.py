@@ -2,22 +2,13 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Iterable, Sequence
 
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    if isinstance(x, dict):
-        return {k: _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    return x
+from dpverify._io import jsonable
 
 
 def print_json(obj: Any) -> None:
-    print(json.dumps(_jsonable(obj), indent=2, default=str))
+    print(json.dumps(jsonable(obj), indent=2))
 
 
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

@@ -68,6 +68,14 @@ class Model(ABC):
     @abstractmethod
     def constants(self) -> PrivacyConstants: ...
 
+    @staticmethod
+    def scalar_parameter(theta) -> np.ndarray:
+        """The values of a one-dimensional parameter given as shape ``(..., 1)``, as shape ``(...)``."""
+        theta = np.asarray(theta, dtype=float)
+        if theta.ndim == 0 or theta.shape[-1] != 1:
+            raise ValueError(f"theta must have shape (..., 1); got {theta.shape}")
+        return theta[..., 0]
+
     def log_posterior(self, X: np.ndarray, theta: np.ndarray, temperature: float = 1.0) -> np.ndarray:
         """Unnormalised log posterior, tempered by rho = 1/temperature on likelihood and prior
         (Wang et al. 2015, Alg. 1 tempers both)."""

@@ -231,30 +231,24 @@ class BetaBernoulli(Model):
         return np.array([n1, x.size - n1], dtype=float)
 
     # -- likelihood and prior ---------------------------------------------------
-    def _p(self, theta) -> np.ndarray:
-        theta = np.asarray(theta, dtype=float)
-        if theta.ndim == 0 or theta.shape[-1] != 1:
-            raise ValueError(f"theta must have shape (..., 1); got {theta.shape}")
-        return theta[..., 0]
-
     def log_likelihood(self, X, theta) -> np.ndarray:
         """x log p + (1 - x) log(1 - p), shape theta.shape[:-1] + (N,)."""
         x = self.validate_dataset(X)
-        p = self._p(theta)[..., None]
+        p = self.scalar_parameter(theta)[..., None]
         return x * np.log(p) + (1 - x) * np.log1p(-p)
 
     def grad_log_likelihood(self, X, theta) -> np.ndarray:
         """x / p - (1 - x) / (1 - p), shape theta.shape[:-1] + (N, 1)."""
         x = self.validate_dataset(X)
-        p = self._p(theta)[..., None]
+        p = self.scalar_parameter(theta)[..., None]
         return (x / p - (1 - x) / (1.0 - p))[..., None]
 
     def log_prior(self, theta) -> np.ndarray:
         """Normalised log density of the truncated Beta(alpha0, beta0) prior (-inf outside [a0, 1 - a0])."""
-        return self.posterior_from_statistics(np.zeros(2)).logpdf(self._p(theta))
+        return self.posterior_from_statistics(np.zeros(2)).logpdf(self.scalar_parameter(theta))
 
     def grad_log_prior(self, theta) -> np.ndarray:
-        p = self._p(theta)
+        p = self.scalar_parameter(theta)
         return ((self.alpha0 - 1.0) / p - (self.beta0 - 1.0) / (1.0 - p))[..., None]
 
     # -- exact posterior ----------------------------------------------------------

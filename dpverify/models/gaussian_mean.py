@@ -131,28 +131,22 @@ class GaussianMean(Model):
         x = self.validate_dataset(X)
         return np.array([x.sum(), x.size], dtype=float)
 
-    def _theta(self, theta) -> np.ndarray:
-        theta = np.asarray(theta, dtype=float)
-        if theta.ndim == 0 or theta.shape[-1] != 1:
-            raise ValueError(f"theta must have shape (..., 1); got {theta.shape}")
-        return theta[..., 0]
-
     def log_likelihood(self, X, theta) -> np.ndarray:
         x = self.validate_dataset(X)
-        th = self._theta(theta)[..., None]
+        th = self.scalar_parameter(theta)[..., None]
         return -0.5 * ((x - th) / self.sigma) ** 2 - 0.5 * math.log(2 * math.pi * self.sigma**2)
 
     def grad_log_likelihood(self, X, theta) -> np.ndarray:
         x = self.validate_dataset(X)
-        th = self._theta(theta)[..., None]
+        th = self.scalar_parameter(theta)[..., None]
         return ((x - th) / self.sigma**2)[..., None]
 
     def log_prior(self, theta) -> np.ndarray:
         """Normalised log density of N(mu0, tau0^2) truncated to [-Theta, Theta]."""
-        return TruncatedNormal(self.mu0, self.tau0, -self.Theta, self.Theta).logpdf(self._theta(theta))
+        return TruncatedNormal(self.mu0, self.tau0, -self.Theta, self.Theta).logpdf(self.scalar_parameter(theta))
 
     def grad_log_prior(self, theta) -> np.ndarray:
-        return (-(self._theta(theta) - self.mu0) / self.tau0**2)[..., None]
+        return (-(self.scalar_parameter(theta) - self.mu0) / self.tau0**2)[..., None]
 
     def posterior_from_statistics(self, statistics, rho: float = 1.0) -> TruncatedNormal:
         """Truncated normal with precision rho (1/tau0^2 + N/sigma^2) and mean

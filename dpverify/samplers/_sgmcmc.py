@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dpverify._validation import check_finite_array, check_positive_int
+from dpverify._validation import check_delta, check_epsilon, check_finite_array, check_positive_int, check_real
 from dpverify.models.logistic import clip_gradients
 from dpverify.samplers.base import Claim, Sampler
 
@@ -206,6 +206,17 @@ class StochasticGradientSampler(Sampler):
         d = model.dim
         self.theta0 = np.zeros(d) if theta0 is None else check_finite_array(theta0, "theta0", shape=(d,))
         self.unguaranteed = bool(unguaranteed)
+
+    def _setup_wang_budget(self, tau: int, T: float, epsilon: float, delta: float, *, tau_minimum: int = 1) -> None:
+        """The privacy budget of Wang et al. 2015's samplers (Alg. 2, eqs. 4.2-4.5, supp. Alg. 4): batch size
+        ``tau`` <= N, ``T`` data passes, target (epsilon, delta); ``n_steps`` = N T / tau iterations."""
+        self.tau = check_positive_int(tau, "tau", minimum=tau_minimum)
+        if self.tau > self.N:
+            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
+        self.T = check_real("T", T, low=0.0, low_inclusive=False)
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_delta(delta, allow_zero=False)
+        self.n_steps = wang_iterations(self.N, self.T, self.tau)
 
     # -- data -----------------------------------------------------------------
     def prepare_data(self, dataset) -> Data:

@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real
 from dpverify.samplers._sgmcmc import (
     ChainState,
     StochasticGradientSampler,
@@ -34,7 +33,6 @@ from dpverify.samplers._sgmcmc import (
     draw_minibatches,
     evaluate_theorem,
     per_record_gradients,
-    wang_iterations,
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
@@ -63,13 +61,7 @@ class DPSGFS(StochasticGradientSampler):
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
                  theta0=None, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self.tau = check_positive_int(tau, "tau", minimum=2)
-        if self.tau > self.N:
-            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
-        self.T = check_real("T", T, low=0.0, low_inclusive=False)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, allow_zero=False)
-        self.n_steps = wang_iterations(self.N, self.T, self.tau)
+        self._setup_wang_budget(tau, T, epsilon, delta, tau_minimum=2)
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.L = _model_L(model, "DP-SGFS (Wang et al. 2015, supp. Alg. 4)")
         self.F = self.L * np.eye(model.dim)

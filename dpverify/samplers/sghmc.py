@@ -19,14 +19,13 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real
+from dpverify._validation import check_real
 from dpverify.samplers._sgmcmc import (
     ChainState,
     StochasticGradientSampler,
     claim_from,
     evaluate_theorem,
     stochastic_grad_log_posterior,
-    wang_iterations,
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
@@ -47,18 +46,12 @@ class DPSGHMC(StochasticGradientSampler):
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, h: float, A: float,
                  B_hat: float = 0.0, theta0=None, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self.tau = check_positive_int(tau, "tau")
-        if self.tau > self.N:
-            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
-        self.T = check_real("T", T, low=0.0, low_inclusive=False)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, allow_zero=False)
+        self._setup_wang_budget(tau, T, epsilon, delta)
         self.h = check_real("h", h, low=0.0, low_inclusive=False)
         self.A = check_real("A", A, low=0.0, low_inclusive=False)
         self.B_hat = check_real("B_hat", B_hat, low=0.0)
         if self.A <= self.B_hat:
             raise ValueError(f"A must exceed B_hat (the injected noise variance 2(A - B_hat)h must be > 0); got A = {A}, B_hat = {B_hat}")
-        self.n_steps = wang_iterations(self.N, self.T, self.tau)
         self.L = _model_L(model, "DP-SGHMC (Wang et al. 2015, eq. 4.2)")
         try:
             self._evaluation(self.unguaranteed)

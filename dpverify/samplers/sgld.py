@@ -33,7 +33,6 @@ from dpverify.samplers._sgmcmc import (
     evaluate_theorem,
     minibatch_gradient_sum,
     stochastic_grad_log_posterior,
-    wang_iterations,
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
@@ -102,13 +101,7 @@ class DPSGLDWang(StochasticGradientSampler):
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
                  theta0=None, privacy_noise: bool = True, half_drift: bool = False, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self.tau = check_positive_int(tau, "tau")
-        if self.tau > self.N:
-            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
-        self.T = check_real("T", T, low=0.0, low_inclusive=False)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, allow_zero=False)
-        self.n_steps = wang_iterations(self.N, self.T, self.tau)
+        self._setup_wang_budget(tau, T, epsilon, delta)
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.privacy_noise = bool(privacy_noise)
         self.half_drift = bool(half_drift)

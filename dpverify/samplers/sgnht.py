@@ -22,14 +22,13 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real
+from dpverify._validation import check_real
 from dpverify.samplers._sgmcmc import (
     ChainState,
     StochasticGradientSampler,
     claim_from,
     evaluate_theorem,
     stochastic_grad_log_posterior,
-    wang_iterations,
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
@@ -50,15 +49,9 @@ class DPSGNHT(StochasticGradientSampler):
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, eta: float, a: float,
                  theta0=None, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self.tau = check_positive_int(tau, "tau")
-        if self.tau > self.N:
-            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
-        self.T = check_real("T", T, low=0.0, low_inclusive=False)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, allow_zero=False)
+        self._setup_wang_budget(tau, T, epsilon, delta)
         self.eta = check_real("eta", eta, low=0.0, low_inclusive=False)
         self.a = check_real("a", a, low=0.0, low_inclusive=False)
-        self.n_steps = wang_iterations(self.N, self.T, self.tau)
         self.L = _model_L(model, "DP-SGNHT (Wang et al. 2015, eq. 4.5)")
         try:
             self._evaluation(self.unguaranteed)

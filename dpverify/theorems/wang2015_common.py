@@ -129,7 +129,7 @@ def sgld_chain(variance_ratio) -> dict[str, sp.Expr]:
     (Lemma 3 with ``delta' = delta/2``), ``delta`` (``k delta_0 + delta/2``) and ``delta0``.
     """
     S = SYMBOLS
-    eps, delta, N, T, tau = S["epsilon"], S["delta"], S["N"], S["T"], S["tau"]
+    delta, N, T, tau = S["delta"], S["N"], S["T"], S["tau"]
     eps0 = PAPER_EPS0 / sp.sqrt(sp.sympify(variance_ratio))
     eps1 = 2 * tau / N * eps0
     k = N * T / tau
