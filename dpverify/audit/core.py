@@ -12,12 +12,25 @@ Method (each step is one module, see :mod:`dpverify.audit`):
 4. certify ``epsilon_lower = max(0, log((L_hi - delta) / U_lo))`` from two one-sided
    Clopper-Pearson bounds at alpha/(2 candidates) each, alpha = 1 - confidence, maximised over
    the candidates (Bonferroni; :mod:`.bounds`). The orientation (event or complement, which side is
-   high) was fixed by the selection, so two one-sided bounds per candidate suffice.
+   high) was fixed by the selection, so two one-sided bounds per candidate suffice;
+5. beside the certificate, what it is compared with: the exact pair epsilon (closed form, when known), the
+   accountant's epsilon of the run (an upper bound; exact for path outputs up to its error), and the budget
+   ceiling -- the most any event-based audit could certify on this pair with these samples
+   (:mod:`.ceiling`) -- which decides whether "no violation" means "consistent" or "inconclusive at this
+   budget" (:mod:`.verdicts`).
 
 With probability >= ``confidence`` (over the estimation samples), ``epsilon_lower`` is at most the
 smallest epsilon for which M is (epsilon, delta)-DP on this pair -- hence at most the exact pair
 epsilon and, if the claim is right, at most the claimed epsilon. The verdict is "violation"
 exactly when ``epsilon_lower > epsilon_claimed`` (Ding et al. 2018; Jagielski et al. 2020).
+
+The mechanism protocol (all optional besides the call): ``mechanism(dataset, n, rng)`` returns n outputs on axis
+0; ``log_density(dataset, outputs)`` (normalised log density, enables the Neyman-Pearson test);
+``log_likelihood_ratio(dataset, neighbour)`` (a white-box statistic ``outputs -> log p_D - log p_D'``, used the
+same way, e.g. a chain's per-step mixture likelihood ratio); ``exact_epsilon(dataset, neighbour, delta)``;
+``account(delta)`` (the accountant's epsilon, a :class:`~dpverify.guarantees.Conversion`);
+``pair_privacy_loss(dataset, neighbour)`` (an object whose ``masses()`` returns the privacy-loss masses
+``(losses, p, q, p_inf, q_inf)`` of the pair, and whose ``basis`` says what it is; for the budget ceiling).
 """
 from __future__ import annotations
 
@@ -29,13 +42,15 @@ import numpy as np
 
 from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.audit.bounds import epsilon_lower_bound
+from dpverify.audit.ceiling import ceiling_from_masses, saturation
 from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.datasets import check_adjacent
 from dpverify.audit.events import is_discrete, outcome_log_ratio
-from dpverify.audit.likelihood_ratio import log_likelihood_ratio
+from dpverify.audit.likelihood_ratio import log_likelihood_ratio, whitebox_statistic
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
 from dpverify.audit.statistics import Statistic, best_thresholds, flatten, identity, mean_difference_projection
 from dpverify.audit.tradeoff import tradeoff_curve
+from dpverify.audit.verdicts import POWER_FACTOR, verdict_reason
 
 __all__ = ["AuditResult", "audit", "TESTS"]
 
@@ -63,6 +78,16 @@ class AuditResult:
     candidates: tuple = field(default_factory=tuple)
     wall_time: float = 0.0
     tradeoff: dict = field(default_factory=dict)
+    #: why the verdict is what it is (one sentence, :mod:`dpverify.audit.verdicts`)
+    verdict_reason: str = ""
+    #: the accountant's epsilon of the run at ``delta`` (an upper bound on the pair's epsilon) and its method
+    epsilon_accountant: float | None = None
+    accountant_method: str = ""
+    #: the most any event-based audit could certify on this pair with these samples (:mod:`.ceiling`)
+    budget_ceiling: float | None = None
+    ceiling_basis: str = ""
+    #: the most any pair at all could be certified with these samples
+    saturation: float | None = None
 
     @property
     def is_violation(self) -> bool:
@@ -74,8 +99,18 @@ class AuditResult:
         1 - confidence of the time; systematically, a bug in the auditor)."""
         return self.epsilon_exact is not None and self.epsilon_lower > self.epsilon_exact
 
+    @property
+    def detectable_factor(self) -> float | None:
+        """claim / budget ceiling: how many times more than the audited run an implementation must leak for this
+        budget to flag it (None when the ceiling is unknown)."""
+        if self.budget_ceiling is None:
+            return None
+        return float("inf") if self.budget_ceiling <= 0 else self.epsilon_claimed / self.budget_ceiling
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["detectable_factor"] = self.detectable_factor
+        return out
 
 
 def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> list[Statistic]:
@@ -86,11 +121,15 @@ def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> 
     scalar = flatten(f0[:1]).shape[1] == 1
     threshold = identity if scalar else mean_difference_projection
     has_density = callable(getattr(mechanism, "log_density", None))
+    whitebox = callable(getattr(mechanism, "log_likelihood_ratio", None))
     if test == "threshold":
         return [threshold(f0, f1)]
     if test == "likelihood_ratio":
+        if whitebox:
+            return [whitebox_statistic(mechanism, dataset, neighbour)]
         if not has_density:
-            raise ValueError("test='likelihood_ratio' needs mechanism.log_density(dataset, outputs)")
+            raise ValueError("test='likelihood_ratio' needs mechanism.log_density(dataset, outputs) or "
+                             "mechanism.log_likelihood_ratio(dataset, neighbour)")
         return [log_likelihood_ratio(mechanism.log_density, dataset, neighbour)]
     if test == "events":
         return [outcome_log_ratio(f0, f1)]
@@ -99,6 +138,8 @@ def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> 
     if test == "boosting":
         return [learned_log_odds(f0, f1, model="boosting", seed=seed)]
     # auto: the Neyman-Pearson statistic when densities are known; otherwise every cheap proxy.
+    if whitebox:
+        return [whitebox_statistic(mechanism, dataset, neighbour)]
     if has_density:
         return [log_likelihood_ratio(mechanism.log_density, dataset, neighbour)]
     found = [threshold(f0, f1)]
@@ -125,6 +166,10 @@ def audit(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     candidates: int = 1,
     adjacency: str | None = None,
+    accountant: Any = None,
+    privacy_loss: Any = None,
+    power_factor: float = POWER_FACTOR,
+    progress: Callable[[int, int], None] | None = None,
 ) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
@@ -143,6 +188,11 @@ def audit(
     ``adjacency`` ("replace", "add_remove" or "either"): if given, the pair is first checked with
     :func:`dpverify.audit.datasets.check_adjacent` (a non-adjacent pair is a ``ValueError`` saying
     why); ``None`` audits any pair (e.g. query-answer vectors with their own neighbouring relation).
+    ``accountant``: the accountant's (epsilon, delta) of the run, a :class:`~dpverify.guarantees.Conversion`
+    (else ``mechanism.account(delta)`` if present); ``privacy_loss``: the pair's privacy-loss masses for the
+    budget ceiling (else ``mechanism.pair_privacy_loss(dataset, neighbour)`` if present; see the module
+    docstring); ``power_factor``: see :mod:`dpverify.audit.verdicts`; ``progress(done, total)`` is called after
+    every chunk of samples drawn (both sides count as one chunk).
 
     The method is the module docstring's; the returned bound holds with probability >= confidence.
     """
@@ -163,12 +213,17 @@ def audit(
         exact_epsilon = mechanism.exact_epsilon(dataset, neighbour, delta)
     if exact_epsilon is not None:
         exact_epsilon = check_real("exact_epsilon", exact_epsilon, low=0.0, allow_inf=True)
+    power_factor = check_real("power_factor", power_factor, low=1.0)
+    if accountant is None and callable(getattr(mechanism, "account", None)):
+        accountant = mechanism.account(delta)
+    if privacy_loss is None and callable(getattr(mechanism, "pair_privacy_loss", None)):
+        privacy_loss = mechanism.pair_privacy_loss(dataset, neighbour)
     if adjacency is not None:
         check_adjacent(dataset, neighbour, adjacency)
     alpha = 1.0 - confidence
 
     plan = SplitPlan.make(samples, selection_fraction, chunk_size)
-    (sel0, sel1), estimation = draw(mechanism, (dataset, neighbour), plan, seed)
+    (sel0, sel1), estimation = draw(mechanism, (dataset, neighbour), plan, seed, progress=progress)
     half = plan.n_selection // 2
     f0, f1, v0, v1 = sel0[:half], sel1[:half], sel0[half:], sel1[half:]
 
@@ -214,12 +269,27 @@ def audit(
          "neighbour_in_event": n - int(k1[j]) if ev.complement else int(k1[j]), "epsilon_lower": bounds[j]}
         for j, (st_, ev) in enumerate(chosen)
     )
+    ceiling = ceiling_basis = None
+    if privacy_loss is not None:
+        losses, p, q, p_inf, q_inf = privacy_loss.masses()
+        ceiling = ceiling_from_masses(losses, p, q, p_inf=p_inf, q_inf=q_inf, n=n, alpha=alpha, delta=delta,
+                                      candidates=len(chosen))
+        ceiling_basis = str(getattr(privacy_loss, "basis", ""))
+    sat = saturation(n, alpha=alpha, delta=delta, candidates=len(chosen))
+    verdict, reason = verdict_reason(eps_lower, epsilon, budget_ceiling=ceiling, saturation=sat,
+                                     power_factor=power_factor)
     return AuditResult(
         epsilon_lower=eps_lower,
         epsilon_claimed=epsilon,
         delta=delta,
         epsilon_exact=exact_epsilon,
-        verdict="violation" if eps_lower > epsilon else "consistent",
+        verdict=verdict,
+        verdict_reason=reason,
+        epsilon_accountant=None if accountant is None else float(accountant.epsilon),
+        accountant_method="" if accountant is None else str(accountant.method),
+        budget_ceiling=ceiling,
+        ceiling_basis=ceiling_basis or "",
+        saturation=sat,
         samples=samples,
         confidence=confidence,
         seed=seed,

@@ -28,7 +28,7 @@ import numpy as np
 
 from dpverify.audit.statistics import Statistic
 
-__all__ = ["log_likelihood_ratio", "DECIMALS"]
+__all__ = ["log_likelihood_ratio", "whitebox_statistic", "DECIMALS"]
 
 #: The log-likelihood ratio is rounded to this many decimals (module docstring).
 DECIMALS = 9
@@ -45,3 +45,19 @@ def log_likelihood_ratio(log_density: Callable, dataset, neighbour) -> Statistic
         return np.round(values, DECIMALS)
 
     return Statistic("likelihood_ratio", "log p_D(x) - log p_D'(x)", s)
+
+
+def whitebox_statistic(mechanism, dataset, neighbour) -> Statistic:
+    """The mechanism's own white-box log-likelihood ratio ``mechanism.log_likelihood_ratio(dataset, neighbour)``
+    (a callable ``outputs -> (n,)``), e.g. the per-step mixture likelihood ratio of a released Markov chain path
+    computed from the sampler's mechanism description and its own gradients. Rounded like the exact ratio."""
+    llr = mechanism.log_likelihood_ratio(dataset, neighbour)
+    description = getattr(llr, "description", "white-box log p_D(x) - log p_D'(x)")
+
+    def s(x: np.ndarray) -> np.ndarray:
+        values = np.asarray(llr(x), dtype=float)
+        if np.isnan(values).any():
+            raise ValueError("the mechanism's log_likelihood_ratio gave NaN for some outputs")
+        return np.round(values, DECIMALS)
+
+    return Statistic("whitebox_llr", description, s)

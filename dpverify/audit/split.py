@@ -77,12 +77,14 @@ def check_outputs(out, n: int, side: str, reference_shape: tuple | None) -> np.n
 
 
 def draw(
-    mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int
+    mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Selection outputs of both sides, and an iterator over estimation chunks (pairs of arrays).
 
     Chunk seeds follow the module docstring. The estimation chunks are drawn lazily, so a caller
     that only counts an event never holds more than one chunk per side in memory.
+    ``progress(done, total)`` is called after each chunk index is drawn on both sides.
     """
     sides = np.random.SeedSequence(seed).spawn(2)
     sel_sizes = plan.chunk_sizes(plan.n_selection)
@@ -102,12 +104,23 @@ def draw(
             shape[0] = out.shape[1:]
         return out
 
-    selection = tuple(
-        np.concatenate([one(side, j, size) for j, size in enumerate(sel_sizes)]) for side in (0, 1)
-    )
+    total = len(sel_sizes) + len(est_sizes)
+
+    def report(done: int) -> None:
+        if progress is not None:
+            progress(done, total)
+
+    parts: tuple[list, list] = ([], [])
+    for j, size in enumerate(sel_sizes):
+        for side in (0, 1):
+            parts[side].append(one(side, j, size))
+        report(j + 1)
+    selection = tuple(np.concatenate(p) for p in parts)
 
     def estimation() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for j, size in enumerate(est_sizes, start=len(sel_sizes)):
-            yield one(0, j, size), one(1, j, size)
+            pair = one(0, j, size), one(1, j, size)
+            report(j + 1)
+            yield pair
 
     return selection, estimation()

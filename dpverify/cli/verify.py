@@ -116,11 +116,13 @@ def _run(args) -> int:
             if res.error:
                 print(f"  ERROR {res.case}: {res.error}")
     bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
-    bad_audits = sum(r.verdict != "consistent" for r in audits)
+    bad_audits = sum(r.verdict in ("violation", "error") for r in audits)
+    inconclusive = sum(r.verdict == "inconclusive" for r in audits)
     elapsed = time.perf_counter() - start
     print(f"\n{'PASS' if not (bad_theorems or bad_audits) else 'FAIL'}: "
           f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed, "
-          f"{len(audits) - bad_audits}/{len(audits)} audits consistent ({elapsed:.0f} s)")
+          f"{len(audits) - bad_audits - inconclusive}/{len(audits)} audits consistent, "
+          f"{inconclusive} inconclusive at this budget, {bad_audits} violations or errors ({elapsed:.0f} s)")
     if args.report:
         from dpverify.report import write_report
 

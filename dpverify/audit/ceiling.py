@@ -1,0 +1,121 @@
+"""The budget ceiling: the most any event-based audit can certify on a pair at a given budget.
+
+An audit certifies ``log((CP_lower(k_hi) - delta) / CP_upper(k_lo))`` from the counts of one event on ``n``
+estimation samples per side (:mod:`dpverify.audit.bounds`). For a pair (P, Q) = (M(D), M(D')) whose privacy
+loss ``L = log dP/dQ`` has a known law, the Neyman-Pearson lemma says the best events are the likelihood-ratio
+level sets ``{L >= t}`` (P high) and ``{L <= t}`` (Q high), so no event does better than
+
+    ceiling(n, alpha, delta) = max over t and both orientations of
+        log( (CP_lower(P(L >= t) n; n; a) - delta) / CP_upper(Q(L >= t) n; n; a) ),   a = alpha / (2 candidates),
+
+evaluated at the *expected* counts (Clopper-Pearson bounds of a real-valued "count" are the Beta quantiles;
+the definition of the shared AUDITING notes, cross-checked there for a Gaussian pair: mu = 0.268, 0.536, 1.07
+give 0.633, 1.457, 3.133 at n = 1.6e5, alpha = 0.05, delta = 1e-5). It is a *typical* value, not a
+probability-one bound: a lucky estimation sample can certify a little more.
+
+Two uses (Dwork-Rothblum privacy loss; Nasr et al. 2023 "tight auditing" for the gap between accountant and
+audit):
+
+1. the denominator of "how well did the audit do" (certified / ceiling);
+2. the power statement: an audit whose ceiling is far below the claim could not have detected a violation of
+   the claim at this budget (:func:`dpverify.audit.verdicts.verdict`).
+
+:func:`saturation` is the pair-free limit: the most *any* pair (even disjoint supports) can be certified at
+this budget, ``log((CP_lower(n; n; a) - delta) / CP_upper(0; n; a))`` ~ ``log(n / log(1/a))``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from dpverify._validation import check_delta, check_positive_int, check_probability
+from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
+
+__all__ = ["ceiling_from_masses", "gaussian_ceiling", "saturation", "gaussian_loss_masses"]
+
+
+def _log_ratio_curve(p_tail: np.ndarray, q_tail: np.ndarray, n: int, a: float, delta: float) -> float:
+    lower = clopper_pearson_lower(np.clip(p_tail, 0.0, 1.0) * n, n, a)
+    upper = clopper_pearson_upper(np.clip(q_tail, 0.0, 1.0) * n, n, a)
+    ok = (lower > delta) & (upper > 0)
+    if not ok.any():
+        return 0.0
+    return max(0.0, float(np.max(np.log((lower[ok] - delta) / upper[ok]))))
+
+
+def ceiling_from_masses(losses, p, q, *, n: int, alpha: float = 0.05, delta: float = 0.0, candidates: int = 1,
+                        p_inf: float = 0.0, q_inf: float = 0.0) -> float:
+    """The budget ceiling of a pair whose privacy loss ``L = log dP/dQ`` takes the value ``losses[j]`` with
+    probability ``p[j]`` under P and ``q[j]`` under Q, plus ``p_inf = P(L = +inf)`` (P-mass where Q vanishes)
+    and ``q_inf = Q(L = -inf)``.
+
+    Both orientations are scored: events ``{L >= t}`` (P high; tails of ``p`` against ``q``) and ``{L <= t}``
+    (Q high; lower tails of ``q`` against ``p``), at every threshold of the grid. ``n`` estimation samples per
+    side, one-sided Clopper-Pearson bounds at ``alpha / (2 candidates)`` each (the auditor's Bonferroni split).
+    """
+    n = check_positive_int(n, "n")
+    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    delta = check_delta(delta)
+    candidates = check_positive_int(candidates, "candidates")
+    losses = np.asarray(losses, dtype=float).reshape(-1)
+    p = np.asarray(p, dtype=float).reshape(-1)
+    q = np.asarray(q, dtype=float).reshape(-1)
+    if not (losses.shape == p.shape == q.shape):
+        raise ValueError(f"losses, p and q must have the same length; got {losses.size}, {p.size}, {q.size}")
+    if np.any(p < 0) or np.any(q < 0) or p_inf < 0 or q_inf < 0:
+        raise ValueError("probability masses must be >= 0")
+    order = np.argsort(losses, kind="stable")
+    p, q = p[order], q[order]
+    a = alpha / (2.0 * candidates)
+    # P high: S_t = {L >= t}; tails from the top, the +inf atom always inside.
+    p_upper = np.cumsum(p[::-1])[::-1] + p_inf
+    q_upper = np.cumsum(q[::-1])[::-1]
+    # Q high: S_t = {L <= t}; tails from the bottom, the -inf atom always inside.
+    q_lower = np.cumsum(q) + q_inf
+    p_lower = np.cumsum(p)
+    best = max(_log_ratio_curve(p_upper, q_upper, n, a, delta), _log_ratio_curve(q_lower, p_lower, n, a, delta))
+    if p_inf > 0:  # the event {L = +inf} alone
+        best = max(best, _log_ratio_curve(np.array([p_inf]), np.array([0.0]), n, a, delta))
+    if q_inf > 0:
+        best = max(best, _log_ratio_curve(np.array([q_inf]), np.array([0.0]), n, a, delta))
+    return best
+
+
+def gaussian_loss_masses(mu: float, *, width: float = 10.0, points: int = 4001):
+    """Privacy-loss masses of ``P = N(mu, 1)`` vs ``Q = N(0, 1)`` on a grid of the output x (cells of width
+    ``(2 width + mu)/points``): ``L(x) = mu x - mu^2/2`` is increasing in x, so each cell [x_j, x_{j+1}) is one
+    loss level (its left end, the smaller loss) with masses ``P`` and ``Q`` of the cell."""
+    mu = float(mu)
+    if not (mu > 0 and math.isfinite(mu)):
+        raise ValueError(f"mu must be a finite number > 0; got {mu!r}")
+    edges = np.linspace(-width, mu + width, points + 1)
+    cdf_p = stats.norm.cdf(edges - mu)
+    cdf_q = stats.norm.cdf(edges)
+    p = np.diff(cdf_p)
+    q = np.diff(cdf_q)
+    p[0] += cdf_p[0]
+    q[0] += cdf_q[0]
+    p[-1] += 1 - cdf_p[-1]
+    q[-1] += 1 - cdf_q[-1]
+    losses = mu * edges[:-1] - 0.5 * mu * mu
+    return losses, p, q
+
+
+def gaussian_ceiling(mu: float, *, n: int, alpha: float = 0.05, delta: float = 0.0, candidates: int = 1) -> float:
+    """Budget ceiling of the Gaussian pair ``N(mu, 1)`` vs ``N(0, 1)`` (a Gaussian mechanism with
+    sensitivity / noise standard deviation = mu; a full-batch Gaussian path of T steps has mu = sqrt(T) C/sigma)."""
+    losses, p, q = gaussian_loss_masses(mu)
+    return ceiling_from_masses(losses, p, q, n=n, alpha=alpha, delta=delta, candidates=candidates)
+
+
+def saturation(n: int, *, alpha: float = 0.05, delta: float = 0.0, candidates: int = 1) -> float:
+    """The most any pair can be certified at this budget: every dataset output in the event, no neighbour
+    output in it. A claim above this can never be contradicted by ``n`` estimation samples per side."""
+    n = check_positive_int(n, "n")
+    a = check_probability(alpha, "alpha", open_low=True, open_high=True) / (2.0 * check_positive_int(candidates, "candidates"))
+    lower = float(clopper_pearson_lower(n, n, a))
+    upper = float(clopper_pearson_upper(0, n, a))
+    delta = check_delta(delta)
+    return math.log((lower - delta) / upper) if lower > delta else 0.0

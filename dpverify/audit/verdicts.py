@@ -1,0 +1,58 @@
+"""The verdict of an audit: violation, consistent, or inconclusive at this budget.
+
+- **violation** -- the certified lower bound exceeds the claimed epsilon: with probability >= confidence the
+  mechanism is not (claimed epsilon, delta)-DP on this pair (:mod:`dpverify.audit.bounds`).
+- **inconclusive** -- no violation was found, but the audit could not have found one:
+
+  * it certified 0 (no event separated the two sides at all), or
+  * the claim is above the :func:`~dpverify.audit.ceiling.saturation` of the budget (not even a mechanism that
+    publishes its input could be certified above the claim with these samples), or
+  * the pair's budget ceiling (:mod:`dpverify.audit.ceiling`, known when the mechanism describes its privacy
+    loss) is below ``claim / power_factor``.
+
+- **consistent** -- no violation, and the audit had power against the claim.
+
+Why a factor and not "ceiling below the claim": at a finite budget and delta > 0 the ceiling of a correct
+mechanism is *always* below its epsilon (e.g. 0.63 of it for a Gaussian at delta = 1e-5 and 1.6e5 samples, see
+the ceiling module), so "ceiling < claim" would call every audit of a tight claim inconclusive. The ceiling grows
+with the privacy loss, so an implementation leaking ``claim / ceiling`` times more than the run it was compared
+with would be certified above the claim; ``power_factor`` (default 2) is the largest such factor we still call
+power. ``detectable_factor = claim / ceiling`` is reported beside the verdict so a user can apply their own.
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["VERDICTS", "POWER_FACTOR", "verdict", "verdict_reason"]
+
+VERDICTS = ("violation", "consistent", "inconclusive")
+#: An audit is conclusive when its budget ceiling is at least claim / POWER_FACTOR.
+POWER_FACTOR = 2.0
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceiling: float | None = None,
+                   saturation: float | None = None, power_factor: float = POWER_FACTOR) -> tuple[str, str]:
+    """``(verdict, reason)``: the verdict (module docstring) and one sentence saying why."""
+    if epsilon_lower > epsilon_claimed:
+        return "violation", (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
+                             "the mechanism is not private as claimed on this pair")
+    if saturation is not None and epsilon_claimed > saturation:
+        return "inconclusive", (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
+                                f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
+    if budget_ceiling is not None and budget_ceiling * power_factor < epsilon_claimed:
+        factor = math.inf if budget_ceiling <= 0 else epsilon_claimed / budget_ceiling
+        return "inconclusive", (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
+                                f"implementation leaking about {_fmt(factor)}x more than the audited run "
+                                "would be flagged at this budget")
+    if epsilon_lower <= 0:
+        return "inconclusive", "certified 0: no event separated the two sides at this budget"
+    return "consistent", f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"
+
+
+def verdict(epsilon_lower: float, epsilon_claimed: float, **kwargs) -> str:
+    """The verdict alone (see :func:`verdict_reason`)."""
+    return verdict_reason(epsilon_lower, epsilon_claimed, **kwargs)[0]
