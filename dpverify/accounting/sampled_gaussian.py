@@ -331,8 +331,17 @@ def _trapezoid_step(sigma: np.ndarray) -> np.ndarray:
     phi(u) f(u) analytic in |Im u| < d (the e^(d^2/2) is the growth of phi off the real axis); here
     d = min(pi sigma, 2 pi / h). Solving for exponent <= -36 gives h <= pi sqrt(2/36) = 0.74 when
     sigma >= 2/h, else h <= 2 pi^2 sigma / (36 + pi^2 sigma^2 / 2).
+
+    The second formula is used only where it applies (sigma < 2 / 0.74 = 2.70, where it is increasing and
+    reaches 0.74); for larger sigma the strip half-width d = 2 pi / h < pi sigma is available and h = 0.74
+    holds. (Applying the second formula beyond its range makes h fall like 4 / sigma, so the grid, and the
+    cost, grew linearly with the noise multiplier: 18 s at sigma = 1e9 through the mpmath fallback.)
+    The grid therefore has at most (2 * 9.5 + max(alpha, 2) / sigma) / 0.74 + 1 points for sigma >= 2.70:
+    the cost does not grow with the noise level.
     """
-    return np.minimum(0.74, 2.0 * math.pi**2 * sigma / (36.0 + 0.5 * math.pi**2 * sigma**2))
+    sigma = np.asarray(sigma, dtype=float)
+    small = 2.0 * math.pi**2 * sigma / (36.0 + 0.5 * math.pi**2 * sigma**2)
+    return np.where(sigma >= 2.0 / 0.74, 0.74, np.minimum(0.74, small))
 
 
 def _log_a_quadrature(q: float, sigmas: np.ndarray, alphas: np.ndarray) -> np.ndarray:
