@@ -15,21 +15,39 @@ fresh chunks, only count that one event. The event is therefore independent of t
 what makes the Clopper-Pearson bound of :mod:`dpverify.audit.bounds` valid. The selection part is
 itself halved: the first half fits each candidate statistic, the second half picks the threshold
 and scores the candidates (so a statistic that overfits the first half is not preferred).
+
+Checks before any bound is computed (:func:`check_outputs`, :func:`check_rng_use`): every chunk is a real,
+finite, non-empty array with n rows; and the mechanism draws its randomness from the ``rng`` it is given. The
+Clopper-Pearson bound assumes the outputs are independent draws: a mechanism that seeds its own generator
+(``np.random.default_rng(0)`` inside) returns the same outputs in every chunk, and no bound computed from them is
+valid; one that draws from a global source (``np.random.laplace``, ``random``) is independent but cannot be
+reproduced from the audit's seed.
 """
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["DEFAULT_SELECTION_FRACTION", "DEFAULT_CHUNK_SIZE", "SplitPlan", "draw", "check_outputs"]
+__all__ = [
+    "DEFAULT_SELECTION_FRACTION", "DEFAULT_CHUNK_SIZE", "RNG_PROBE_SIZE", "SplitPlan", "draw", "check_outputs",
+    "check_rng_use", "NonReproducibleMechanismWarning",
+]
 
 #: Fraction of the samples per side used to choose the test (the rest certify).
 DEFAULT_SELECTION_FRACTION = 0.2
 #: Maximum number of outputs requested from the mechanism in one call.
 DEFAULT_CHUNK_SIZE = 1 << 20
+#: Outputs per call of the rng probe (:func:`check_rng_use`).
+RNG_PROBE_SIZE = 32
+
+
+class NonReproducibleMechanismWarning(UserWarning):
+    """The mechanism gave different outputs for two generators seeded alike: it draws randomness from somewhere
+    other than its ``rng`` argument, so the audit cannot be reproduced from its seed."""
 
 
 @dataclass(frozen=True)
@@ -55,38 +73,107 @@ class SplitPlan:
         return len(self.chunk_sizes(self.n_selection)) + len(self.chunk_sizes(self.n_estimation))
 
 
-def check_outputs(out, n: int, side: str, reference_shape: tuple | None) -> np.ndarray:
+def check_outputs(out: Any, n: int, side: str, reference_shape: tuple | None) -> np.ndarray:
     """Validate one chunk of mechanism outputs: an array with first axis ``n``, the same trailing
-    shape as ``reference_shape`` (if given), numeric or boolean, no NaN."""
+    shape as ``reference_shape`` (if given), real numeric or boolean, at least one value per output,
+    no NaN and no infinity (a ``ValueError`` naming the problem otherwise)."""
     arr = np.asarray(out)
     if arr.ndim == 0 or arr.shape[0] != n:
         raise ValueError(
             f"mechanism must return n outputs stacked on axis 0; asked for n={n} on {side}, "
             f"got shape {arr.shape}"
         )
+    if np.iscomplexobj(arr):
+        raise ValueError(f"mechanism outputs must be real numbers; got complex dtype {arr.dtype} on {side} "
+                         "(return the real and imaginary parts as two columns if both are released)")
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise ValueError(f"mechanism outputs must be numeric or boolean; got dtype {arr.dtype} on {side}")
+    if arr.ndim > 1 and math.prod(arr.shape[1:]) == 0:
+        raise ValueError(f"mechanism outputs must hold at least one value each; got shape {arr.shape} on {side} "
+                         "(an output with no values cannot be audited)")
     if reference_shape is not None and arr.shape[1:] != reference_shape:
         raise ValueError(
             f"mechanism outputs have inconsistent shapes: one output has shape {reference_shape} "
             f"but {side} gave {arr.shape[1:]}"
         )
-    if np.issubdtype(arr.dtype, np.inexact) and np.isnan(arr).any():
-        raise ValueError(f"mechanism returned NaN outputs on {side}")
+    if np.issubdtype(arr.dtype, np.inexact):
+        if np.isnan(arr).any():
+            raise ValueError(f"mechanism returned NaN outputs on {side}")
+        if np.isinf(arr).any():
+            signs = sorted({"+inf" if v > 0 else "-inf" for v in arr[np.isinf(arr)].ravel()[:1000]})
+            raise ValueError(f"mechanism returned infinite outputs ({', '.join(signs)}) on {side}; outputs must be "
+                             "finite (map an overflow to a finite sentinel value if it is part of the release)")
     return arr
+
+
+def check_rng_use(mechanism: Callable, dataset: Any, seed_sequence: np.random.SeedSequence,
+                  size: int = RNG_PROBE_SIZE) -> str:
+    """Check that ``mechanism`` draws its randomness from the ``rng`` argument; returns what was found.
+
+    Three or four calls of ``size`` outputs on ``dataset`` (seeds spawned from ``seed_sequence``, never used by the
+    audit itself):
+
+    1. two calls with generators seeded alike must give identical outputs; otherwise the mechanism uses another
+       source of randomness: a :class:`NonReproducibleMechanismWarning` (the outputs are still random, so the bound
+       stays valid, but the seed no longer reproduces the audit) and ``"non-reproducible"`` is returned;
+    2. a call with a different seed must give different outputs, unless every output of the batch is the same value
+       (a deterministic mechanism, or one so concentrated that it returned one value ``size`` times: then
+       ``"constant"``);
+    3. if it does not, a fourth call with a third seed decides: three different seeds giving the same batch of
+       ``size`` outputs that are not all equal means the mechanism ignores ``rng`` (typically it seeds its own
+       generator), so the chunks of the audit would repeat each other and no bound would be valid: ``ValueError``.
+
+    Discrete mechanisms whose outputs can coincide by chance: for a batch that is not constant, two further batches
+    must match it row for row, which for independent draws has probability at most about
+    ``size * p^3 (1 - p)^(3 (size - 1))`` for a binary output of minority probability p, below ``e^-3 / size^2``
+    (< 1e-4 at size 32) for every p; hence the third call before an error.
+    Returns ``"ok"`` when the mechanism passed all checks.
+    """
+    s1, s2, s3 = seed_sequence.spawn(3)
+
+    def call(ss: np.random.SeedSequence) -> np.ndarray:
+        # a fresh generator per call: the same seed sequence gives the same stream
+        return check_outputs(mechanism(dataset, size, np.random.default_rng(ss)), size, "dataset", None)
+
+    first = call(s1)
+    if not np.array_equal(first, call(s1)):
+        warnings.warn(
+            "mechanism gave different outputs for two generators seeded alike: it draws randomness from somewhere "
+            "other than its rng argument (numpy's global state, the random module, the clock...), so this audit "
+            "cannot be reproduced from its seed; draw every random number from the rng passed in",
+            NonReproducibleMechanismWarning, stacklevel=4,
+        )
+        return "non-reproducible"
+    if np.all(first == first[:1]):
+        return "constant"
+    if not np.array_equal(first, call(s2)):
+        return "ok"
+    if np.array_equal(first, call(s3)):
+        raise ValueError(
+            "mechanism ignores its rng argument: three differently seeded generators gave the same "
+            f"{size} (not all equal) outputs, so the chunks of an audit would repeat each other and no bound would be "
+            "valid; draw every random number from the rng passed in (e.g. rng.laplace(...), not "
+            "np.random.default_rng(0).laplace(...))"
+        )
+    return "ok"
 
 
 def draw(
     mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None, check_rng: bool = True,
 ) -> tuple[tuple[np.ndarray, np.ndarray], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Selection outputs of both sides, and an iterator over estimation chunks (pairs of arrays).
 
     Chunk seeds follow the module docstring. The estimation chunks are drawn lazily, so a caller
     that only counts an event never holds more than one chunk per side in memory.
     ``progress(done, total)`` is called after each chunk index is drawn on both sides.
+    ``check_rng``: first run :func:`check_rng_use` on ``datasets[0]`` with seeds from a third child of the root
+    seed sequence (the two sides' streams, and so the audit's numbers, do not depend on it).
     """
-    sides = np.random.SeedSequence(seed).spawn(2)
+    root = np.random.SeedSequence(seed)
+    sides = root.spawn(2)
+    if check_rng:
+        check_rng_use(mechanism, datasets[0], root.spawn(1)[0])
     sel_sizes = plan.chunk_sizes(plan.n_selection)
     est_sizes = plan.chunk_sizes(plan.n_estimation)
     chunk_seeds = [s.spawn(len(sel_sizes) + len(est_sizes)) for s in sides]
