@@ -8,16 +8,20 @@ A model is a likelihood p(x | theta) and a prior p(theta), with
   for ``theta`` of shape ``(..., d)`` (batch of chains first);
 - ``grad_log_likelihood(X, theta)``: per-record gradients in theta, shape ``theta.shape[:-1] + (n, d)``;
 - ``log_prior(theta)``, ``grad_log_prior(theta)``;
-- ``constants``: a :class:`PrivacyConstants` computed from the model's parameters (never typed by hand).
+- ``constants``: a :class:`PrivacyConstants` computed from the model's parameters (never typed by hand);
+- ``gradient_sensitivity(neighbouring, clip)``: the L2 sensitivity of one record's (clipped) log-likelihood
+  gradient under a neighbouring relation, the number a gradient sampler's mechanism description multiplies by its
+  step size and batch weight.
 """
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PrivacyConstants", "Model"]
+__all__ = ["PrivacyConstants", "CanaryRecords", "Model"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,16 @@ class PrivacyConstants:
     C: float | None = None
     sufficient_statistic_sensitivity: float | None = None
     extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CanaryRecords:
+    """Records for a gradient canary (:mod:`dpverify.models.canary`): ``canary`` and ``counterpart`` have gradients
+    that differ by the same vector at every theta; ``null`` (or None) has zero gradient at every theta."""
+
+    canary: object
+    counterpart: object
+    null: object = None
 
 
 class Model(ABC):
@@ -75,6 +89,43 @@ class Model(ABC):
         if theta.ndim == 0 or theta.shape[-1] != 1:
             raise ValueError(f"theta must have shape (..., 1); got {theta.shape}")
         return theta[..., 0]
+
+    def gradient_bound(self) -> float | None:
+        """``sup_{x, theta} ||grad_theta log p(x | theta)||`` (the Lipschitz constant ``L``; None if unbounded)."""
+        L = self.constants.L
+        return None if L is None or not math.isfinite(L) else float(L)
+
+    def gradient_difference_bound(self) -> float | None:
+        """``sup_{x, x', theta} ||grad log p(x | theta) - grad log p(x' | theta)||``: ``2 L`` by the triangle
+        inequality unless the model knows better (None if unbounded)."""
+        L = self.gradient_bound()
+        return None if L is None else 2.0 * L
+
+    def gradient_sensitivity(self, neighbouring: str, clip: float | None = None) -> float:
+        """L2 sensitivity of one record's gradient term ``clip(grad log p(x | theta))`` under ``neighbouring``.
+
+        ``"add_remove"``: the largest norm of one record's term, ``min(clip, L)``. ``"replace_one"``: the largest
+        norm of the difference of two records' terms, ``min(2 clip, gradient_difference_bound)`` (clipping is
+        the projection on a ball, which is 1-Lipschitz, so it never increases a difference). Raises
+        ``ValueError`` when the sensitivity is unbounded (no clip and no finite bound).
+        """
+        if neighbouring == "add_remove":
+            bounds = [self.gradient_bound(), clip]
+        elif neighbouring == "replace_one":
+            bounds = [self.gradient_difference_bound(), None if clip is None else 2.0 * clip]
+        else:
+            raise ValueError(f"neighbouring must be 'add_remove' or 'replace_one'; got {neighbouring!r}")
+        finite = [b for b in bounds if b is not None]
+        if not finite:
+            raise ValueError(f"{self!r} has no finite gradient sensitivity under {neighbouring} adjacency: bound the "
+                             "data and the parameter space, or clip the per-record gradients")
+        return float(min(finite))
+
+    def canary_records(self, direction: int = 0) -> CanaryRecords:
+        """Gradient-canary records of this model (:mod:`dpverify.models.canary`); models without such records
+        raise ``NotImplementedError`` saying so."""
+        raise NotImplementedError(f"{type(self).__name__} has no record whose gradient difference is constant in "
+                                  "theta; build canary records by hand (see dpverify.models.canary)")
 
     def log_posterior(self, X: np.ndarray, theta: np.ndarray, temperature: float = 1.0) -> np.ndarray:
         """Unnormalised log posterior, tempered by rho = 1/temperature on likelihood and prior

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import special, stats
 
 from dpverify._validation import check_real
-from dpverify.models.base import Model, PrivacyConstants
+from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
 
 __all__ = ["TruncatedNormal", "GaussianMean"]
 
@@ -111,6 +111,16 @@ class GaussianMean(Model):
             sufficient_statistic_sensitivity=2 * R,
             extra={"Theta": Th, "sigma": self.sigma},
         )
+
+    def gradient_difference_bound(self) -> float:
+        """``|(x - x')/sigma^2| <= 2R/sigma^2`` (tighter than 2L = 2(R + Theta)/sigma^2)."""
+        return 2 * self.R / self.sigma**2
+
+    def canary_records(self, direction: int = 0) -> CanaryRecords:
+        """Canary ``+R``, counterpart ``-R``: gradient difference ``2R/sigma^2`` at every theta; no null record."""
+        if direction != 0:
+            raise ValueError(f"direction must be 0 (one-dimensional parameter); got {direction!r}")
+        return CanaryRecords(self.R, -self.R)
 
     def validate_dataset(self, X) -> np.ndarray:
         """A non-empty 1-d array of finite reals with |x| <= R."""

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from dpverify._validation import check_finite_array, check_positive_int, check_real
-from dpverify.models.base import Model, PrivacyConstants
+from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
 
 __all__ = ["LogisticRegression", "make_logistic_dataset", "clip_gradients"]
 
@@ -159,6 +159,23 @@ class LogisticRegression(Model):
         from one matrix product of margins ``theta Z^T`` (full-data MCMC, e.g. OPS by MALA)."""
         m = theta @ prepared.T  # (c, N)
         return log_expit(m).sum(axis=-1), expit(-m) @ prepared
+
+    def canary_records(self, direction: int = 0) -> CanaryRecords:
+        """Canary ``(R e_j, +1)``, counterpart ``(R e_j, -1)``, null record ``(0, +1)``: the signed features are
+        ``z = +-R e_j`` and ``z sigmoid(-z.theta) - (-z) sigmoid(z.theta) = z`` at every theta, so the gradient
+        difference is exactly ``R e_j`` (half the ``2L`` a replace-one analysis allows; no record pair of this model
+        does better at theta = 0); the null record has zero gradient. With clipping at ``C < R/2`` the clipped canary
+        gradient is ``C e_j`` wherever ``R sigmoid(-R theta_j) >= C``."""
+        j = int(direction)
+        if not 0 <= j < self.dim:
+            raise ValueError(f"direction must be in [0, {self.dim - 1}]; got {direction!r}")
+        canary = np.zeros(self.dim + 1)
+        canary[j], canary[-1] = self.R, 1.0
+        counterpart = canary.copy()
+        counterpart[-1] = -1.0
+        null = np.zeros(self.dim + 1)
+        null[-1] = 1.0
+        return CanaryRecords(canary, counterpart, null)
 
     # -- prior ----------------------------------------------------------------
     def _outside(self, theta: np.ndarray) -> np.ndarray:

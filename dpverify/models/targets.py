@@ -33,7 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpverify._validation import check_finite_array, check_positive_int, check_real
-from dpverify.models.base import Model, PrivacyConstants
+from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
 from dpverify.models.logistic import clip_gradients
 
 __all__ = ["GaussianTarget", "NonConvexTarget"]
@@ -209,6 +209,24 @@ class GaussianTarget(Model):
         s2 = self.noise_variance
         return {"m": float(a.min()), "M": float(a.max()), "K": self.R / s2, "K_ell": 2 * self.R / s2, "affine_l2": True}
 
+    def gradient_bound(self) -> None:
+        """None: ``(x - theta)/sigma^2`` is unbounded over theta in R^d."""
+        return None
+
+    def gradient_difference_bound(self) -> float:
+        """``||(x - x')/sigma^2|| <= 2R/sigma^2``, attained by antipodal records (constant in theta)."""
+        return 2 * self.R / self.noise_variance
+
+    def canary_records(self, direction: int = 0) -> CanaryRecords:
+        """Canary ``+R e_j`` and counterpart ``-R e_j``: gradient difference ``2R e_j / sigma^2`` at every theta (the
+        bound); no null record (every record's gradient depends on theta)."""
+        j = int(direction)
+        if not 0 <= j < self.dim:
+            raise ValueError(f"direction must be in [0, {self.dim - 1}]; got {direction!r}")
+        canary = np.zeros(self.dim)
+        canary[j] = self.R
+        return CanaryRecords(canary, -canary)
+
 
 class NonConvexTarget(Model):
     """Bumps on a strongly convex bowl: ``log p(x | theta) = -(lam/2)||theta||^2 + a exp(-||theta - x||^2/(2 r^2))``,
@@ -321,3 +339,11 @@ class NonConvexTarget(Model):
         c = self.confinement + 1.0 / (N * self.prior_variance)
         Kb = self.bump_gradient_bound
         return {"m": c, "M": c, "K": Kb, "K_ell": 2 * Kb, "affine_l2": False}
+
+    def gradient_bound(self) -> None:
+        """None: the datum-free quadratic part ``-lam theta`` is unbounded over theta."""
+        return None
+
+    def gradient_difference_bound(self) -> float:
+        """Records differ only through their bumps: ``2 (a/r) e^{-1/2}`` (twice the bump gradient bound)."""
+        return 2 * self.bump_gradient_bound()

@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,7 +28,10 @@ __all__ = [
     "ChainState",
     "StochasticGradientSampler",
     "evaluate_theorem",
+    "catalogue_theorem",
     "claim_from",
+    "GradientMechanism",
+    "LangevinSampler",
 ]
 
 
@@ -153,20 +157,25 @@ class ChainState(NamedTuple):
     aux: dict
 
 
-def evaluate_theorem(theorem_id: str, values: dict, allow_unguaranteed: bool):
-    """``Theorem.evaluate`` of catalogue item ``theorem_id`` with the entries of ``values`` it declares as symbols.
-
-    Raises ``NotImplementedError`` naming the ID if the theorem is not in the catalogue yet, and the theorem's
-    ``HypothesisError`` (a ``ValueError`` naming the failed hypothesis) unless ``allow_unguaranteed``.
-    """
+def catalogue_theorem(theorem_id: str):
+    """The catalogue item ``theorem_id``; an unknown id is a ``LookupError`` naming it (never None: a typo must not
+    switch a sampler's claim or hypothesis check off)."""
     from dpverify.theorems import registry
 
     try:
-        thm = registry.get(theorem_id)
+        return registry.get(theorem_id)
     except KeyError:
-        raise NotImplementedError(
-            f"theorem {theorem_id!r} is not in the catalogue yet; this sampler's privacy claim rests on it"
-        ) from None
+        raise LookupError(f"theorem {theorem_id!r} is not in the catalogue; a sampler's privacy claim rests on it "
+                          "(see `dpverify theorems list`)") from None
+
+
+def evaluate_theorem(theorem_id: str, values: dict, allow_unguaranteed: bool):
+    """``Theorem.evaluate`` of catalogue item ``theorem_id`` with the entries of ``values`` it declares as symbols.
+
+    Raises ``LookupError`` for an unknown ID, and the theorem's ``HypothesisError`` (a ``ValueError`` naming the
+    failed hypothesis) unless ``allow_unguaranteed``.
+    """
+    thm = catalogue_theorem(theorem_id)
     kwargs = {k: v for k, v in values.items() if k in thm.symbols}
     return thm.evaluate(allow_unguaranteed=allow_unguaranteed, **kwargs)
 
@@ -285,3 +294,258 @@ def wang_iterations(N: int, T: float, tau: int) -> int:
     if n < 1:
         raise ValueError(f"T must give at least one iteration floor(N T / tau) >= 1; got N T / tau = {N * T / tau}")
     return n
+
+
+# -- Langevin-type samplers: one update form, its mechanism description, the pair's privacy loss -----------------
+
+_RELEASES = ("final", "path")
+
+
+class GradientMechanism:
+    """What every private gradient sampler offers the auditor, given its :meth:`mechanism` description and the
+    attributes ``model``, ``theta0``, ``neighbouring``, ``_sampling`` (the batch scheme) and ``_clip``:
+
+    - :meth:`account` -- the accountant's epsilon of the run (PLD of the path; an upper bound for a final release);
+    - :meth:`canary_shift` / :meth:`pair_privacy_loss` -- the privacy-loss distribution of an audited pair when it
+      is a verified gradient canary (:mod:`dpverify.models.canary`), for the audit's budget ceiling.
+    """
+
+    neighbouring: str
+
+    def mechanism(self):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    @property
+    def record_sensitivity(self) -> float:
+        """The model's per-record gradient sensitivity under ``neighbouring``, after clipping."""
+        return self.model.gradient_sensitivity(self.neighbouring, self._clip)
+
+    def account(self, delta: float, method: str = "pld"):
+        """The accountant's (epsilon, delta) of the run (:meth:`MechanismDescription.account`)."""
+        return self.mechanism().account(delta, method=method)
+
+
+    # -- the audited pair ----------------------------------------------------------------------------------------
+    def _pair(self, dataset, neighbour):
+        """``(X, Y, i)``: both datasets prepared and the index of the one record where they differ (None if they
+        differ in no record or in more than one)."""
+        X, Y = self.prepare_data(dataset), self.prepare_data(neighbour)
+        rows = np.flatnonzero(np.any(X.raw != Y.raw, axis=tuple(range(1, X.raw.ndim))))
+        return X, Y, (int(rows[0]) if rows.size == 1 else None)
+
+    def _record_gradients(self, data: Data, rows: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """Clipped gradients of records ``rows`` at each theta: ``(len(theta), len(rows), d)``."""
+        idx = np.broadcast_to(np.asarray(rows), (theta.shape[0], len(rows)))
+        g = per_record_gradients(self.model, data, idx, theta)
+        return g if self._clip is None else clip_gradients(g, self._clip)
+
+    def _probe_thetas(self) -> np.ndarray:
+        d = self.model.dim
+        offsets = np.vstack([np.zeros(d), 0.1 * np.eye(d), -0.1 * np.eye(d), 0.05 * np.ones(d)])
+        return self.theta0 + offsets
+
+    def canary_shift(self, dataset, neighbour) -> float | None:
+        """``||u||`` if (dataset, neighbour) is a *verified canary pair* for this sampler, else None.
+
+        A canary pair differs in one record i whose (clipped) gradient difference ``u = g_D(x_i) - g_D'(x_i)`` is
+        the same at every probe point (theta0 and nearby points), and whose other records make the mini-batch
+        mixture collapse to the dominating pair of the description: for the full batch nothing more; for
+        fixed-size batches every other record equals the differing record on one side (its gradient then cancels
+        exactly); for Poisson batches every other record, and the differing record on one side, has zero gradient
+        (a null record, so the pair behaves as add/remove). Then each step's pair is exactly
+        ``((1-q) N(m, s^2) + q N(m + c w u, s^2), N(m, s^2))`` (or its reverse), and the path's privacy loss is the
+        description's with the sensitivity ``c w ||u||``.
+        """
+        from dpverify.mechanisms.description import FixedSizeSampling, FullBatch
+
+        X, Y, i = self._pair(dataset, neighbour)
+        if i is None:
+            return None
+        probes = self._probe_thetas()
+        gx = self._record_gradients(X, np.arange(X.N), probes)  # (probes, N, d)
+        gy_i = self._record_gradients(Y, np.array([i]), probes)[:, 0]
+        u = gx[:, i] - gy_i
+        if not np.allclose(u, u[0], rtol=1e-9, atol=1e-12):
+            return None
+        others = np.delete(gx, i, axis=1)
+        if isinstance(self._sampling, FullBatch) or others.shape[1] == 0:
+            pass
+        elif isinstance(self._sampling, FixedSizeSampling):
+            same_as = [np.allclose(others, side[:, None, :], rtol=1e-12, atol=1e-14) for side in (gx[:, i], gy_i)]
+            if not any(same_as):
+                return None
+        else:  # Poisson: null others and a null record on one side
+            null_side = any(np.allclose(side, 0.0, atol=1e-14) for side in (gx[:, i], gy_i))
+            if not (np.allclose(others, 0.0, atol=1e-14) and null_side):
+                return None
+        return float(np.linalg.norm(u[0]))
+
+    def _canary_description(self, shift: float):
+        """The description of the run on a canary pair with gradient difference ``shift``: every data term's
+        sensitivity scaled by ``shift / record_sensitivity``."""
+        return self.mechanism().scaled(shift / self.record_sensitivity)
+
+    def pair_privacy_loss(self, dataset, neighbour):
+        """The privacy-loss distribution of the pair for the budget ceiling: the description's PLD with the
+        canary's sensitivity when the pair is a verified canary (:meth:`canary_shift`), else None (unknown)."""
+        shift = self.canary_shift(dataset, neighbour)
+        if shift is None or not self.mechanism().is_private:
+            return None
+        description = self._canary_description(shift)
+        pld = description.pld()
+        exactness = "exact" if self.output == "path" else "of the path: an upper bound for the final iterate"
+        pld.basis = (f"canary pair PLD ({exactness}): gradient difference {shift:.4g} of the sensitivity "
+                     f"{self.record_sensitivity:.4g}; {description.summary()}")
+        return pld
+
+
+class LangevinSampler(GradientMechanism, StochasticGradientSampler):
+    """Samplers whose released state moves as
+
+        theta_{t+1} = theta_t + c_t (w_prior grad log prior(theta_t) + w_data sum_{i in B_t} clip(grad log p(x_i | theta_t)))
+                      + s_t xi_t,        xi_t ~ N(0, I_d),
+
+    with B_t drawn by ``sampling`` (all records, Poisson with rate q, or b of N without replacement): DP-SGLD (Wang et
+    al. 2015, Alg. 2; Li et al. 2019, Alg. 1), ULA and noisy SGD (Bertazzi et al. 2025, eqs. 25 and 31). The pieces
+    are set once by ``_setup_langevin`` and used by ``_step``; the same numbers give
+
+    - :meth:`mechanism` -- the :class:`~dpverify.mechanisms.description.MechanismDescription` of the run: step t
+      releases a data term of sensitivity ``c_t w_data S`` (``S`` = the model's per-record gradient sensitivity under
+      the neighbouring relation, clipped) with noise ``s_t``;
+    - :meth:`account` -- the accountant's epsilon of the run (PLD of the path; an upper bound for a final release);
+    - :meth:`pair_privacy_loss` -- the privacy-loss distribution of an audited pair when it is a verified canary;
+    - ``log_likelihood_ratio`` -- for path releases, the white-box per-step mixture likelihood ratio of the path.
+    """
+
+    neighbouring: str
+
+    def _setup_langevin(self, *, coefficients, noise_std, prior_weight: float, data_weight: float, sampling,
+                        clip: float | None, neighbouring: str, source: str, release: str | None = None) -> None:
+        from dpverify.mechanisms.description import FixedSizeSampling, FullBatch, PoissonSampling
+
+        self._coef = np.broadcast_to(np.asarray(coefficients, dtype=float), (self.n_steps,)).copy()
+        self._noise_std = np.broadcast_to(np.asarray(noise_std, dtype=float), (self.n_steps,)).copy()
+        self._prior_weight = float(prior_weight)
+        self._data_weight = float(data_weight)
+        if not isinstance(sampling, (FullBatch, PoissonSampling, FixedSizeSampling)):
+            raise TypeError(f"sampling must be a dpverify.mechanisms.description sampling scheme; got {sampling!r}")
+        self._sampling = sampling
+        self._clip = clip
+        self.neighbouring = neighbouring
+        self._source = source
+        if release is not None:
+            if release not in _RELEASES:
+                raise ValueError(f"release must be one of {_RELEASES}; got {release!r}")
+            self.output = release
+
+    # -- kernel ------------------------------------------------------------------------------------------------
+    def _draw_batch(self, rng: np.random.Generator, n_chains: int, N: int, rate_factor: float = 1.0):
+        """``(idx, mask)`` of the step's mini-batch (``idx`` None for the full batch, ``mask`` None unless Poisson)."""
+        from dpverify.mechanisms.description import FixedSizeSampling, PoissonSampling
+
+        s = self._sampling
+        if isinstance(s, PoissonSampling):
+            return draw_poisson_minibatches(rng, n_chains, N, min(1.0, s.rate * rate_factor))
+        if isinstance(s, FixedSizeSampling):
+            return draw_minibatches(rng, n_chains, N, s.batch_size), None
+        return None, None
+
+    def _data_sum(self, theta: np.ndarray, data: Data, idx, mask, clip: float | None) -> np.ndarray:
+        """``sum_{i in B} w_i clip(grad log p(x_i | theta))`` per chain."""
+        if idx is None:
+            if clip is None:
+                return full_gradient_sum(self.model, data, theta)
+            idx = np.broadcast_to(np.arange(data.N), (theta.shape[0], data.N))
+        return minibatch_gradient_sum(self.model, data, idx, theta, clip=clip, weights=mask)
+
+    def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
+        theta, t = state.theta, state.t
+        idx, mask = self._draw_batch(rng, theta.shape[0], data.N)  # the mini-batch B_t
+        drift = (self._prior_weight * self.model.grad_log_prior(theta)
+                 + self._data_weight * self._data_sum(theta, data, idx, mask, self._clip))
+        z = self._noise_std[t] * rng.standard_normal(theta.shape)  # the Gaussian noise: the privacy mechanism
+        return ChainState(theta + self._coef[t] * drift + z, t + 1, state.aux)
+
+    # -- mechanism description --------------------------------------------------------------------------------
+    def mechanism(self):
+        """The :class:`~dpverify.mechanisms.description.MechanismDescription` of one run (class docstring)."""
+        from dpverify.mechanisms.description import GaussianStep, MechanismDescription, describe_steps
+
+        sens = self.record_sensitivity * self._data_weight
+        steps = describe_steps(GaussianStep(float(c) * sens, float(s), self._sampling)
+                               for c, s in zip(self._coef, self._noise_std))
+        return MechanismDescription(steps, self.neighbouring, self.output, self._source)
+
+    # -- white-box statistic for path releases -----------------------------------------------------------------
+    @property
+    def log_likelihood_ratio(self):
+        """For path releases: ``(dataset, neighbour) -> statistic`` computing the per-step mixture log-likelihood
+        ratio of released paths (:meth:`path_log_likelihood_ratio`); None for final releases (the auditor then uses
+        its black-box tests)."""
+        return self.path_log_likelihood_ratio if self.output == "path" else None
+
+    def path_log_likelihood_ratio(self, dataset, neighbour):
+        """The white-box Neyman-Pearson statistic of a released path ``(theta_0, ..., theta_T)``:
+
+            sum_t log [q phi_s(theta_{t+1} - m_in^D) + (1-q) phi_s(theta_{t+1} - m_out)]
+                  - log [q phi_s(theta_{t+1} - m_in^D') + (1-q) phi_s(theta_{t+1} - m_out)],
+
+        where ``m_in`` is the step mean when the differing record i is in the batch and ``m_out`` when it is not,
+        with the other records' contribution replaced by its expectation (their mean clipped gradient times the
+        expected number of them in the batch). For the full batch (q = 1) it is the Gaussian log-likelihood ratio.
+        Exact for verified canary pairs (:meth:`canary_shift`); a valid (if less powerful) statistic for any pair.
+        Needs the pair to differ in exactly one record.
+        """
+        from dpverify.mechanisms.description import FixedSizeSampling, FullBatch, PoissonSampling
+
+        X, Y, i = self._pair(dataset, neighbour)
+        if i is None:
+            raise ValueError("the white-box path statistic needs a pair that differs in exactly one record")
+        N, d, T = X.N, self.model.dim, self.n_steps
+        others = np.delete(np.arange(N), i)
+        uniq, first, counts = np.unique(X.raw[others], axis=0, return_index=True, return_counts=True)
+        rep = others[first]  # one index per distinct other record, with its multiplicity
+        s = self._sampling
+        q = s.rate
+        if isinstance(s, FullBatch):
+            k_in = k_out = N - 1
+        elif isinstance(s, FixedSizeSampling):
+            k_in, k_out = s.batch_size - 1, s.batch_size
+        else:
+            k_in = k_out = (N - 1) * q
+        coef, std = self._coef, self._noise_std
+        log_q = math.log(q) if q < 1 else 0.0
+        log_1mq = math.log1p(-q) if q < 1 else -math.inf
+        block = max(1, 2_000_000 // max(1, (len(rep) + 2) * d * T))
+
+        def statistic(paths: np.ndarray) -> np.ndarray:
+            paths = np.asarray(paths, dtype=float)
+            if paths.ndim != 3 or paths.shape[1:] != (T + 1, d):
+                raise ValueError(f"outputs must be paths of shape (n, {T + 1}, {d}); got {paths.shape}")
+            out = np.empty(paths.shape[0])
+            for lo in range(0, paths.shape[0], block):
+                p = paths[lo:lo + block]
+                theta = p[:, :-1].reshape(-1, d)
+                nxt = p[:, 1:].reshape(-1, d)
+                c = np.tile(coef, p.shape[0])[:, None]
+                var2 = 2.0 * np.tile(std, p.shape[0]) ** 2
+                prior = self._prior_weight * self.model.grad_log_prior(theta)
+                g_o = (self._record_gradients(X, rep, theta) * counts[None, :, None]).sum(axis=1) / max(1, len(others))
+                g_x = self._record_gradients(X, np.array([i]), theta)[:, 0]
+                g_y = self._record_gradients(Y, np.array([i]), theta)[:, 0]
+                w = self._data_weight
+                base_in = theta + c * (prior + w * k_in * g_o)
+                r_x = np.sum((nxt - base_in - c * w * g_x) ** 2, axis=1)
+                r_y = np.sum((nxt - base_in - c * w * g_y) ** 2, axis=1)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    if q >= 1:
+                        llr = (r_y - r_x) / var2
+                    else:
+                        r_o = np.sum((nxt - theta - c * (prior + w * k_out * g_o)) ** 2, axis=1)
+                        llr = (np.logaddexp(log_q - r_x / var2, log_1mq - r_o / var2)
+                               - np.logaddexp(log_q - r_y / var2, log_1mq - r_o / var2))
+                out[lo:lo + block] = llr.reshape(p.shape[0], T).sum(axis=1)
+            return out
+
+        statistic.description = "white-box path log-likelihood ratio (per-step Gaussian mixture)"
+        return statistic

@@ -38,28 +38,20 @@ __all__ = [
 
 
 def evaluate_theorem(theorem_id: str, *, unguaranteed: bool, **values: Any):
-    """``registry.get(theorem_id).evaluate(**values)``; ``None`` while the theorem is not in the catalogue.
+    """``registry.get(theorem_id).evaluate(**values)``.
 
-    A failed hypothesis raises :class:`~dpverify.theorems.base.HypothesisError` (a ValueError naming it)
-    unless ``unguaranteed`` (then the evaluation carries ``guaranteed=False``).
+    An unknown theorem id is a ``LookupError`` (a typo must never switch a claim off). A failed hypothesis raises
+    :class:`~dpverify.theorems.base.HypothesisError` (a ValueError naming it) unless ``unguaranteed`` (then the
+    evaluation carries ``guaranteed=False``).
     """
-    from dpverify.theorems import registry
+    from dpverify.samplers._sgmcmc import catalogue_theorem
 
-    try:
-        thm = registry.get(theorem_id)
-    except KeyError:
-        return None
-    return thm.evaluate(allow_unguaranteed=unguaranteed, **values)
+    return catalogue_theorem(theorem_id).evaluate(allow_unguaranteed=unguaranteed, **values)
 
 
 def claim_from(evaluation, theorem_id: str, *, epsilon: float | None = None, delta: float | None = None,
                details: dict | None = None) -> Claim:
-    """A :class:`Claim` from a theorem evaluation (its ``epsilon``/``delta`` conclusions unless given).
-
-    Raises ``NotImplementedError`` naming the theorem while it is missing from the catalogue.
-    """
-    if evaluation is None:
-        raise NotImplementedError(f"theorem {theorem_id} is not in the catalogue yet; no claim can be evaluated")
+    """A :class:`Claim` from a theorem evaluation (its ``epsilon``/``delta`` conclusions unless given)."""
     conc = evaluation.conclusion
     eps = float(conc["epsilon"]) if epsilon is None else float(epsilon)
     dlt = float(conc.get("delta", 0.0)) if delta is None else float(delta)
@@ -187,8 +179,6 @@ class GaussianMechanismSampler(_GaussianQuery):
     def _sigma_per_unit_sensitivity(self) -> float:
         if self.epsilon < 1.0:
             return classic_gaussian_sigma(1.0, self.epsilon, self.delta)
-        if self._evaluation is None:
-            raise NotImplementedError(f"theorem {self.theorems[0]} is not in the catalogue yet")
         return float(self._evaluation.conclusion["sigma"])
 
     def _mechanism(self, N: int) -> GaussianMechanism:

@@ -203,9 +203,6 @@ class PrivateGibbsBernoulliMixture(Sampler):
                                  epsilon=self.epsilon, T=self.T, C=tempered_sensitivity)
         update = evaluate_theorem("foulds2016.eq19_private_gibbs", unguaranteed=self.unguaranteed,
                                   C=tempered_sensitivity, Q=1, N=1)
-        if costs is None or update is None:
-            missing = "foulds2016.sec4_gibbs_costs" if costs is None else "foulds2016.eq19_private_gibbs"
-            raise NotImplementedError(f"theorem {missing} is not in the catalogue yet")
         return claim_from(costs, "foulds2016.sec4_gibbs_costs", epsilon=float(costs.conclusion["epsilon_gibbs"]),
                           delta=0.0, details={"rho": self.rho, "sensitivity": self.sensitivity, "scan": self.scan,
                                               "epsilon_per_update": float(update.conclusion["epsilon"])})

@@ -11,7 +11,10 @@ Theorem 4's hypotheses at eps/2, checked through ``wang2015.thm4_dp_sgld``).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.mechanisms.description import MechanismDescription, PureDPStep, Repeated
 from dpverify.samplers._sgmcmc import ChainState, StochasticGradientSampler, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic
@@ -39,13 +42,58 @@ class HybridOPSSGLD(StochasticGradientSampler):
         self._setup_common(model, N, None, unguaranteed)
         self.delta = self.sgld.delta
         self.n_steps = self.sgld.n_steps
-        try:
-            self._evaluation(self.unguaranteed)
-        except NotImplementedError:
-            pass
+        self._evaluation(self.unguaranteed)
 
     def _evaluation(self, allow: bool):
         return evaluate_theorem("wang2015.alg3_hybrid", {"B": self.ops.B, "epsilon": self.epsilon, "delta": self.delta}, allow)
+
+    # -- mechanism description and the audited pair ------------------------------------------------------------
+    def mechanism(self) -> MechanismDescription:
+        """The OPS draw as a pure (eps/2)-DP release (its claim; the MALA draw is approximate, Wang et al. 2015,
+        Prop. 3), then the DP-SGLD steps of Algorithm 2 at (eps/2, delta); the whole path is released."""
+        sgld = self.sgld.mechanism()
+        steps = (Repeated(PureDPStep(self.epsilon / 2, "OPS draw (Alg. 1 by MALA)")),) + sgld.steps
+        return MechanismDescription(steps, "replace_one", "path", "Wang et al. 2015, Alg. 3")
+
+    def account(self, delta: float, method: str = "pld"):
+        return self.mechanism().account(delta, method=method)
+
+    def pair_privacy_loss(self, dataset, neighbour):
+        """The OPS part at the worst pure (eps/2)-DP pair (its exact law is not known: an upper bound) composed with
+        the DP-SGLD part's canary PLD; None unless the pair is a verified canary of the DP-SGLD part."""
+        shift = self.sgld.canary_shift(dataset, neighbour)
+        if shift is None:
+            return None
+        sgld = self.sgld._canary_description(shift)
+        description = MechanismDescription((Repeated(PureDPStep(self.epsilon / 2, "OPS draw")),) + sgld.steps,
+                                           "replace_one", "path", "Wang et al. 2015, Alg. 3")
+        pld = description.pld()
+        pld.basis = ("upper bound: the OPS draw at the worst pure (eps/2)-DP pair, then the DP-SGLD steps at the "
+                     f"canary's gradient difference {shift:.4g}")
+        return pld
+
+    @property
+    def log_likelihood_ratio(self):
+        return self.path_log_likelihood_ratio
+
+    def path_log_likelihood_ratio(self, dataset, neighbour):
+        """White-box statistic of the released path: the tempered log-likelihood ratio of the OPS draw,
+        ``rho (sum_i log p(x_i | theta_0) - sum_i log p(x'_i | theta_0))`` (the normalising constants only shift
+        the statistic by a constant, which changes no threshold event), plus the DP-SGLD part's per-step mixture
+        log-likelihood ratio (:meth:`LangevinSampler.path_log_likelihood_ratio`)."""
+        X, Y = self.prepare_data(dataset), self.prepare_data(neighbour)
+        steps = self.sgld.path_log_likelihood_ratio(dataset, neighbour)
+        rho = float(self.ops.rho)
+
+        def statistic(paths):
+            paths = np.asarray(paths, dtype=float)
+            theta0 = paths[:, 0]
+            ops = rho * (self.model.log_likelihood(X.raw, theta0).sum(axis=-1)
+                         - self.model.log_likelihood(Y.raw, theta0).sum(axis=-1))
+            return ops + steps(paths)
+
+        statistic.description = "white-box: tempered log-likelihood ratio of the OPS draw + DP-SGLD path mixture ratio"
+        return statistic
 
     def init(self, dataset, n_chains: int, rng) -> ChainState:
         """Step 1: ``n_chains`` independent OPS draws at eps/2 (diagnostics in ``self.ops.diagnostics``)."""

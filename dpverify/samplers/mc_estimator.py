@@ -81,8 +81,6 @@ class NoisyMCEstimator(Sampler):
             self._evaluation = evaluate_theorem(self.theorems[1], unguaranteed=self.unguaranteed,
                                                 epsilon_xi=self.epsilon, delta_xi=0.0, delta_bar=self.delta_bar,
                                                 r=self.r, C_f=self.C_f)
-            if self._evaluation is None:
-                raise NotImplementedError(f"theorem {self.theorems[1]} is not in the catalogue yet")
             self.sensitivity = float(self._evaluation.conclusion["sensitivity"])  # Delta = 2r + C_f
         self.scale = laplace_scale(self.sensitivity, self.epsilon)  # b = Delta / eps_xi (Assumption 3.5)
 

@@ -20,8 +20,10 @@ import math
 import numpy as np
 
 from dpverify._validation import check_real
+from dpverify.mechanisms.description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
 from dpverify.samplers._sgmcmc import (
     ChainState,
+    GradientMechanism,
     StochasticGradientSampler,
     claim_from,
     evaluate_theorem,
@@ -29,14 +31,19 @@ from dpverify.samplers._sgmcmc import (
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
-from dpverify.samplers.sgld import _model_L
+from dpverify.samplers.sgld import model_lipschitz
 
 __all__ = ["DPSGHMC"]
 
 
 @register
-class DPSGHMC(StochasticGradientSampler):
-    """DP-SGHMC, Wang et al. 2015, eq. (4.2); momentum starts at 0, theta at ``theta0`` (data-independent)."""
+class DPSGHMC(GradientMechanism, StochasticGradientSampler):
+    """DP-SGHMC, Wang et al. 2015, eq. (4.2); momentum starts at 0, theta at ``theta0`` (data-independent).
+
+    Mechanism: replace-one, tau of N without replacement; step t releases the momentum update, whose data term
+    ``h (N/tau) sum grad`` has sensitivity ``h (N/tau) 2L`` and noise ``sqrt(2 (A - B_hat) h)``. The theta path
+    determines the momentum path (``p_{t-1} = (theta_t - theta_{t-1})/h``), so the accountant of the (theta, p)
+    path bounds every release of theta, the final iterate included."""
 
     id = "dp_sghmc"
     theorems = ("wang2015.sghmc_privacy_condition",)
@@ -52,16 +59,22 @@ class DPSGHMC(StochasticGradientSampler):
         self.B_hat = check_real("B_hat", B_hat, low=0.0)
         if self.A <= self.B_hat:
             raise ValueError(f"A must exceed B_hat (the injected noise variance 2(A - B_hat)h must be > 0); got A = {A}, B_hat = {B_hat}")
-        self.L = _model_L(model, "DP-SGHMC (Wang et al. 2015, eq. 4.2)")
-        try:
-            self._evaluation(self.unguaranteed)
-        except NotImplementedError:
-            pass
+        self.L = model_lipschitz(model, "DP-SGHMC (Wang et al. 2015, eq. 4.2)")
+        self._sampling, self._clip, self.neighbouring = FixedSizeSampling(self.tau, self.N), None, "replace_one"
+        self._evaluation(self.unguaranteed)
 
     def _evaluation(self, allow: bool):
         values = {"A": self.A, "B_hat": self.B_hat, "h": self.h, "N": self.N, "T": self.T, "tau": self.tau,
                   "L": self.L, "epsilon": self.epsilon, "delta": self.delta}
         return evaluate_theorem("wang2015.sghmc_privacy_condition", values, allow)
+
+    def mechanism(self) -> MechanismDescription:
+        """``n_steps`` Gaussian releases of sensitivity ``h (N/tau) S`` (S: the model's replace-one gradient
+        sensitivity) with noise ``sqrt(2 (A - B_hat) h)`` (class docstring)."""
+        step = GaussianStep(self.h * self.N / self.tau * self.record_sensitivity,
+                            math.sqrt(2 * (self.A - self.B_hat) * self.h), self._sampling)
+        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output,
+                                    "Wang et al. 2015, eq. (4.2)")
 
     def _init_aux(self, theta, data, rng) -> dict:
         return {"p": np.zeros_like(theta)}

@@ -25,19 +25,12 @@ from dpverify._validation import (
     check_positive_int,
     check_real,
 )
-from dpverify.samplers._sgmcmc import (
-    ChainState,
-    StochasticGradientSampler,
-    claim_from,
-    draw_poisson_minibatches,
-    evaluate_theorem,
-    minibatch_gradient_sum,
-    stochastic_grad_log_posterior,
-)
+from dpverify.mechanisms.description import FixedSizeSampling, PoissonSampling
+from dpverify.samplers._sgmcmc import LangevinSampler, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
 
-__all__ = ["wang_noise_variance", "step_size_schedule", "DPSGLDWang", "DPSGLDLi"]
+__all__ = ["wang_noise_variance", "step_size_schedule", "model_lipschitz", "DPSGLDWang", "DPSGLDLi"]
 
 
 def wang_noise_variance(eta, N: float, T: float, tau: float, epsilon: float, delta: float, L: float) -> np.ndarray:
@@ -69,7 +62,8 @@ def step_size_schedule(step_size, n_steps: int, schedule: str = "fixed") -> np.n
     return eta
 
 
-def _model_L(model, who: str) -> float:
+def model_lipschitz(model, who: str) -> float:
+    """The model's finite Lipschitz constant ``L = sup ||grad log p||`` (a clear error naming ``who`` needs it)."""
     L = model.constants.L
     if L is None or not math.isfinite(L):
         raise ValueError(
@@ -80,7 +74,7 @@ def _model_L(model, who: str) -> float:
 
 
 @register
-class DPSGLDWang(StochasticGradientSampler):
+class DPSGLDWang(LangevinSampler):
     """DP-SGLD, Wang et al. 2015, Algorithm 2 (guarantee: Theorem 4).
 
     For ``t = 1..floor(N T / tau)``: draw a mini-batch S of size tau uniformly without replacement, then
@@ -90,7 +84,9 @@ class DPSGLDWang(StochasticGradientSampler):
 
     ``T`` counts data passes; Theorem 4 needs ``T >= eps^2 N / (32 tau log(2/delta))`` and a data-independent start.
     ``privacy_noise=False`` drops the privacy term of the variance (plain SGLD with noise ``eta_t``): a deliberately
-    broken DP-SGLD for audits, always ``guaranteed=False``.
+    broken DP-SGLD for audits, always ``guaranteed=False``. ``release="path"`` publishes every iterate (shape
+    ``(n, steps + 1, d)``) instead of the last. Mechanism: replace-one adjacency (N is public), fixed-size batches,
+    step t releases ``eta_t (N/tau) sum grad`` of sensitivity ``eta_t (N/tau) 2L`` with noise ``sqrt(var_t)``.
     """
 
     id = "dp_sgld_wang"
@@ -99,42 +95,33 @@ class DPSGLDWang(StochasticGradientSampler):
     description = "DP-SGLD (Wang et al. 2015, Alg. 2): max(privacy, eta_t) noise variance, T data passes; final iterate"
 
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
-                 theta0=None, privacy_noise: bool = True, half_drift: bool = False, unguaranteed: bool = False):
+                 theta0=None, privacy_noise: bool = True, half_drift: bool = False, release: str = "final",
+                 unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
         self._setup_wang_budget(tau, T, epsilon, delta)
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.privacy_noise = bool(privacy_noise)
         self.half_drift = bool(half_drift)
         if self.privacy_noise:
-            self.L = _model_L(model, "DP-SGLD (Wang et al. 2015, Alg. 2)")
+            self.L = model_lipschitz(model, "DP-SGLD (Wang et al. 2015, Alg. 2)")
             self._noise_variance = wang_noise_variance(self.eta, self.N, self.T, self.tau, self.epsilon, self.delta, self.L)
         else:
             self.L = model.constants.L
             self._noise_variance = self.eta.copy()
-        self._check_hypotheses()
+        self._setup_langevin(coefficients=self.eta / 2 if self.half_drift else self.eta,
+                             noise_std=np.sqrt(self._noise_variance), prior_weight=1.0, data_weight=self.N / self.tau,
+                             sampling=FixedSizeSampling(self.tau, self.N), clip=None, neighbouring="replace_one",
+                             source="Wang et al. 2015, Alg. 2", release=release)
+        evaluate_theorem("wang2015.thm4_dp_sgld", self._theorem_values(), self.unguaranteed or not self.privacy_noise)
 
     def _theorem_values(self) -> dict:
         return {"epsilon": self.epsilon, "delta": self.delta, "N": self.N, "T": self.T, "tau": self.tau,
                 "L": self.L, "eta": float(self.eta.max())}
 
-    def _check_hypotheses(self) -> None:
-        try:
-            evaluate_theorem("wang2015.thm4_dp_sgld", self._theorem_values(), self.unguaranteed or not self.privacy_noise)
-        except NotImplementedError:
-            pass  # the claim itself will say so
-
     @property
     def noise_variance(self) -> np.ndarray:
         """Per-coordinate variance of ``z_t`` at each step (Alg. 2 step 2, or ``eta_t`` without the privacy term)."""
         return self._noise_variance.copy()
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        theta, t = state.theta, state.t
-        eta = self.eta[t]
-        drift = stochastic_grad_log_posterior(self.model, data, theta, self.tau, rng)  # step 1: mini-batch of size tau
-        z = math.sqrt(self._noise_variance[t]) * rng.standard_normal(theta.shape)  # step 2: the privacy noise
-        coef = eta / 2 if self.half_drift else eta
-        return ChainState(theta + coef * drift + z, t + 1, state.aux)  # step 3
 
     def guarantee(self) -> Claim:
         ev = evaluate_theorem("wang2015.thm4_dp_sgld", self._theorem_values(), True)
@@ -144,7 +131,7 @@ class DPSGLDWang(StochasticGradientSampler):
 
 
 @register
-class DPSGLDLi(StochasticGradientSampler):
+class DPSGLDLi(LangevinSampler):
     """DP-SGLD, Li et al. 2019, Algorithm 1 (guarantee: Theorem 3 for ``eta_t ~ t^{-1/3}``, Theorem 4 for fixed eta).
 
     For ``t = 1..T`` (T counts iterations): Poisson-sample a batch J_t with rate ``q = tau/N``; clip each per-record
@@ -155,6 +142,12 @@ class DPSGLDLi(StochasticGradientSampler):
 
     (The paper prints "theta_t - eta_t(...)" with g the gradient of the log-likelihood; the sign that makes the chain
     sample the posterior is "+", as in its SDE of Section 2.) ``L`` is the clip level (default: the model's ``L``).
+
+    Mechanism: add/remove adjacency with N a public constant (as in the moments accountant, Abadi et al. 2016), Poisson
+    rate q, step t releases ``(eta_t/tau) sum g~`` of sensitivity ``eta_t L / tau`` with noise ``sqrt(eta_t/N)``.
+    ``release="path"`` publishes every iterate. ``claim="accountant"`` claims the numeric accountant's epsilon of the
+    run at ``delta`` (PLD of the path, :meth:`account`) instead of Theorem 3/4's ``epsilon`` -- the claim a
+    practitioner's DP-SGLD with an accountant makes; the theorem's hypotheses are then not required.
     """
 
     id = "dp_sgld_li"
@@ -162,22 +155,30 @@ class DPSGLDLi(StochasticGradientSampler):
     output = "final"
     description = "DP-SGLD (Li et al. 2019, Alg. 1): Poisson batches, clipping to L, noise eta_t/N; final iterate"
 
-    def __init__(self, model, N: int, tau: float, T: int, epsilon: float, delta: float, step_size,
+    def __init__(self, model, N: int, tau: float, T: int, epsilon: float | None, delta: float, step_size,
                  schedule: str = "fixed", L: float | None = None, theta0=None, half_drift: bool = False,
-                 unguaranteed: bool = False):
+                 release: str = "final", claim: str = "theorem", unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
         self.tau = check_real("tau", tau, low=0.0, high=float(self.N), low_inclusive=False)
         self.q = self.tau / self.N
         self.n_steps = self.T = check_positive_int(T, "T")
-        self.epsilon = check_epsilon(epsilon)
+        if claim not in ("theorem", "accountant"):
+            raise ValueError(f"claim must be 'theorem' or 'accountant'; got {claim!r}")
+        self.claim = claim
+        self.epsilon = None if (claim == "accountant" and epsilon is None) else check_epsilon(epsilon)
         self.delta = check_delta(delta, allow_zero=False)
         if np.ndim(step_size) != 0:
             schedule = "explicit"
         self.schedule = schedule
         self.eta = step_size_schedule(step_size, self.n_steps, "fixed" if schedule == "explicit" else schedule)
-        self.L = _model_L(model, "DP-SGLD (Li et al. 2019, Alg. 1)") if L is None else check_real("L", L, low=0.0, low_inclusive=False)
+        self.L = model_lipschitz(model, "DP-SGLD (Li et al. 2019, Alg. 1)") if L is None else check_real("L", L, low=0.0, low_inclusive=False)
         self.half_drift = bool(half_drift)
-        self._check_hypotheses()
+        self._setup_langevin(coefficients=self.eta / 2 if self.half_drift else self.eta,
+                             noise_std=np.sqrt(self.eta / self.N), prior_weight=1.0 / self.N,
+                             data_weight=1.0 / self.tau, sampling=PoissonSampling(self.q), clip=self.L,
+                             neighbouring="add_remove", source="Li et al. 2019, Alg. 1", release=release)
+        if self.claim == "theorem":
+            self._check_hypotheses()
 
     @property
     def theorem_id(self) -> str:
@@ -192,22 +193,13 @@ class DPSGLDLi(StochasticGradientSampler):
         if self.schedule == "explicit" and not self.unguaranteed:
             raise ValueError("Li et al. 2019 Theorems 3/4 cover the t^{-1/3} and fixed schedules only; "
                              "pass unguaranteed=True for an explicit step-size array")
-        try:
-            evaluate_theorem(self.theorem_id, self._theorem_values(), self.unguaranteed)
-        except NotImplementedError:
-            pass
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        theta, t = state.theta, state.t
-        c = theta.shape[0]
-        eta = self.eta[t]
-        idx, mask = draw_poisson_minibatches(rng, c, self.N, self.q)  # step 2
-        g = minibatch_gradient_sum(self.model, data, idx, theta, clip=self.L, weights=mask)  # steps 3-4
-        drift = self.model.grad_log_prior(theta) / self.N + g / self.tau
-        z = math.sqrt(eta / self.N) * rng.standard_normal(theta.shape)  # step 5
-        coef = eta / 2 if self.half_drift else eta
-        return ChainState(theta + coef * drift + z, t + 1, state.aux)  # step 6
+        evaluate_theorem(self.theorem_id, self._theorem_values(), self.unguaranteed)
 
     def guarantee(self) -> Claim:
+        if self.claim == "accountant":
+            acc = self.account(self.delta)
+            return Claim(acc.epsilon, self.delta, f"accountant: {acc.method} (dpverify.accounting.pld)", True,
+                         {}, {"accountant": acc.method, "epsilon_lower": acc.epsilon_lower,
+                              "mechanism": self.mechanism().to_dict(), "q": self.q})
         ev = evaluate_theorem(self.theorem_id, self._theorem_values(), True)
         return claim_from(ev, force_unguaranteed=self.schedule == "explicit", schedule=self.schedule, q=self.q)

@@ -23,8 +23,10 @@ import math
 import numpy as np
 
 from dpverify._validation import check_real
+from dpverify.mechanisms.description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
 from dpverify.samplers._sgmcmc import (
     ChainState,
+    GradientMechanism,
     StochasticGradientSampler,
     claim_from,
     evaluate_theorem,
@@ -32,14 +34,18 @@ from dpverify.samplers._sgmcmc import (
 )
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
-from dpverify.samplers.sgld import _model_L
+from dpverify.samplers.sgld import model_lipschitz
 
 __all__ = ["DPSGNHT"]
 
 
 @register
-class DPSGNHT(StochasticGradientSampler):
-    """DP-SGNHT, Wang et al. 2015, eq. (4.5)."""
+class DPSGNHT(GradientMechanism, StochasticGradientSampler):
+    """DP-SGNHT, Wang et al. 2015, eq. (4.5).
+
+    Mechanism: replace-one, tau of N without replacement; step t releases the velocity update, whose data term
+    ``eta (N/tau) sum grad`` has sensitivity ``eta (N/tau) 2L`` and noise ``sqrt(2 a eta)``; theta and the
+    thermostat are functions of the velocity path (post-processing)."""
 
     id = "dp_sgnht"
     theorems = ("wang2015.sgnht_privacy_condition",)
@@ -52,16 +58,21 @@ class DPSGNHT(StochasticGradientSampler):
         self._setup_wang_budget(tau, T, epsilon, delta)
         self.eta = check_real("eta", eta, low=0.0, low_inclusive=False)
         self.a = check_real("a", a, low=0.0, low_inclusive=False)
-        self.L = _model_L(model, "DP-SGNHT (Wang et al. 2015, eq. 4.5)")
-        try:
-            self._evaluation(self.unguaranteed)
-        except NotImplementedError:
-            pass
+        self.L = model_lipschitz(model, "DP-SGNHT (Wang et al. 2015, eq. 4.5)")
+        self._sampling, self._clip, self.neighbouring = FixedSizeSampling(self.tau, self.N), None, "replace_one"
+        self._evaluation(self.unguaranteed)
 
     def _evaluation(self, allow: bool):
         values = {"a": self.a, "eta": self.eta, "N": self.N, "T": self.T, "tau": self.tau, "L": self.L,
                   "epsilon": self.epsilon, "delta": self.delta}
         return evaluate_theorem("wang2015.sgnht_privacy_condition", values, allow)
+
+    def mechanism(self) -> MechanismDescription:
+        """``n_steps`` Gaussian releases of sensitivity ``eta (N/tau) S`` with noise ``sqrt(2 a eta)``."""
+        step = GaussianStep(self.eta * self.N / self.tau * self.record_sensitivity, math.sqrt(2 * self.a * self.eta),
+                            self._sampling)
+        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output,
+                                    "Wang et al. 2015, eq. (4.5)")
 
     def _init_aux(self, theta, data, rng) -> dict:
         return {"v": np.zeros_like(theta), "alpha": np.full(theta.shape[0], self.a)}
