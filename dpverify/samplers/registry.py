@@ -1,16 +1,25 @@
 """The sampler registry: ``dpverify samplers list`` prints one row per entry.
 
 Sampler modules register their classes with :func:`register`; :func:`all_samplers` imports
-every module in :data:`SAMPLER_MODULES` first.
+every module in :data:`SAMPLER_MODULES` first. :func:`parameters` describes a sampler's constructor
+parameters (name, type, default, allowed range) for ``dpverify samplers show ID`` and for the error of
+:func:`make` on an unknown name. Types and defaults come from the constructor's signature
+(:func:`inspect.signature`); the allowed ranges from :data:`PARAMETER_RANGES`, which restates the checks the
+constructors make (``check_real``/``check_positive_int`` calls and the ``ValueError`` branches of each sampler
+module) and the conditions of the theorems they cite (a test keeps it complete).
 """
 from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Any
 
 from dpverify.samplers.base import OUTPUT_KINDS, Sampler
 
-__all__ = ["SAMPLER_MODULES", "register", "get", "all_samplers", "make"]
+__all__ = ["SAMPLER_MODULES", "PARAMETER_RANGES", "Parameter", "register", "get", "all_samplers", "make",
+           "parameters"]
 
 #: Modules that define samplers (each registers its classes on import).
 SAMPLER_MODULES: tuple[str, ...] = (
@@ -26,6 +35,99 @@ SAMPLER_MODULES: tuple[str, ...] = (
     "foulds",
     "mc_estimator",
 )
+
+#: Allowed values of each constructor parameter, by name (``"*"``) or by ``(sampler ID, name)`` where a name means
+#: different things in different samplers. The sampler's constructor is the authority (it raises a ``ValueError``
+#: naming the parameter); this table only makes the ranges discoverable before a run.
+PARAMETER_RANGES: dict[str | tuple[str, str], str] = {
+    "epsilon": "> 0: the target epsilon the sampler is calibrated for",
+    "delta": "in (0, 1): the target delta",
+    "unguaranteed": "true/false: build even if a hypothesis of the theorem fails (the claim is then marked "
+                    "unguaranteed)",
+    "model": "a model object of dpverify.models (set by the audit case; not settable with --param)",
+    "theta0": "none or a length-d vector: the data-independent start of every chain (default 0)",
+    "N": "integer >= 1: number of records (the dataset must have exactly N)",
+    "tau": "integer in [1, N]: mini-batch size",
+    ("dp_sgld_li", "tau"): "real in (0, N]: expected Poisson batch size (sampling rate q = tau / N)",
+    "T": "> 0: number of passes over the data (iterations floor(N T / tau) >= 1)",
+    ("dp_sgld_li", "T"): "integer >= 1: number of iterations",
+    ("private_gibbs", "T"): "integer >= 1: number of Gibbs sweeps",
+    "step_size": "> 0: step size (a schedule of positive values where the sampler accepts one)",
+    ("ops_mcmc_logistic", "step_size"): "none (adapted) or > 0: proposal step size",
+    "schedule": "'fixed' or 'decreasing' (Li et al. 2019, Thms 4 and 3); 'explicit' when step_size is a vector",
+    "L": "none (the model's Lipschitz constant) or > 0: clipping level of the per-record gradients",
+    "half_drift": "true/false: the variant whose drift uses half the gradient (an audit variant)",
+    "release": "'final' (last iterate) or 'path' (every iterate)",
+    ("laplace_posterior_beta_bernoulli", "release"): "'sample' (one posterior draw) or 'mean' (the posterior mean)",
+    "claim": "'theorem' (the paper's bound) or 'accountant' (the RDP accountant's epsilon of the run)",
+    "privacy_noise": "true/false: false drops the privacy noise (plain SGLD, a deliberately broken variant)",
+    "h": "> 0: step size (eq. 4.2's privacy condition bounds it from above)",
+    "A": "> B_hat: friction of SGHMC",
+    "B_hat": ">= 0 and < A: estimated gradient-noise term of SGHMC",
+    "eta": "> 0: step size (eq. 4.3's privacy condition bounds it from above)",
+    "a": "> 0: diffusion constant of SGNHT",
+    "ops_steps": "integer >= 8: Metropolis steps of the OPS phase",
+    "n_steps": "integer >= 1: number of steps",
+    ("ops_mcmc_logistic", "n_steps"): "integer >= 8: Metropolis steps per chain",
+    ("noisy_mc_estimator", "n_steps"): "integer >= 1: number of Monte Carlo draws averaged",
+    "batch_size": "integer in [1, N]: mini-batch size",
+    "beta": "> 0: inverse temperature (noise std sqrt(2 step_size / beta))",
+    "burn_in": "none (n_steps // 2) or integer >= 0 leaving at least 8 draws",
+    "init_scale": "> 0: standard deviation of the chains' random start",
+    "diagnostic_chains": "integer >= 2: chains used for the R-hat diagnostic",
+    "query": "'count' or 'mean': the released query of records in [lower, upper]",
+    "lower": "real: smallest record value",
+    "upper": "real > lower: largest record value",
+    "K": "integer >= 2: number of categories",
+    "calibration": "'wang2015' or 'foulds2016': how the tempering is set from epsilon",
+    ("noisy_mc_estimator", "calibration"): "'prop37' or 'prop310' (Bertazzi et al. 2025)",
+    "a0": "in (0, 0.5): truncation of the parameter space [a0, 1 - a0]",
+    ("ops_dirichlet_categorical", "a0"): "in (0, 1/K): truncation of the simplex",
+    ("laplace_posterior_beta_bernoulli", "a0"): "none or in (0, 0.5]: truncation of the parameter space",
+    "alpha": "> 0 (a number, or one value per category): Dirichlet prior concentration",
+    "alpha0": "> 0: first Beta prior parameter",
+    "beta0": "> 0: second Beta prior parameter",
+    "sigma": "> 0: known noise standard deviation of the records",
+    "R": "> 0: bound on |x| of the records",
+    "Theta": "> 0: bound on |theta| of the truncated parameter space",
+    "mu0": "real: prior mean",
+    "tau0": "> 0: prior standard deviation",
+    "projection": "'simplex' or 'nonnegative': how noisy sufficient statistics are projected",
+    "M": "integer >= 1: emissions per record",
+    "scan": "'sequence' or 'random' (random needs Q)",
+    "Q": "none or integer in [1, N]: latent variables updated per iteration (scan='random')",
+    "test_function": "'mean' or 'cdf'",
+    "threshold": "in [a0, 1 - a0]: threshold of the 'cdf' test function",
+    "delta_bar": "in (0, 1): the delta of Proposition 3.10's calibration",
+}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One constructor parameter of a sampler: ``name``, ``type`` (the annotation, or the default's type),
+    ``default`` (:data:`REQUIRED` if none) and ``range`` (from :data:`PARAMETER_RANGES`)."""
+
+    name: str
+    type: str
+    default: Any
+    range: str
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "type": self.type, "required": self.required,
+                "default": None if self.required else self.default, "range": self.range}
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "(required)"
+
+
+#: The default of a parameter that has none.
+REQUIRED: Any = _Required()
 
 _REGISTRY: dict[str, type[Sampler]] = {}
 _loaded = False
@@ -73,6 +175,48 @@ def get(sampler_id: str) -> type[Sampler]:
         raise KeyError(f"no sampler with ID {sampler_id!r}{hint}") from None
 
 
+def parameters(sampler_id: str) -> list[Parameter]:
+    """The constructor parameters of a sampler, in signature order (see :class:`Parameter`)."""
+    cls = get(sampler_id)
+    out = []
+    for p in inspect.signature(cls).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.annotation is not p.empty:
+            typ = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", str(p.annotation))
+        elif p.default is not p.empty and p.default is not None:
+            typ = type(p.default).__name__
+        else:
+            typ = "any"
+        rng = PARAMETER_RANGES.get((cls.id, p.name), PARAMETER_RANGES.get(p.name, ""))
+        out.append(Parameter(p.name, typ, REQUIRED if p.default is p.empty else p.default, rng))
+    return out
+
+
 def make(sampler_id: str, **params) -> Sampler:
-    """Build a sampler by ID with its parameters."""
-    return get(sampler_id)(**params)
+    """Build a sampler by ID with its parameters.
+
+    An unknown parameter name, or a missing required one, is a ``ValueError`` naming it and listing the sampler's
+    parameters (instead of Python's ``TypeError`` about the constructor's keyword arguments).
+    """
+    cls = get(sampler_id)
+    known = parameters(sampler_id)
+    takes_kwargs = any(p.kind == p.VAR_KEYWORD for p in inspect.signature(cls).parameters.values())
+    names = [p.name for p in known]
+    unknown = sorted(set(params) - set(names))
+    if unknown and not takes_kwargs:
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+            if close:
+                hints.append(f"{name!r} -> {close[0]!r}?")
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for sampler {sampler_id!r}"
+            + (f" ({'; '.join(hints)})" if hints else "")
+            + f"; its parameters are: {', '.join(names)} (see `dpverify samplers show {sampler_id}`)"
+        )
+    missing = [p.name for p in known if p.required and p.name not in params]
+    if missing:
+        raise ValueError(f"sampler {sampler_id!r} needs parameter(s) {', '.join(missing)}; its parameters are: "
+                         f"{', '.join(names)} (see `dpverify samplers show {sampler_id}`)")
+    return cls(**params)
