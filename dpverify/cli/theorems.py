@@ -107,17 +107,68 @@ def _check(args) -> int:
     return 1 if any_failed else 0
 
 
-def _parse_values(pairs):
-    values = {}
+#: Parameters with a conventional range, named in the error when a theorem cannot be evaluated: (low, high, what).
+_CONVENTIONAL_RANGES: dict[str, tuple[float, float, str]] = {
+    "delta": (0.0, 1.0, "a probability"),
+    "delta_prime": (0.0, 1.0, "a probability"),
+    "delta_total": (0.0, 1.0, "a probability"),
+    "q": (0.0, 1.0, "a sampling rate"),
+    "gamma": (0.0, 1.0, "a sampling rate"),
+}
+
+
+def _parse_values(pairs: list[str]) -> dict[str, int | float]:
+    """``NAME=VALUE`` strings to numbers (int when the text is an integer); a clear ``ValueError`` for a
+    malformed pair, a value that is not a number (or NaN), and a name given twice."""
+    values: dict[str, int | float] = {}
     for pair in pairs:
         if "=" not in pair:
             raise ValueError(f"values must be NAME=VALUE; got {pair!r}")
-        name, raw = pair.split("=", 1)
+        name, raw = (part.strip() for part in pair.split("=", 1))
+        if not name:
+            raise ValueError(f"values must be NAME=VALUE with a name; got {pair!r}")
+        if name in values:
+            raise ValueError(f"{name} is given twice ({name}={values[name]!r} and {pair!r}); give each value once")
         try:
-            values[name.strip()] = float(raw) if any(c in raw for c in ".eE") else int(raw)
+            value: int | float = int(raw)
         except ValueError:
-            raise ValueError(f"value of {name} must be a number; got {raw!r}") from None
+            try:
+                value = float(raw)
+            except ValueError:
+                raise ValueError(f"value of {name} must be a number; got {raw!r}") from None
+        if value != value:
+            raise ValueError(f"value of {name} must be a number; got NaN")
+        values[name] = value
     return values
+
+
+def _range_hints(values: dict) -> str:
+    """The conventional ranges that these values leave (e.g. ``delta=2``), as a sentence; '' if none."""
+    hints = []
+    for name, value in values.items():
+        if name in _CONVENTIONAL_RANGES:
+            low, high, what = _CONVENTIONAL_RANGES[name]
+            if not low < value < high:
+                hints.append(f"{name} is {what}: it must be in ({low:g}, {high:g}); got {value:g}")
+    return "; ".join(hints)
+
+
+def _evaluate(thm, values: dict, allow_unguaranteed: bool):
+    """``thm.evaluate`` with every failure as one ``ValueError`` line: a value outside the theorem's domain can make
+    sympy fail inside a hypothesis or the conclusion (``delta=2`` turns log(2/delta) into 0 and a quotient into
+    complex infinity: "Invalid comparison of non-real zoo")."""
+    try:
+        return thm.evaluate(allow_unguaranteed=allow_unguaranteed, **values)
+    except (ValueError, KeyError):
+        raise
+    except (TypeError, ArithmeticError, AttributeError) as exc:
+        at = ", ".join(f"{k}={v:g}" for k, v in values.items())
+        hint = _range_hints(values)
+        raise ValueError(
+            f"{thm.id} cannot be evaluated at {at}: "
+            + (hint if hint else "a hypothesis or the conclusion is not a real number there")
+            + f" (sympy: {exc})"
+        ) from None
 
 
 def _eval(args) -> int:
@@ -125,7 +176,7 @@ def _eval(args) -> int:
     from dpverify.theorems import registry
 
     thm = registry.get(args.id)
-    result = thm.evaluate(allow_unguaranteed=args.allow_unguaranteed, **_parse_values(args.values))
+    result = _evaluate(thm, _parse_values(args.values), args.allow_unguaranteed)
     if args.json:
         print_json(result.to_dict())
         return 0
