@@ -447,7 +447,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         if isinstance(s, PoissonSampling):
             return draw_poisson_minibatches(rng, n_chains, N, min(1.0, s.rate * rate_factor))
         if isinstance(s, FixedSizeSampling):
-            return draw_minibatches(rng, n_chains, N, s.batch_size), None
+            return draw_minibatches(rng, n_chains, N, min(N, int(round(s.batch_size * rate_factor)))), None
         return None, None
 
     def _data_sum(self, theta: np.ndarray, data: Data, idx, mask, clip: float | None) -> np.ndarray:
@@ -458,12 +458,18 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
             idx = np.broadcast_to(np.arange(data.N), (theta.shape[0], data.N))
         return minibatch_gradient_sum(self.model, data, idx, theta, clip=clip, weights=mask)
 
+    def _implemented(self, t: int) -> tuple[float, float | None, float, float]:
+        """``(rate factor, clip, data weight, noise std)`` the kernel uses at step t: exactly the declared ones.
+        (The known-bad variants of :mod:`dpverify.samplers.broken` override this, and only this.)"""
+        return 1.0, self._clip, self._data_weight, self._noise_std[t]
+
     def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
         theta, t = state.theta, state.t
-        idx, mask = self._draw_batch(rng, theta.shape[0], data.N)  # the mini-batch B_t
+        rate_factor, clip, data_weight, noise_std = self._implemented(t)
+        idx, mask = self._draw_batch(rng, theta.shape[0], data.N, rate_factor)  # the mini-batch B_t
         drift = (self._prior_weight * self.model.grad_log_prior(theta)
-                 + self._data_weight * self._data_sum(theta, data, idx, mask, self._clip))
-        z = self._noise_std[t] * rng.standard_normal(theta.shape)  # the Gaussian noise: the privacy mechanism
+                 + data_weight * self._data_sum(theta, data, idx, mask, clip))
+        z = noise_std * rng.standard_normal(theta.shape)  # the Gaussian noise: the privacy mechanism
         return ChainState(theta + self._coef[t] * drift + z, t + 1, state.aux)
 
     # -- mechanism description --------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ SAMPLER_MODULES: tuple[str, ...] = (
     "ula",
     "foulds",
     "mc_estimator",
+    "broken",
 )
 
 #: Allowed values of each constructor parameter, by name (``"*"``) or by ``(sampler ID, name)`` where a name means
@@ -59,7 +60,8 @@ PARAMETER_RANGES: dict[str | tuple[str, str], str] = {
     "half_drift": "true/false: the variant whose drift uses half the gradient (an audit variant)",
     "release": "'final' (last iterate) or 'path' (every iterate)",
     ("laplace_posterior_beta_bernoulli", "release"): "'sample' (one posterior draw) or 'mean' (the posterior mean)",
-    "claim": "'theorem' (the paper's bound) or 'accountant' (the RDP accountant's epsilon of the run)",
+    "claim": "'theorem' (the paper's bound) or 'accountant' (the PLD accountant's epsilon of the run at delta)",
+    "defect": "one of no_noise, half_noise, no_clip, double_rate, sum_not_mean (a known-bad DP-SGLD)",
     "privacy_noise": "true/false: false drops the privacy noise (plain SGLD, a deliberately broken variant)",
     "h": "> 0: step size (eq. 4.2's privacy condition bounds it from above)",
     "A": "> B_hat: friction of SGHMC",

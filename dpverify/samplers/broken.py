@@ -1,0 +1,66 @@
+"""Known-bad DP-SGLD implementations: each declares the mechanism of a correct DP-SGLD and implements another.
+
+The auditing literature's standard regression targets for DP-SGD-style code (Jagielski, Ullman, Oprea 2020; Nasr et
+al. 2021, 2023; Cebere et al. 2026, "Privacy in theory, bugs in practice"; Casacuberta et al. 2022): the claim a
+user is given is the numeric accountant's epsilon of the *declared* run (noise, sampling rate, clip level, batch
+normalisation), while the code does something else. Every variant is :class:`~dpverify.samplers.sgld.DPSGLDLi`
+(Li et al. 2019, Alg. 1) with ``claim="accountant"``, whose mechanism description, claim, white-box statistic and
+canary check are inherited unchanged -- only the kernel's ``_implemented`` step parameters differ:
+
+- ``no_noise``: the Gaussian noise is not added at all;
+- ``half_noise``: the noise standard deviation is halved;
+- ``no_clip``: per-record gradients are not clipped to the declared level;
+- ``double_rate``: the Poisson rate used is 2q while q is declared;
+- ``sum_not_mean``: the noise is calibrated for the mean of the batch gradients, the update uses their sum
+  (the data term's weight is 1 instead of 1/tau).
+
+A sound and powerful audit (``dpverify audit dp_sgld_broken_<defect>``) flags each as a violation of its claim at
+the quick budget; the correct sampler (``dp_sgld_path``, same parameters) is never flagged.
+"""
+from __future__ import annotations
+
+from dpverify.samplers.registry import register
+from dpverify.samplers.sgld import DPSGLDLi
+
+__all__ = ["DEFECTS", "BrokenDPSGLD"]
+
+#: The implementation bugs (module docstring).
+DEFECTS = ("no_noise", "half_noise", "no_clip", "double_rate", "sum_not_mean")
+
+
+@register
+class BrokenDPSGLD(DPSGLDLi):
+    """A deliberately wrong DP-SGLD (module docstring); ``defect`` is one of :data:`DEFECTS`. Same parameters as
+    :class:`~dpverify.samplers.sgld.DPSGLDLi`; ``claim`` is always ``"accountant"`` (the declared run's)."""
+
+    id = "dp_sgld_broken"
+    theorems = DPSGLDLi.theorems
+    output = "path"
+    description = "KNOWN-BAD DP-SGLD for auditor power tests: declares Li et al.'s Alg. 1, implements a defect"
+
+    def __init__(self, model, N: int, tau: float, T: int, delta: float, step_size, defect: str, L: float | None = None,
+                 theta0=None, release: str = "path", epsilon: float | None = None, **kwargs):
+        if defect not in DEFECTS:
+            raise ValueError(f"defect must be one of {DEFECTS}; got {defect!r}")
+        self.defect = defect
+        super().__init__(model, N, tau, T, epsilon, delta, step_size, L=L, theta0=theta0, release=release,
+                         claim="accountant", **kwargs)
+
+    def _implemented(self, t: int) -> tuple[float, float | None, float, float]:
+        rate_factor, clip, data_weight, noise_std = super()._implemented(t)
+        if self.defect == "no_noise":
+            noise_std = 0.0
+        elif self.defect == "half_noise":
+            noise_std = 0.5 * noise_std
+        elif self.defect == "no_clip":
+            clip = None
+        elif self.defect == "double_rate":
+            rate_factor = 2.0
+        elif self.defect == "sum_not_mean":
+            data_weight = 1.0
+        return rate_factor, clip, data_weight, noise_std
+
+    def guarantee(self):
+        claim = super().guarantee()
+        details = {**claim.details, "defect": self.defect, "known_bad": True}
+        return type(claim)(claim.epsilon, claim.delta, claim.theorem, claim.guaranteed, claim.hypotheses, details)
