@@ -70,16 +70,24 @@ class ApproxDP:
 
 @dataclass(frozen=True)
 class Conversion:
-    """The result of converting an RDP curve to (epsilon, delta)-DP.
+    """An (epsilon, delta) computed by an accountant or a conversion.
 
-    ``order`` is the Rényi order at which the minimum was attained and
-    ``method`` names the conversion ("mironov2017" or "balle2020").
+    ``method`` names how: "mironov2017" or "balle2020" (an RDP curve converted at its best order;
+    ``order`` is the Rényi order at which the minimum was attained), or "pld" (a privacy-loss-distribution
+    accountant, :mod:`dpverify.accounting.pld`; ``order`` is None).
+
+    An accountant that brackets its answer also reports the other end of the bracket:
+    ``epsilon_lower`` (<= the true epsilon at ``delta``; ``epsilon`` is the upper end) from
+    ``get_epsilon``, ``delta_lower`` (<= the true delta at ``epsilon``; ``delta`` is the upper end) from
+    ``get_delta``. Both are None for RDP conversions, which give an upper bound only.
     """
 
     epsilon: float
     delta: float
-    order: float
+    order: float | None
     method: str
+    epsilon_lower: float | None = None
+    delta_lower: float | None = None
 
     def as_approx_dp(self) -> ApproxDP:
         return ApproxDP(self.epsilon, self.delta)
