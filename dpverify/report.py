@@ -1,18 +1,25 @@
-"""Reports of ``dpverify verify``: ``report.json`` (machine-readable) and a self-contained ``report.html``.
+"""Reports of ``dpverify verify``: ``report.json`` (machine-readable) and a self-contained ``report.html``, and how
+an audit's numbers are presented everywhere (the CLI tables, the pytest plugin, the HTML).
 
-``report.json`` holds every theorem check and every audit with its numbers, counts and seeds.
-``report.html`` embeds its plots as base64 PNG (matplotlib, Agg backend), so the file can be mailed or
-archived alone:
+``report.json`` holds every theorem check and every audit with its numbers, counts, seeds and the run id.
+``report.html`` embeds its plots as base64 PNG (matplotlib, Agg backend), loads nothing from the network (a
+Content-Security-Policy forbids it), and carries the same run id, so the file can be mailed or archived alone:
 
+- the audit table: claimed, accountant (with its method), exact, budget ceiling, certified, certified/claimed,
+  verdict and the verdict's reason, with a legend saying what ``-`` means in each column;
+- for the audits that have an accountant (the gradient samplers), one plot of claimed / accountant / ceiling /
+  certified per audit on a log-scale epsilon axis;
 - per audit, the trade-off plane of the distinguishing test (type I error alpha = P[M(D') in S] against
   type II error beta = P[M(D) not in S]) with the region that (epsilon, delta)-DP allows,
-  beta >= max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)), drawn for the claimed and the
-  certified epsilon, the empirical trade-off curve of the chosen statistic where the audit recorded one,
-  and the certified event's point;
+  beta >= max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)) (Kairouz, Oh, Viswanath 2015, Thm 2.1;
+  Dong, Roth, Su 2022, Prop. 2.5), drawn for the claimed and the certified epsilon, the empirical trade-off curve
+  of the chosen statistic where the audit recorded one, and the certified event's point;
 - per paper, the bound curves of the catalogue (:mod:`dpverify.figures`).
 
-Both files are written atomically (temporary file in the same directory, then ``os.replace``): an
-interrupted run never leaves a truncated report.
+Writing (:func:`write_report`): the files are rendered completely, then published together through
+:class:`dpverify._io.RunDirectory` -- one atomic symlink switch -- so a report directory never shows a
+``report.json`` of one run beside a ``report.html`` of another, whenever the process is killed, and concurrent
+runs into one directory never mix.
 """
 from __future__ import annotations
 
@@ -26,10 +33,119 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from dpverify._io import jsonable, write_atomic, write_json_atomic
+from dpverify._io import Run, RunDirectory, jsonable, write_atomic, write_json_atomic
 
-__all__ = ["write_report", "write_atomic", "tradeoff_figure"]
+__all__ = ["write_report", "render_report", "write_atomic", "write_json_atomic", "tradeoff_figure",
+           "accountant_figure", "fmt_epsilon", "AUDIT_HEADERS", "audit_cells", "accountant_marks", "LEGEND",
+           "loose_claim_notes", "times", "summary_counts"]
 
+# -- presentation shared by the CLI, the plugin and the HTML ------------------------------------------------------
+
+#: Column headers of an audit row, in order (see :func:`audit_cells` and :data:`LEGEND`).
+AUDIT_HEADERS = ("claimed", "accountant", "exact", "ceiling", "certified", "cert/claim", "verdict")
+
+#: What each column means, and what ``-`` means in it.
+LEGEND: tuple[str, ...] = (
+    "claimed: the epsilon the sampler's theorem (or the test's marker) promises for these parameters.",
+    "accountant: the accountant's epsilon of the concrete run at the same delta, an upper bound (exact for a path "
+    "release, up to the accountant's error); [n] names its method; '-' = the mechanism describes no run to account.",
+    "exact: the closed-form epsilon of the audited pair; '-' = no closed form is known for this pair "
+    "(compare with the accountant instead).",
+    "ceiling: the most any event-based audit could certify on this pair with this budget; '-' = unknown (the "
+    "mechanism does not describe its privacy loss; the verdict then uses the budget's saturation).",
+    "certified: the audit's lower bound on epsilon (holds with the stated confidence); cert/claim = certified / "
+    "claimed.",
+    "verdict: violation = certified > claimed; inconclusive = no violation, but this budget could not have "
+    "detected one (reason given); consistent = no violation, and the audit had power against the claim.",
+)
+
+#: A claim this many times the exact or accountant epsilon is called out ("claim 4000x the exact value").
+LOOSE_FACTOR = 10.0
+
+
+def fmt_epsilon(x: Any) -> str:
+    """An epsilon for a table: '-' for unknown, 'inf', else 4 significant digits."""
+    if x is None:
+        return "-"
+    if isinstance(x, str):  # "inf" as stored by jsonable
+        return x
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.4g}"
+
+
+def times(ratio: float) -> str:
+    """A ratio rounded to 2 significant digits, as an integer from 10 up: 4004.4 -> '4000', 12.3 -> '12'."""
+    if not math.isfinite(ratio):
+        return "inf"
+    if ratio >= 10:
+        digits = int(math.floor(math.log10(ratio))) - 1
+        return f"{round(ratio, -digits):.0f}"
+    return f"{ratio:.2g}"
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def accountant_marks(audits: Iterable[dict]) -> dict[str, int]:
+    """Footnote number of each distinct accountant method, in order of first appearance."""
+    marks: dict[str, int] = {}
+    for a in audits:
+        if a and a.get("epsilon_accountant") is not None:
+            marks.setdefault(a.get("accountant_method") or "unspecified", len(marks) + 1)
+    return marks
+
+
+def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
+    """The :data:`AUDIT_HEADERS` cells of one audit (an ``AuditResult.to_dict()``)."""
+    claimed, lower = _num(a.get("epsilon_claimed")), _num(a.get("epsilon_lower"))
+    acc = a.get("epsilon_accountant")
+    acc_text = "-" if acc is None else f"{fmt_epsilon(acc)} [{marks.get(a.get('accountant_method') or 'unspecified', '?')}]"
+    ratio = "-" if not claimed or lower is None else f"{lower / claimed:.3g}"
+    return [fmt_epsilon(claimed), acc_text, fmt_epsilon(a.get("epsilon_exact")), fmt_epsilon(a.get("budget_ceiling")),
+            fmt_epsilon(lower), ratio, str(a.get("verdict", "-"))]
+
+
+def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[str]:
+    """Sentences for a claim at least ``factor`` times the exact or the accountant's epsilon, e.g. ``ula_final: claim
+    4000x the exact value (4545 vs 1.135)``: such a claim cannot be contradicted by any audit of this pair."""
+    notes = []
+    claimed = _num(a.get("epsilon_claimed"))
+    if claimed is None or not math.isfinite(claimed):
+        return notes
+    for key, what in (("epsilon_exact", "the exact value"), ("epsilon_accountant", "the accountant's epsilon")):
+        ref = _num(a.get(key))
+        if ref is None or not math.isfinite(ref):
+            continue
+        if ref <= 0:
+            if claimed > 0:
+                notes.append(f"{name}: claim {fmt_epsilon(claimed)} while {what} is 0")
+            continue
+        if claimed / ref >= factor:
+            method = f", {a.get('accountant_method')}" if key == "epsilon_accountant" and a.get("accountant_method") else ""
+            notes.append(f"{name}: claim {times(claimed / ref)}x {what} ({fmt_epsilon(claimed)} vs "
+                         f"{fmt_epsilon(ref)}{method})")
+    return notes
+
+
+def summary_counts(verdicts: Iterable[str]) -> dict[str, int]:
+    """Counts of each verdict (violation, consistent, inconclusive, error)."""
+    out = {"consistent": 0, "inconclusive": 0, "violation": 0, "error": 0}
+    for v in verdicts:
+        out[v if v in out else "error"] += 1
+    return out
+
+
+# -- figures ------------------------------------------------------------------------------------------------------
 
 def _png(fig) -> str:
     import matplotlib.pyplot as plt
@@ -60,29 +176,38 @@ def _event_point(audit: dict) -> tuple[float, float] | None:
     return p_n, 1.0 - p_d
 
 
-def tradeoff_figure(audit: dict, title: str):
-    """The trade-off plot of one audit (see the module docstring)."""
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def tradeoff_figure(audit: dict, title: str):
+    """The trade-off plot of one audit (see the module docstring)."""
     import numpy as np
 
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(4.6, 4.2))
     a = np.linspace(0, 1, 401)
-    delta = audit["delta"]
-    claimed = _dp_region_boundary(audit["epsilon_claimed"], delta, a)
+    delta = float(audit["delta"])
+    claimed_eps = _num(audit["epsilon_claimed"])
+    claimed = _dp_region_boundary(claimed_eps, delta, a)
     ax.fill_between(a, 0, claimed, color="tab:red", alpha=0.15,
-                    label=f"excluded by the claim eps = {audit['epsilon_claimed']:.3g}")
+                    label=f"excluded by the claim eps = {claimed_eps:.3g}")
     ax.plot(a, claimed, color="tab:red", lw=1)
-    ax.plot(a, _dp_region_boundary(audit["epsilon_lower"], delta, a), color="tab:blue", ls="--", lw=1,
-            label=f"boundary at the certified eps = {audit['epsilon_lower']:.3g}")
-    if audit.get("epsilon_exact") is not None and math.isfinite(audit["epsilon_exact"]):
-        ax.plot(a, _dp_region_boundary(audit["epsilon_exact"], delta, a), color="k", ls=":", lw=1,
-                label=f"boundary at the exact pair eps = {audit['epsilon_exact']:.3g}")
+    lower = _num(audit["epsilon_lower"])
+    ax.plot(a, _dp_region_boundary(lower, delta, a), color="tab:blue", ls="--", lw=1,
+            label=f"boundary at the certified eps = {lower:.3g}")
+    exact = _num(audit.get("epsilon_exact"))
+    if exact is not None and math.isfinite(exact):
+        ax.plot(a, _dp_region_boundary(exact, delta, a), color="k", ls=":", lw=1,
+                label=f"boundary at the exact pair eps = {exact:.3g}")
     curve = audit.get("tradeoff")
-    if curve:
-        ca, cb = np.asarray(curve["alpha"]), np.asarray(curve["beta"])
+    if curve and curve.get("alpha"):
+        ca, cb = np.asarray(curve["alpha"], dtype=float), np.asarray(curve["beta"], dtype=float)
         ax.plot(ca, cb, color="tab:green", lw=1.5, label="empirical trade-off of the chosen test")
     point = _event_point(audit)
     if point:
@@ -93,6 +218,50 @@ def tradeoff_figure(audit: dict, title: str):
     ax.set_ylabel("type II error beta = P[M(D) not in S]")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=6.5, loc="upper right")
+    return fig
+
+
+def accountant_figure(rows: list[tuple[str, dict]]):
+    """Claimed / accountant / budget ceiling / certified epsilon per audit (rows of ``(name, audit dict)`` that have
+    an accountant), on a log-scale epsilon axis. A certified 0 cannot sit on a log axis: it is drawn as a downward
+    triangle at the floor of the axis, and its label says so."""
+    plt = _pyplot()
+    positive = [v for _, a in rows for v in (_num(a.get(k)) for k in
+                ("epsilon_claimed", "epsilon_accountant", "budget_ceiling", "epsilon_lower", "epsilon_exact"))
+                if v is not None and math.isfinite(v) and v > 0]
+    floor = min(positive) / 10 if positive else 1e-3
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(rows) + 2.5), 4.2))
+    series = (("epsilon_claimed", "claimed", "tab:red", "o"), ("epsilon_accountant", "accountant", "k", "s"),
+              ("epsilon_exact", "exact", "tab:purple", "x"), ("budget_ceiling", "budget ceiling", "tab:orange", "^"),
+              ("epsilon_lower", "certified", "tab:blue", "D"))
+    xs = list(range(len(rows)))
+    at_floor = []
+    for key, label, color, marker in series:
+        px, py = [], []
+        for x, (_, a) in zip(xs, rows):
+            v = _num(a.get(key))
+            if v is None or not math.isfinite(v):
+                continue
+            if v <= 0:
+                if key == "epsilon_lower":
+                    at_floor.append(x)
+                continue
+            px.append(x)
+            py.append(v)
+        if px:
+            ax.plot(px, py, marker, color=color, ms=7, ls="none", label=label)
+    if at_floor:
+        ax.plot(at_floor, [floor] * len(at_floor), "v", color="tab:blue", ms=8, ls="none",
+                label="certified 0 (drawn at the axis floor)")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=floor / 1.5)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([name for name, _ in rows], rotation=30, ha="right", fontsize=8)
+    ax.set_xlabel("audit")
+    ax.set_ylabel("epsilon (log scale)")
+    ax.set_title("claimed vs accountant vs budget ceiling vs certified", fontsize=9)
+    ax.grid(True, which="major", axis="y", alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
     return fig
 
 
@@ -110,73 +279,160 @@ def _paper_figures() -> list[tuple[str, str, str]]:
     return out
 
 
-def _html(theorem_rows: list[dict], audits: list[dict], settings: dict, paper_figs) -> str:
+# -- HTML ---------------------------------------------------------------------------------------------------------
+
+_CSS = (
+    "body{font-family:sans-serif;max-width:1150px;margin:auto;padding:1em}"
+    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}"
+    ".fail{color:#b00;font-weight:bold}.ok{color:#070}.warn{color:#a60}"
+    "figure{display:inline-block;margin:8px;vertical-align:top;width:480px}figure.wide{width:auto}"
+    "figcaption{font-size:12px}.legend{font-size:12px;color:#333}.reason{font-size:12px}"
+)
+#: No request may leave the page: images are data: URIs and the style is inline.
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def _html(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
     esc = html.escape
+    run_id = payload["run_id"]
+    theorem_rows, audits, settings = payload["theorems"], payload["audits"], payload["settings"]
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>dpverify report</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
-        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px}"
-        ".fail{color:#b00;font-weight:bold}.ok{color:#070}.warn{color:#a60}figure{display:inline-block;margin:8px;vertical-align:top;"
-        "width:480px}figcaption{font-size:12px}</style></head><body>",
-        f"<h1>dpverify report</h1><p>{esc(time.strftime('%Y-%m-%d %H:%M:%S %Z'))}; settings: {esc(json.dumps(settings))}</p>",
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<meta http-equiv='Content-Security-Policy' content=\"{_CSP}\">",
+        f"<meta name='dpverify-run-id' content='{esc(run_id)}'>",
+        "<link rel='icon' href='data:,'>",
+        f"<title>dpverify report {esc(run_id)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>dpverify report</h1><p>run <code id='run-id'>{esc(run_id)}</code>, created {esc(payload['created'])}"
+        f" by dpverify {esc(str(payload.get('dpverify_version', '')))}"
+        + (" (resumed after an interruption)" if payload.get("resumed") else "")
+        + f"; settings: <code>{esc(json.dumps(settings))}</code></p>",
     ]
     if theorem_rows:
         n_fail = sum(r["status"] != "passed" for r in theorem_rows)
-        parts.append(f"<h2>Theorem checks</h2><p>{len(theorem_rows)} theorems, {n_fail} failed.</p><table>"
-                     "<tr><th>id</th><th>item</th><th>status</th><th>checks</th><th>failed checks</th></tr>")
+        parts.append(f"<section id='theorems'><h2>Theorem checks</h2><p>{len(theorem_rows)} theorems, {n_fail} failed."
+                     "</p><table id='theorem-table'><tr><th>id</th><th>item</th><th>status</th><th>checks</th>"
+                     "<th>failed checks</th></tr>")
         for r in theorem_rows:
             cls = "ok" if r["status"] == "passed" else "fail"
             failed = ", ".join(c["name"] for c in r["checks"] if not c["passed"])
             rec = " (reconstructed)" if r.get("reconstructed") else ""
-            parts.append(f"<tr><td>{esc(r['id'])}</td><td>{esc(r['item'])}{rec}</td><td class='{cls}'>{r['status']}</td>"
-                         f"<td>{len(r['checks'])}</td><td>{esc(failed)}</td></tr>")
-        parts.append("</table>")
+            parts.append(f"<tr><td>{esc(r['id'])}</td><td>{esc(str(r['item']))}{rec}</td><td class='{cls}'>"
+                         f"{esc(r['status'])}</td><td>{len(r['checks'])}</td><td>{esc(failed)}</td></tr>")
+        parts.append("</table></section>")
     if audits:
-        parts.append("<h2>Audits</h2><p>A correct sampler and a sound auditor give claimed &ge; exact &ge; certified. "
-                     "Each plot shows the trade-off plane of the chosen distinguishing test: points below the red "
-                     "curve are impossible under the claim; the blue point is the event that certified the lower "
-                     "bound.</p><table><tr><th>audit</th><th>claimed</th><th>exact</th><th>certified</th>"
-                     "<th>verdict</th><th>samples</th><th>seed</th><th>test</th></tr>")
-        for r in audits:
-            a = r.get("audit")
-            if not a:
-                parts.append(f"<tr><td>{esc(r['case'])}</td><td colspan=7 class='fail'>error: {esc(str(r.get('error')))}</td></tr>")
-                continue
-            cls = {"consistent": "ok", "inconclusive": "warn"}.get(a["verdict"], "fail")
-            exact = "-" if a.get("epsilon_exact") is None else f"{a['epsilon_exact']:.4g}"
-            parts.append(f"<tr><td>{esc(r['case'])}</td><td>{a['epsilon_claimed']:.4g}</td><td>{exact}</td>"
-                         f"<td>{a['epsilon_lower']:.4g}</td><td class='{cls}'>{a['verdict']}</td><td>{a['samples']}</td>"
-                         f"<td>{a['seed']}</td><td>{esc(a['test'])}</td></tr>")
-        parts.append("</table>")
-        for r in audits:
-            a = r.get("audit")
-            if a:
-                png = _png(tradeoff_figure(a, f"{r['case']}: {r.get('pair', '')}"))
-                parts.append(f"<figure><img width='470' src='data:image/png;base64,{png}'>"
-                             f"<figcaption>{esc(r['case'])}: event {esc(a['event'])}; counts {esc(json.dumps(jsonable(a['counts'])))}."
-                             "</figcaption></figure>")
+        parts.append(_audit_section(audits))
     if paper_figs:
-        parts.append("<h2>Bound curves of the catalogue</h2>")
+        parts.append("<section id='paper-figures'><h2>Bound curves of the catalogue</h2>")
         for name, caption, png in paper_figs:
-            img = f"<img width='470' src='data:image/png;base64,{png}'>" if png else ""
+            img = f"<img width='470' alt='{esc(name)}' src='data:image/png;base64,{png}'>" if png else ""
             parts.append(f"<figure>{img}<figcaption><b>{esc(name)}</b>: {esc(caption)}</figcaption></figure>")
-    parts.append("</body></html>")
+        parts.append("</section>")
+    parts.append(f"<footer><p class='legend'>run {esc(run_id)}</p></footer></body></html>")
     return "\n".join(parts)
 
 
-def write_report(directory: str | os.PathLike, theorem_rows: list[dict], audits: Iterable[Any],
-                 settings: dict | None = None, paper_figures: bool = True) -> list[Path]:
-    """Write ``report.json`` and ``report.html`` into ``directory``; returns their paths."""
-    out = Path(directory)
-    audit_dicts = [a.to_dict() if hasattr(a, "to_dict") else dict(a) for a in audits]
+def _audit_section(audits: list[dict]) -> str:
+    esc = html.escape
+    counts = summary_counts(r.get("verdict") or "error" for r in audits)
+    marks = accountant_marks(r.get("audit") or {} for r in audits)
+    parts = [
+        "<section id='audits'><h2>Audits</h2>",
+        f"<p id='audit-summary'>{len(audits)} audits: {counts['consistent']} consistent, {counts['inconclusive']} "
+        f"inconclusive at this budget, {counts['violation']} violations, {counts['error']} errors.</p>",
+        "<p>A correct sampler and a sound auditor give claimed &ge; accountant &ge; exact &ge; certified, and "
+        "certified &le; ceiling up to sampling error.</p>",
+        "<table id='audit-table'><tr><th>audit</th>" + "".join(f"<th>{esc(h)}</th>" for h in AUDIT_HEADERS)
+        + "<th>reason</th><th>samples</th><th>seed</th><th>test</th></tr>",
+    ]
+    for r in audits:
+        a = r.get("audit")
+        if not a:
+            parts.append(f"<tr><td>{esc(r['case'])}</td><td colspan='{len(AUDIT_HEADERS) + 4}' class='fail'>error: "
+                         f"{esc(str(r.get('error')))}</td></tr>")
+            continue
+        cells = audit_cells(a, marks)
+        cls = {"consistent": "ok", "inconclusive": "warn"}.get(a["verdict"], "fail")
+        tds = "".join(f"<td>{esc(c)}</td>" for c in cells[:-1]) + f"<td class='{cls}'>{esc(cells[-1])}</td>"
+        parts.append(f"<tr><td>{esc(r['case'])}</td>{tds}<td class='reason'>{esc(a.get('verdict_reason') or '')}</td>"
+                     f"<td>{esc(str(a['samples']))}</td><td>{esc(str(a['seed']))}</td><td>{esc(str(a['test']))}</td></tr>")
+    parts.append("</table><div class='legend' id='audit-legend'><p>" + "<br>".join(esc(line) for line in LEGEND)
+                 + "</p>")
+    if marks:
+        parts.append("<p>Accountant methods: " + "; ".join(f"[{n}] {esc(m)}" for m, n in marks.items()) + "</p>")
+    notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
+    if notes:
+        parts.append("<p id='loose-claims'>Loose claims (no audit of this pair can contradict them):<br>"
+                     + "<br>".join(esc(n) for n in notes) + "</p>")
+    parts.append("</div>")
+    with_accountant = [(r["case"], r["audit"]) for r in audits
+                       if r.get("audit") and r["audit"].get("epsilon_accountant") is not None]
+    if with_accountant:
+        png = _png(accountant_figure(with_accountant))
+        parts.append("<figure class='wide' id='accountant-plot'><img alt='claimed, accountant, ceiling and certified "
+                     f"epsilon per audit' src='data:image/png;base64,{png}'><figcaption>Audits with an accountant: "
+                     "claimed (the theorem), accountant (the run's epsilon), budget ceiling (the most this budget can "
+                     "certify on this pair) and certified, per audit, on a log-scale epsilon axis.</figcaption></figure>")
+    parts.append("<h3>Trade-off planes</h3><p>Each plot shows the trade-off plane of the chosen distinguishing test: "
+                 "points below the red curve are impossible under the claim; the blue point is the event that "
+                 "certified the lower bound.</p>")
+    for r in audits:
+        a = r.get("audit")
+        if a:
+            png = _png(tradeoff_figure(a, f"{r['case']}: {r.get('pair', '')}"))
+            parts.append(f"<figure class='tradeoff'><img width='470' alt='trade-off plane of {esc(r['case'])}' "
+                         f"src='data:image/png;base64,{png}'><figcaption>{esc(r['case'])} ({esc(a['verdict'])}): "
+                         f"{esc(a.get('verdict_reason') or '')}. Event {esc(str(a['event']))}; counts "
+                         f"{esc(json.dumps(jsonable(a['counts'])))}.</figcaption></figure>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+# -- writing ------------------------------------------------------------------------------------------------------
+
+def _audit_dict(a: Any) -> dict:
+    return a.to_dict() if hasattr(a, "to_dict") else dict(a)
+
+
+def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dict | None = None, *,
+                  run_id: str, resumed: bool = False, paper_figures: bool = True) -> dict[str, bytes]:
+    """The report's files, rendered in memory: ``{"report.json": ..., "report.html": ...}``, both naming ``run_id``."""
+    from dpverify import __version__
+
+    audit_dicts = [_audit_dict(a) for a in audits]
     payload = jsonable({
+        "run_id": run_id,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "dpverify_version": __version__,
+        "resumed": bool(resumed),
         "settings": settings or {},
+        "summary": {"theorems": len(theorem_rows),
+                    "theorems_failed": sum(r.get("status") != "passed" for r in theorem_rows),
+                    "audits": summary_counts(a.get("verdict") or "error" for a in audit_dicts)},
         "theorems": theorem_rows,
         "audits": audit_dicts,
     })
-    json_path, html_path = out / "report.json", out / "report.html"
-    write_json_atomic(json_path, payload)
     figs = _paper_figures() if paper_figures else []
-    write_atomic(html_path, _html(theorem_rows, payload["audits"], settings or {}, figs).encode())
-    return [json_path, html_path]
+    return {
+        "report.json": json.dumps(payload, indent=2, allow_nan=False).encode(),
+        "report.html": _html(payload, figs).encode(),
+    }
+
+
+def write_report(directory: str | os.PathLike, theorem_rows: list[dict], audits: Iterable[Any],
+                 settings: dict | None = None, paper_figures: bool = True, run: Run | None = None,
+                 report_dir: RunDirectory | None = None) -> list[Path]:
+    """Render ``report.json`` and ``report.html`` and publish them into ``directory`` together; returns their paths.
+
+    ``run``: the :class:`~dpverify._io.Run` the results were checkpointed in (``dpverify verify --report``); by
+    default a new one. ``directory`` is checked (and created) first: a ``ValueError`` if it is not a writable
+    directory. Nothing in ``directory`` changes until both files are rendered; then one atomic switch publishes them.
+    """
+    rd = report_dir or RunDirectory(directory).prepare()
+    if run is None:
+        run = rd.start({"settings": settings or {}})
+    try:
+        files = render_report(theorem_rows, audits, settings, run_id=run.run_id, resumed=run.resumed,
+                              paper_figures=paper_figures)
+        return rd.publish(run, files)
+    finally:
+        run.close()

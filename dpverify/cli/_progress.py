@@ -1,29 +1,117 @@
-"""A dependency-free progress bar on stderr (a redrawn bar on a terminal, one line per item otherwise)."""
+"""A dependency-free progress display on stderr: a redrawn bar on a terminal, one line per item otherwise, and a
+heartbeat for items that run long (an audit of a gradient sampler can take minutes).
+
+The heartbeat is a daemon thread: once the current item has run for ``quiet_for`` seconds it reports, every
+``every`` seconds, which item is running, for how long, and how many sample chunks of it are drawn (fed by the
+``progress(done, total)`` callback of :func:`dpverify.audit.audit`).
+"""
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from typing import TextIO
 
 
 class Progress:
-    def __init__(self, total: int, label: str, stream=None, width: int = 30) -> None:
+    def __init__(self, total: int, label: str, stream: TextIO | None = None, width: int = 30, *,
+                 item_lines: bool = True, quiet_for: float = 3.0, every: float = 10.0) -> None:
         self.total = max(total, 1)
         self.label = label
         self.stream = stream or sys.stderr
         self.width = width
+        self.item_lines = item_lines
+        self.quiet_for = quiet_for
+        self.every = every
         self.done = 0
         self.start = time.perf_counter()
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._lock = threading.Lock()
+        self._running: dict[str, float] = {}
+        self._chunks: dict[str, tuple[int, int]] = {}
+        self._last_beat = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- items ----------------------------------------------------------------------------------------------------
+    def start_item(self, item: str) -> None:
+        """``item`` starts running now (for the heartbeat)."""
+        with self._lock:
+            self._running.setdefault(item, time.perf_counter())
+        self._ensure_thread()
+
+    def set_running(self, items: list[str]) -> None:
+        """The items running right now (worker pools report them as a set)."""
+        now = time.perf_counter()
+        with self._lock:
+            self._running = {i: self._running.get(i, now) for i in items}
+        if items:
+            self._ensure_thread()
+
+    def chunk_callback(self, item: str):
+        """A ``progress(done, total)`` callback for the audit of ``item``."""
+        def callback(done: int, total: int) -> None:
+            with self._lock:
+                self._chunks[item] = (done, total)
+        return callback
 
     def advance(self, item: str = "", status: str = "") -> None:
-        self.done += 1
-        elapsed = time.perf_counter() - self.start
-        if self.tty:
-            filled = int(self.width * self.done / self.total)
-            bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:6.1f}s {item[:40]:40s}")
-            if self.done >= self.total:
-                self.stream.write("\n")
-        else:
-            self.stream.write(f"{self.label} {self.done}/{self.total} {item} {status} ({elapsed:.1f}s)\n")
-        self.stream.flush()
+        with self._lock:
+            self.done += 1
+            self._running.pop(item, None)
+            self._chunks.pop(item, None)
+            if not self.item_lines:
+                return
+            elapsed = time.perf_counter() - self.start
+            if self.tty:
+                filled = int(self.width * self.done / self.total)
+                bar = "#" * filled + "." * (self.width - filled)
+                self.stream.write(f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:6.1f}s {item[:40]:40s}")
+                if self.done >= self.total:
+                    self.stream.write("\n")
+            else:
+                self.stream.write(f"{self.label} {self.done}/{self.total} {item} {status} ({elapsed:.1f}s)\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- heartbeat ------------------------------------------------------------------------------------------------
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._beat, name="dpverify-progress", daemon=True)
+            self._thread.start()
+
+    def heartbeat_line(self, now: float | None = None) -> str | None:
+        """The heartbeat's text for the items running longer than ``quiet_for`` (None if there are none)."""
+        now = time.perf_counter() if now is None else now
+        with self._lock:
+            long = [(i, now - t0, self._chunks.get(i)) for i, t0 in self._running.items() if now - t0 >= self.quiet_for]
+        if not long:
+            return None
+        parts = []
+        for item, seconds, chunks in long:
+            extra = f", {chunks[0]}/{chunks[1]} sample chunks drawn" if chunks else ""
+            parts.append(f"{item} running for {seconds:.0f} s{extra}")
+        return f"{self.label} {self.done}/{self.total} done; " + "; ".join(parts)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(0.5):
+            now = time.perf_counter()
+            if now - self._last_beat < self.every and self._last_beat:
+                continue
+            line = self.heartbeat_line(now)
+            if line is None:
+                continue
+            self._last_beat = now
+            with self._lock:
+                self.stream.write(("\r" if self.tty else "") + line + ("\033[K" if self.tty else "\n"))
+                self.stream.flush()

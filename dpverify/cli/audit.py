@@ -11,23 +11,32 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit", help="audit one reference sampler on its worst known adjacent pair")
     p.add_argument("sampler_id", metavar="SAMPLER_ID", help="see `dpverify samplers list`")
-    p.add_argument("--param", action="append", default=[], metavar="K=V", help="sampler parameter (repeatable)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V",
+                   help="sampler parameter (repeatable); `dpverify samplers show ID` lists the names")
     p.add_argument("--epsilon", type=float, default=None, help="claimed epsilon (default: the theorem's)")
     p.add_argument("--delta", type=float, default=None, help="claimed delta (default: the theorem's)")
     p.add_argument("--samples", type=int, default=None, help="samples per side (default: the quick budget)")
-    p.add_argument("--confidence", type=float, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence of the certified bound, in (0, 1)")
+    p.add_argument("--seed", type=int, default=0, help="root seed (integer >= 0)")
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.set_defaults(func=_run)
 
 
 def parse_params(pairs: list[str]) -> dict:
-    """``k=v`` strings to a dict; values parsed as int, float, bool or left as strings."""
+    """``k=v`` strings to a dict; values parsed as int, float, bool, None ("none") or left as strings. A name given
+    twice is an error."""
     out: dict = {}
     for pair in pairs:
         if "=" not in pair:
             raise ValueError(f"--param must be K=V; got {pair!r}")
         k, v = (s.strip() for s in pair.split("=", 1))
+        if not k:
+            raise ValueError(f"--param must be K=V with a name; got {pair!r}")
+        if k in out:
+            raise ValueError(f"--param {k} is given twice; give each parameter once")
+        if v.lower() == "none":
+            out[k] = None
+            continue
         if v.lower() in ("true", "false"):
             out[k] = v.lower() == "true"
             continue
@@ -43,19 +52,39 @@ def parse_params(pairs: list[str]) -> dict:
 
 
 def _run(args) -> int:
+    import inspect
+
     from dpverify.cli._output import format_table, print_json
+    from dpverify.cli._progress import Progress
+    from dpverify.report import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes
     from dpverify.suite import get_case, run_case
 
+    if args.samples is not None and args.samples < 4:
+        raise ValueError(f"--samples must be an integer >= 4; got {args.samples}")
+    if not 0.0 < args.confidence < 1.0:
+        raise ValueError(f"--confidence must be in (0, 1); got {args.confidence}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
     case = get_case(args.sampler_id)
-    res = run_case(
-        case,
-        budget=args.samples if args.samples is not None else "quick",
-        seed=args.seed,
-        confidence=args.confidence,
-        params=parse_params(args.param),
-        epsilon=args.epsilon,
-        delta=args.delta,
-    )
+    kwargs = {}
+    # progress lines on stderr for an audit that runs longer than a few seconds
+    progress = Progress(1, "audit", item_lines=False)
+    if "progress" in inspect.signature(run_case).parameters:
+        kwargs["progress"] = progress.chunk_callback(case.id)
+    progress.start_item(case.id)
+    try:
+        res = run_case(
+            case,
+            budget=args.samples if args.samples is not None else "quick",
+            seed=args.seed,
+            confidence=args.confidence,
+            params=parse_params(args.param),
+            epsilon=args.epsilon,
+            delta=args.delta,
+            **kwargs,
+        )
+    finally:
+        progress.close()
     if res.error:
         raise ValueError(f"audit of {args.sampler_id} failed: {res.error}")
     r = res.audit
@@ -64,12 +93,18 @@ def _run(args) -> int:
         out.update({"sampler": res.sampler, "params": res.params, "pair": res.pair, "claim": res.claim})
         print_json(out)
     else:
-        exact = "-" if r.epsilon_exact is None else f"{r.epsilon_exact:.4g}"
+        a = r.to_dict()
+        marks = accountant_marks([a])
         print(f"audit of {res.sampler} ({res.pair})")
-        print(format_table(
-            ["claimed", "exact", "certified", "verdict", "samples", "confidence", "seed", "time [s]"],
-            [[f"{r.epsilon_claimed:.4g}", exact, f"{r.epsilon_lower:.4g}", r.verdict, r.samples, r.confidence,
-              r.seed, f"{res.seconds:.2f}"]],
-        ))
+        print(format_table([*AUDIT_HEADERS, "samples", "confidence", "seed", "time [s]"],
+                           [audit_cells(a, marks) + [r.samples, r.confidence, r.seed, f"{res.seconds:.2f}"]]))
+        print(f"verdict: {r.verdict}: {r.verdict_reason or '-'}")
+        for note in loose_claim_notes(res.case, a):
+            print(f"loose claim: {note}")
         print(f"test: {r.test}; event: {r.event}")
+        print()
+        for line in LEGEND:
+            print(f"  {line}")
+        if marks:
+            print("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
     return 1 if r.verdict == "violation" else 0

@@ -2,14 +2,27 @@
 
 With no arguments it runs on its embedded default: every theorem of the catalogue
 (:mod:`dpverify.theorems.registry`) and every case of the audit suite (:mod:`dpverify.suite`) at the
-quick budget. Exit status 0 only if every theorem check passes and no audit reports a violation or
-an error.
+quick budget. ``--only PATTERN`` and ``--paper KEY`` restrict both; a selection that matches nothing is an error.
+
+Verdicts (:mod:`dpverify.audit.verdicts`): *violation* (certified > claimed), *consistent* (no violation, and the
+audit had power against the claim), *inconclusive* (no violation, but this budget could not have detected one:
+certified 0, or a budget ceiling far below the claim), counted separately. Exit status 0 unless a theorem check
+fails, an audit reports a violation, or an audit errs (then 1); bad input is 2 (:func:`dpverify.cli.main`).
+
+``--report DIR`` is checked before any work (a file or an unwritable path is an error at once). Each completed
+theorem and audit is appended to a checkpoint in DIR as it finishes, and the report is published when all is done,
+``report.json`` and ``report.html`` together (:class:`dpverify._io.RunDirectory`). ``--resume`` continues an
+interrupted run with the same settings from its checkpoint: finished work is not repeated and its numbers are the
+stored ones, so the report equals an uninterrupted run's (every audit is a function of its case, budget and seed).
 """
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import inspect
 import sys
 import time
+from typing import Any, Callable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,115 +31,256 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="samples per audit: quick (20k per side), standard (200k), thorough (2M)")
     p.add_argument("--only", metavar="PATTERN", default=None,
                    help="only theorems / audit cases whose ID matches this glob or contains it")
+    p.add_argument("--paper", metavar="KEY", default=None,
+                   help="only the theorems of this paper and the audits of samplers resting on them "
+                        "(wang2015, li2019, bertazzi2025, foulds2016)")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes for the audits")
     p.add_argument("--seed", type=int, default=0, help="root seed of every audit")
-    p.add_argument("--report", metavar="DIR", default=None, help="write report.json and report.html to DIR")
+    p.add_argument("--report", metavar="DIR", default=None,
+                   help="write report.json and report.html to DIR (checked before the run)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run into --report DIR with the same settings")
     p.add_argument("--no-theorems", action="store_true", help="skip the theorem checks")
     p.add_argument("--no-audits", action="store_true", help="skip the audits")
     p.set_defaults(func=_run)
 
 
-def _theorem_rows(pattern, progress_cls):
-    import fnmatch
+# -- selection ------------------------------------------------------------------------------------------------------
 
+def _matches(ident: str, pattern: str | None) -> bool:
+    return not pattern or fnmatch.fnmatch(ident, pattern) or pattern in ident
+
+
+def _case_papers(case) -> set[str]:
+    """The papers whose theorems the case's sampler rests on (the prefix of each theorem ID)."""
+    from dpverify.samplers import registry
+
+    return {t.split(".", 1)[0] for t in registry.get(case.sampler).theorems}
+
+
+def select(only: str | None, paper: str | None, theorems: bool = True, audits: bool = True) -> tuple[list, list]:
+    """(theorems, audit cases) selected by ``--only`` and ``--paper``; a ``ValueError`` if nothing is selected."""
+    from dpverify.suite import select as select_cases
     from dpverify.theorems import registry
+    from dpverify.theorems.base import PAPERS
 
-    thms = [t for t in registry.all_theorems() if not pattern or fnmatch.fnmatch(t.id, pattern) or pattern in t.id]
-    progress = progress_cls(len(thms), "theorems")
-    rows = []
-    for thm in thms:
-        results = thm.run_checks()
-        ok = all(r.passed for r in results)
-        rows.append({"id": thm.id, "paper": thm.paper, "item": thm.source.item, "title": thm.title,
-                     "reconstructed": thm.reconstructed, "status": "passed" if ok else "failed",
-                     "checks": [r.to_dict() for r in results]})
-        progress.advance(thm.id, "ok" if ok else "FAILED")
-    return rows
+    if not theorems and not audits:
+        raise ValueError("--no-theorems and --no-audits together leave nothing to verify; drop one of them")
+    if paper is not None and paper not in PAPERS:
+        raise ValueError(f"--paper must be one of {', '.join(PAPERS)}; got {paper!r}")
+    thms = [t for t in registry.all_theorems(paper) if _matches(t.id, only)] if theorems else []
+    cases = [c for c in select_cases(only) if paper is None or paper in _case_papers(c)] if audits else []
+    if not thms and not cases:
+        given = " and ".join(s for s in (f"--only {only!r}" if only else "", f"--paper {paper!r}" if paper else "") if s)
+        scope = " or ".join(s for s in ("theorem" if theorems else "", "audit case" if audits else "") if s)
+        raise ValueError(f"{given or 'the selection'} matches no {scope}; see `dpverify theorems list` and "
+                         "`dpverify samplers list` for the IDs")
+    return thms, cases
 
 
-def _run_case_job(job):
+# -- running ------------------------------------------------------------------------------------------------------
+
+def _theorem_row(thm) -> dict:
+    results = thm.run_checks()
+    ok = all(r.passed for r in results)
+    return {"id": thm.id, "paper": thm.paper, "item": thm.source.item, "title": thm.title,
+            "reconstructed": thm.reconstructed, "status": "passed" if ok else "failed",
+            "checks": [r.to_dict() for r in results]}
+
+
+def run_case_accepts_progress() -> bool:
+    """Whether :func:`dpverify.suite.run_case` takes ``progress=`` (passed through to :func:`dpverify.audit.audit`)."""
+    from dpverify.suite import run_case
+
+    return "progress" in inspect.signature(run_case).parameters
+
+
+def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None) -> dict:
     from dpverify.suite import run_case
 
     case_id, budget, seed = job
-    return run_case(case_id, budget=budget, seed=seed)
+    kwargs = {"progress": progress} if progress is not None and run_case_accepts_progress() else {}
+    return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
 
 
-def _audit_results(pattern, budget, seed, workers, progress_cls):
-    from dpverify.suite import select
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group; only the parent handles it (one line, no
+    tracebacks from the workers)."""
+    import signal
 
-    selected = select(pattern)
-    progress = progress_cls(len(selected), "audits")
-    jobs = [(c.id, budget, seed) for c in selected]
-    results = []
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, dict],
+                on_result: Callable[[dict], None]) -> list[dict]:
+    """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume)."""
+    results: dict[str, dict] = dict(done)
+    for case_id in done:
+        progress.advance(case_id, f"{done[case_id].get('verdict')} (from the checkpoint)")
+    jobs = [(c.id, budget, seed) for c in cases if c.id not in done]
+
+    def finish(res: dict) -> None:
+        results[res["case"]] = res
+        on_result(res)
+        progress.advance(res["case"], res["verdict"])
+
     if workers > 1 and len(jobs) > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_case_job, j): j for j in jobs}
-            for fut in as_completed(futures):
-                res = fut.result()
-                results.append(res)
-                progress.advance(res.case, res.verdict)
-        order = {c.id: i for i, c in enumerate(selected)}
-        results.sort(key=lambda r: order[r.case])
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+        try:
+            futures = {pool.submit(_run_case_job, j): j[0] for j in jobs}
+            pending = set(futures)
+            while pending:
+                progress.set_running([futures[f] for f in pending if f.running()])
+                finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    finish(fut.result())
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in list(getattr(pool, "_processes", {}).values()):  # do not wait for running audits
+                proc.terminate()
+            raise
+        pool.shutdown()
     else:
         for job in jobs:
-            res = _run_case_job(job)
-            results.append(res)
-            progress.advance(res.case, res.verdict)
-    return results
+            progress.start_item(job[0])
+            finish(_run_case_job(job, progress.chunk_callback(job[0])))
+    return [results[c.id] for c in cases]
 
 
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    return f"{x:.4g}"
+# -- printing -----------------------------------------------------------------------------------------------------
+
+def _print_theorems(theorem_rows: list[dict]) -> None:
+    n_checks = sum(len(r["checks"]) for r in theorem_rows)
+    failed = [r for r in theorem_rows if r["status"] == "failed"]
+    print(f"\nTheorem checks: {len(theorem_rows)} theorems, {n_checks} checks, "
+          f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
+    for r in failed:
+        names = [c["name"] for c in r["checks"] if not c["passed"]]
+        print(f"  FAILED {r['id']}: {', '.join(names)}")
+
+
+def print_audits(audits: list[dict]) -> None:
+    """The audit table, its legend, the accountant methods, loose claims, reasons and errors."""
+    from dpverify.cli._output import format_table
+    from dpverify.report import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes
+
+    marks = accountant_marks(r.get("audit") or {} for r in audits)
+    rows = []
+    for res in audits:
+        a = res.get("audit")
+        if a is None:
+            rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
+        else:
+            rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
+    print("\nAudits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):")
+    print(format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows))
+    print()
+    for line in LEGEND:
+        print(f"  {line}")
+    if marks:
+        print("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
+    notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
+    if notes:
+        print("\nLoose claims (no audit of this pair can contradict them):")
+        for n in notes:
+            print(f"  {n}")
+    why = [(r["case"], r["audit"]) for r in audits if r.get("audit") and r["audit"].get("verdict") != "consistent"]
+    if why:
+        print("\nWhy not consistent:")
+        for case, a in why:
+            print(f"  {case} ({a['verdict']}): {a.get('verdict_reason') or '-'}")
+    for res in audits:
+        if res.get("error"):
+            print(f"  ERROR {res['case']}: {res['error']}")
+
+
+# -- the command --------------------------------------------------------------------------------------------------
+
+#: The header keys a resumed run must share with the interrupted one.
+RESUME_KEYS = ("settings", "version")
 
 
 def _run(args) -> int:
-    from dpverify.cli._output import format_table
+    from dpverify import __version__
     from dpverify.cli._progress import Progress
 
     if args.workers < 1:
         raise ValueError(f"--workers must be an integer >= 1; got {args.workers}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
+    if args.resume and not args.report:
+        raise ValueError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
+    thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
+    settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
+                "theorems": not args.no_theorems, "audits": not args.no_audits}
+
+    run = report_dir = None
+    done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
+    if args.report:
+        from dpverify._io import RunDirectory
+
+        report_dir = RunDirectory(args.report).prepare()  # before any work: a bad path costs nothing
+        run = report_dir.start({"settings": settings, "version": __version__}, resume=args.resume, match=RESUME_KEYS)
+        for rec in run.records:
+            if rec.get("type") == "theorem":
+                done["theorem"][rec["id"]] = rec["row"]
+            elif rec.get("type") == "audit":
+                done["audit"][rec["case"]] = rec["result"]
+        if args.resume:
+            print(f"resuming run {run.run_id}: {len(done['theorem'])} theorems and {len(done['audit'])} audits "
+                  "already done" if run.resumed else "nothing to resume: starting a new run", file=sys.stderr)
+
+    def save(record: dict) -> None:
+        if run is not None:
+            run.append(record)
+
     start = time.perf_counter()
-    theorem_rows = [] if args.no_theorems else _theorem_rows(args.only, Progress)
-    audits = [] if args.no_audits else _audit_results(args.only, args.budget, args.seed, args.workers, Progress)
+    try:
+        theorem_rows = []
+        if thms:
+            with Progress(len(thms), "theorems") as progress:
+                for thm in thms:
+                    row = done["theorem"].get(thm.id)
+                    if row is None:
+                        progress.start_item(thm.id)
+                        row = _theorem_row(thm)
+                        save({"type": "theorem", "id": thm.id, "row": row})
+                    theorem_rows.append(row)
+                    progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
+        audits: list[dict] = []
+        if cases:
+            with Progress(len(cases), "audits") as progress:
+                audits = _run_audits(cases, args.budget, args.seed, args.workers, progress, done["audit"],
+                                     lambda res: save({"type": "audit", "case": res["case"], "result": res}))
+    except KeyboardInterrupt:
+        if run is not None:
+            n = sum(r.get("type") in ("theorem", "audit") for r in run.records)
+            raise KeyboardInterrupt(f"{n} completed results are saved in {args.report}; run the same command with "
+                                    "--resume to continue") from None
+        raise
 
     if theorem_rows:
-        n_checks = sum(len(r["checks"]) for r in theorem_rows)
-        failed = [r for r in theorem_rows if r["status"] == "failed"]
-        print(f"\nTheorem checks: {len(theorem_rows)} theorems, {n_checks} checks, "
-              f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
-        for r in failed:
-            names = [c["name"] for c in r["checks"] if not c["passed"]]
-            print(f"  FAILED {r['id']}: {', '.join(names)}")
+        _print_theorems(theorem_rows)
     if audits:
-        print("\nAudits (claimed >= exact >= certified is what a correct sampler and a sound auditor give):")
-        rows = []
-        for res in audits:
-            a = res.audit
-            if a is None:
-                rows.append([res.case, "-", "-", "-", "error", "-", f"{res.seconds:.1f}"])
-            else:
-                rows.append([res.case, _fmt(a.epsilon_claimed), _fmt(a.epsilon_exact), _fmt(a.epsilon_lower),
-                             a.verdict, a.samples, f"{res.seconds:.1f}"])
-        print(format_table(["audit", "claimed", "exact", "certified", "verdict", "samples", "time [s]"], rows))
-        for res in audits:
-            if res.error:
-                print(f"  ERROR {res.case}: {res.error}")
+        print_audits(audits)
     bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
-    bad_audits = sum(r.verdict in ("violation", "error") for r in audits)
-    inconclusive = sum(r.verdict == "inconclusive" for r in audits)
-    elapsed = time.perf_counter() - start
-    print(f"\n{'PASS' if not (bad_theorems or bad_audits) else 'FAIL'}: "
-          f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed, "
-          f"{len(audits) - bad_audits - inconclusive}/{len(audits)} audits consistent, "
-          f"{inconclusive} inconclusive at this budget, {bad_audits} violations or errors ({elapsed:.0f} s)")
-    if args.report:
+    from dpverify.report import summary_counts
+
+    counts = summary_counts(r["verdict"] for r in audits)
+    failed = bool(bad_theorems or counts["violation"] or counts["error"])
+    parts = []
+    if theorem_rows:
+        parts.append(f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed")
+    if audits:
+        parts.append(f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this "
+                     f"budget, {counts['violation']} violations, {counts['error']} errors")
+    print(f"\n{'FAIL' if failed else 'PASS'}: {'; '.join(parts)} ({time.perf_counter() - start:.0f} s)")
+    if run is not None:
         from dpverify.report import write_report
 
-        paths = write_report(args.report, theorem_rows, audits, settings={
-            "budget": args.budget, "seed": args.seed, "only": args.only, "workers": args.workers})
-        print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)
-    return 0 if not (bad_theorems or bad_audits) else 1
+        paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": args.workers},
+                             run=run, report_dir=report_dir)
+        print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    return 1 if failed else 0
