@@ -2,7 +2,7 @@
 
 A :class:`Theorem` holds
 
-- ``id`` -- the catalogue ID of ``shared/papers/INDEX.md`` (e.g. ``wang2015.thm1_ops_pure_dp``);
+- ``id`` -- the catalogue ID, one of :data:`dpverify.theorems.catalogue.CATALOGUE` (e.g. ``wang2015.thm1_ops_pure_dp``);
 - ``source`` -- paper, item number and location (:class:`Source`);
 - ``symbols`` -- named sympy symbols carrying their assumptions (positive, integer, ...);
 - ``hypotheses`` -- named sympy relationals (:class:`Hypothesis`), e.g.
@@ -10,7 +10,9 @@ A :class:`Theorem` holds
 - ``conclusion`` -- named sympy expressions (``{"epsilon": 4*B, "delta": 0}``, a step-size bound
   ``{"eta_max": ...}``, an ARE ``{"are": 1 + 4*B/eps}``, an RDP curve in the order, ...);
 - ``checks`` -- named :class:`Check` objects: derivation steps re-done with sympy (``symbolic``),
-  published numbers reproduced (``numeric``); each can fail;
+  published numbers reproduced or the conclusion evaluated against an independent computation
+  (``numeric``); each can fail. :meth:`Theorem.add_pin` registers the numeric check that pins the
+  registered conclusion at points (see :mod:`dpverify.theorems.mutation` for how that is tested);
 - ``errata`` -- discrepancies between the paper as printed and what its proof supports;
 - ``empirical`` -- the sampler and audit that check the item empirically (:class:`EmpiricalLink`).
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 import sympy as sp
@@ -94,8 +96,10 @@ class HypothesisError(ValueError):
 class Source:
     """Where a statement comes from.
 
-    ``reconstructed`` marks items restored from ``shared/papers/bertazzi2025.md``
-    (the seed copy lacks its formulas); ``confidence`` repeats that file's tag.
+    ``reconstructed`` marks items whose formulas had to be restored from the paper's proofs because
+    the text copy worked from lost its displayed formulas (Bertazzi et al. 2025; see
+    :mod:`dpverify.theorems.bertazzi2025`); ``confidence`` grades that restoration (``R-high``,
+    ``R-med``, ``UNCERTAIN``).
     """
 
     paper: str
@@ -190,14 +194,17 @@ class Check:
     ``func()`` returns a :class:`CheckResult`, a bool, or a tuple ``(passed, detail)`` /
     ``(passed, detail, expected, actual)``. An exception inside ``func`` is a failed check
     (with the traceback in ``detail``), never a crash of the catalogue.
-    ``kind`` is ``"symbolic"`` (a derivation step re-done with sympy) or ``"numeric"``
-    (a published number or closed form evaluated).
+    ``kind`` is ``"symbolic"`` (a derivation step re-done with sympy, no sampled points) or
+    ``"numeric"`` (a published number, a closed form at points, a quadrature or a simulation).
+    ``pins`` names the conclusions the check evaluates at points and compares with values computed
+    another way (set by :meth:`Theorem.add_pin`; informational, the mutation runner tries these first).
     """
 
     name: str
     kind: str
     func: Callable[[], Any]
     description: str = ""
+    pins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ("symbolic", "numeric"):
@@ -251,9 +258,13 @@ class EmpiricalLink:
 class Evaluation:
     """A theorem evaluated at numbers.
 
-    ``hypotheses`` maps each hypothesis name to whether it holds; ``conclusion`` maps each
-    conclusion name to a float (``inf`` where the expression is infinite); ``guaranteed`` is
-    True only if every hypothesis holds.
+    ``hypotheses`` maps each checked hypothesis name to whether it holds; ``conclusion`` maps each
+    evaluated conclusion name to a float (``inf`` where the expression is infinite); ``guaranteed``
+    is True only if every hypothesis was checked and holds.
+
+    A theorem may declare inputs *optional* (:class:`Theorem`, ``optional=``): an input that only a
+    hypothesis or only some conclusions need. Left out, those hypotheses are listed in ``unchecked``
+    (and ``guaranteed`` is False) and those conclusions in ``omitted`` (name -> the missing inputs).
     """
 
     theorem_id: str
@@ -261,18 +272,33 @@ class Evaluation:
     hypotheses: dict[str, bool]
     conclusion: dict[str, float]
     guaranteed: bool
+    unchecked: list[str] = field(default_factory=list)
+    omitted: dict[str, list[str]] = field(default_factory=dict)
+
+    def _missing(self, name: str) -> str:
+        omitted = self.__dict__.get("omitted", {})
+        if name in omitted:
+            return (f"{self.theorem_id}: conclusion {name!r} was not evaluated: it needs "
+                    f"{', '.join(omitted[name])}, which were not given")
+        return f"{self.theorem_id}: no conclusion {name!r}; it has {sorted(self.__dict__.get('conclusion', {}))}"
 
     def __getitem__(self, name: str) -> float:
-        return self.conclusion[name]
+        try:
+            return self.conclusion[name]
+        except KeyError:
+            raise KeyError(self._missing(name)) from None
 
     def __getattr__(self, name: str) -> float:
         conclusion = self.__dict__.get("conclusion", {})
         if name in conclusion:
             return conclusion[name]
-        raise AttributeError(name)
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise AttributeError(self._missing(name))
 
     @property
     def failed(self) -> list[str]:
+        """Hypotheses that were checked and do not hold."""
         return [k for k, v in self.hypotheses.items() if not v]
 
     def to_dict(self) -> dict:
@@ -284,6 +310,8 @@ class Evaluation:
             "values": {k: plain(v) for k, v in self.values.items()},
             "hypotheses": [{"name": k, "holds": v} for k, v in self.hypotheses.items()],
             "guaranteed": self.guaranteed,
+            "unchecked_hypotheses": list(self.unchecked),
+            "omitted_conclusions": {k: list(v) for k, v in self.omitted.items()},
         }
         out.update({k: plain(v) for k, v in self.conclusion.items()})
         out["conclusion"] = {k: plain(v) for k, v in self.conclusion.items()}
@@ -326,6 +354,10 @@ class Theorem:
         See the module docstring.
     defaults:
         Symbol name -> default value for :meth:`evaluate`.
+    optional:
+        Symbol name -> why it may be left out of :meth:`evaluate`: an input that only a hypothesis or
+        only some conclusions use (e.g. the part (ii) of a two-part proposition). Left out, those
+        conclusions are omitted and those hypotheses reported unchecked (see :class:`Evaluation`).
     notes:
         Free text: ambiguities, what the proof supports, reconstruction remarks.
     """
@@ -345,6 +377,7 @@ class Theorem:
         errata: Iterable[Erratum] = (),
         empirical: Iterable[EmpiricalLink] = (),
         defaults: Mapping[str, Any] | None = None,
+        optional: Mapping[str, str] | None = None,
         notes: str = "",
     ) -> None:
         if "." not in id or not id.startswith(source.paper + "."):
@@ -363,6 +396,7 @@ class Theorem:
         self.errata: list[Erratum] = list(errata)
         self.empirical: list[EmpiricalLink] = list(empirical)
         self.defaults: dict[str, Any] = dict(defaults or {})
+        self.optional: dict[str, str] = dict(optional or {})
         self.notes = notes
         names = [h.name for h in self.hypotheses]
         if len(set(names)) != len(names):
@@ -373,6 +407,9 @@ class Theorem:
         unknown = self._free_symbols() - set(self.symbols.values())
         if unknown:
             raise ValueError(f"{id}: expressions use symbols not declared in `symbols`: {sorted(map(str, unknown))}")
+        bad_optional = sorted(set(self.optional) - set(self.symbols))
+        if bad_optional:
+            raise ValueError(f"{id}: optional names {bad_optional} are not symbols of this theorem")
 
     def validate(self) -> None:
         """Consistency of a finished theorem: errata name existing checks. Run by the catalogue tests."""
@@ -398,6 +435,59 @@ class Theorem:
             return func
 
         return deco
+
+    def add_pin(
+        self,
+        name: str,
+        description: str,
+        cases: Callable[[], Iterable[tuple[Mapping[str, Any], Mapping[str, float]]]],
+        *,
+        rel: float,
+        abs_tol: float = 0.0,
+        allow_unguaranteed: bool = False,
+    ) -> Check:
+        """Register a numeric check that pins the *registered* conclusion at points.
+
+        ``cases()`` returns ``(values, expected)`` pairs: ``values`` are passed to :meth:`evaluate`
+        (which reads ``self.conclusion`` as it is at run time) and ``expected`` maps conclusion names to
+        numbers computed independently of the encoded expression -- a published number, a quadrature,
+        a simulation, the proof's steps done numerically, or the printed formula typed again by hand.
+        The check passes when every ``|evaluated - expected| <= abs_tol + rel |expected|``; write the
+        reason for ``rel`` / ``abs_tol`` in ``description``. Returns the :class:`Check`.
+        """
+        if not (math.isfinite(rel) and rel >= 0) or not (math.isfinite(abs_tol) and abs_tol >= 0):
+            raise ValueError(f"{self.id}: pin {name!r}: rel and abs_tol must be finite numbers >= 0")
+
+        def run() -> CheckResult:
+            worst, lines, pinned = (-math.inf, None, None), [], []
+            ok = True
+            for values, expected in cases():
+                ev = self.evaluate(allow_unguaranteed=allow_unguaranteed, **values)
+                for key, want in expected.items():
+                    got = ev[key]
+                    err = abs(got - want)
+                    tol = abs_tol + rel * abs(want)
+                    good = err <= tol or (got == want)
+                    ok &= good
+                    pinned.append(key)
+                    score = err / tol if tol > 0 else (0.0 if good else math.inf)
+                    if score > worst[0]:
+                        worst = (score, want, got)
+                    if not good:
+                        lines.append(f"{key} at {dict(values)}: evaluated {got!r}, expected {want!r}")
+            if not pinned:
+                return CheckResult(name, "numeric", False, "no case pinned any conclusion")
+            detail = (f"{len(pinned)} values of {sorted(set(pinned))} within rel {rel:g} / abs {abs_tol:g} of the "
+                      f"independent computation; worst error/tolerance {worst[0]:.3g}")
+            if lines:
+                detail = "; ".join(lines[:4]) + (f" (and {len(lines) - 4} more)" if len(lines) > 4 else "")
+            return CheckResult(name, "numeric", ok, detail, worst[1], worst[2])
+
+        check = Check(name, "numeric", run, description, pins=tuple(sorted(self.conclusion)))
+        if any(c.name == name for c in self.checks):
+            raise ValueError(f"{self.id}: duplicate check name {name!r}")
+        self.checks.append(check)
+        return check
 
     # -- introspection --------------------------------------------------------
     def _free_symbols(self) -> set:
@@ -430,9 +520,10 @@ class Theorem:
                 f"{self.id}: unknown parameter(s) {sorted(unknown)}; this theorem takes {self.parameters}"
             )
         merged = {**self.defaults, **values}
-        missing = [n for n in self.parameters if n not in merged]
+        missing = [n for n in self.parameters if n not in merged and n not in self.optional]
         if missing:
-            raise ValueError(f"{self.id}: missing value(s) for {missing}; this theorem takes {self.parameters}")
+            opt = f" (optional: {sorted(self.optional)})" if self.optional else ""
+            raise ValueError(f"{self.id}: missing value(s) for {missing}; this theorem takes {self.parameters}{opt}")
         subs: dict = {}
         plain: dict[str, float] = {}
         for name, raw in merged.items():
@@ -456,25 +547,34 @@ class Theorem:
             plain[name] = fnum
         return subs, plain
 
+    def _missing_for(self, expr: Any, subs: Mapping) -> list[str]:
+        """Names of the (optional) inputs ``expr`` needs that ``subs`` does not give."""
+        return sorted(str(s) for s in getattr(expr, "free_symbols", set()) if s not in subs)
+
     def check_hypotheses(self, **values: Any) -> dict[str, bool]:
-        """Which hypotheses hold at these values (name -> bool)."""
+        """Which hypotheses hold at these values (name -> bool; hypotheses needing an optional input that
+        was left out are not in the result)."""
         subs, _ = self._substitutions(values)
-        return {h.name: h.holds(subs) for h in self.hypotheses}
+        return {h.name: h.holds(subs) for h in self.hypotheses if not self._missing_for(h.condition, subs)}
 
     def evaluate(self, *, allow_unguaranteed: bool = False, **values: Any) -> Evaluation:
         """Evaluate the conclusion at numbers.
 
         Raises :class:`HypothesisError` naming the failed hypotheses, unless
-        ``allow_unguaranteed=True`` (then ``guaranteed=False`` in the result).
+        ``allow_unguaranteed=True`` (then ``guaranteed=False`` in the result). Optional inputs
+        (``optional=``) may be left out: see :class:`Evaluation` (``unchecked``, ``omitted``).
         """
         subs, plain = self._substitutions(values)
-        holds = {h.name: h.holds(subs) for h in self.hypotheses}
+        unchecked = [h.name for h in self.hypotheses if self._missing_for(h.condition, subs)]
+        holds = {h.name: h.holds(subs) for h in self.hypotheses if h.name not in unchecked}
         failed = [n for n, ok in holds.items() if not ok]
         if failed and not allow_unguaranteed:
             details = [f"{n}: {self._hyp(n).condition}" for n in failed]
             raise HypothesisError(self.id, failed, details)
-        conclusion = {k: _to_float(v.subs(subs)) for k, v in self.conclusion.items()}
-        return Evaluation(self.id, plain, holds, conclusion, guaranteed=not failed)
+        omitted = {k: self._missing_for(v, subs) for k, v in self.conclusion.items() if self._missing_for(v, subs)}
+        conclusion = {k: _to_float(v.subs(subs)) for k, v in self.conclusion.items() if k not in omitted}
+        return Evaluation(self.id, plain, holds, conclusion, guaranteed=not failed and not unchecked,
+                          unchecked=unchecked, omitted=omitted)
 
     def _hyp(self, name: str) -> Hypothesis:
         return next(h for h in self.hypotheses if h.name == name)
@@ -554,5 +654,6 @@ class Theorem:
             "checks": [{"name": c.name, "kind": c.kind, "description": c.description} for c in self.checks],
             "errata": [e.__dict__ for e in self.errata],
             "empirical": [e.__dict__ for e in self.empirical],
+            "optional": dict(self.optional),
             "notes": self.notes,
         }

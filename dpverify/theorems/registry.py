@@ -4,17 +4,22 @@ Each paper module (``dpverify.theorems.wang2015`` and so on) builds its
 :class:`~dpverify.theorems.base.Theorem` objects at import time and calls
 :func:`register`. :func:`get` and :func:`all_theorems` import the paper modules
 on first use, so ``from dpverify.theorems import registry`` stays cheap.
+
+Only IDs of the catalogue (:mod:`dpverify.theorems.catalogue`) can be registered, and an unknown ID is
+an error everywhere (:func:`get` raises ``KeyError`` naming close matches; nothing returns ``None``), so a
+typo cannot silently switch a theorem or its checks off.
 """
 from __future__ import annotations
 
 import difflib
 import importlib
 
+from dpverify.theorems import catalogue
 from dpverify.theorems.base import Theorem
 
 __all__ = ["PAPER_MODULES", "register", "get", "all_theorems", "ids", "load_all"]
 
-#: The paper modules, in catalogue order (shared/papers/INDEX.md).
+#: The paper modules, in catalogue order (:data:`dpverify.theorems.catalogue.CATALOGUE`).
 PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016")
 
 _REGISTRY: dict[str, Theorem] = {}
@@ -22,9 +27,11 @@ _loaded = False
 
 
 def register(theorem: Theorem) -> Theorem:
-    """Add a theorem; an ID may be registered only once."""
+    """Add a theorem; its ID must be a catalogue ID (:mod:`dpverify.theorems.catalogue`) and may be
+    registered only once."""
     if not isinstance(theorem, Theorem):
         raise TypeError(f"theorem must be a Theorem; got {type(theorem).__name__}")
+    catalogue.item(theorem.id)  # KeyError for an ID the catalogue does not list
     if theorem.id in _REGISTRY and _REGISTRY[theorem.id] is not theorem:
         raise ValueError(f"theorem ID {theorem.id!r} is already registered")
     _REGISTRY[theorem.id] = theorem
@@ -37,12 +44,10 @@ def load_all() -> None:
     if _loaded:
         return
     for name in PAPER_MODULES:
-        module = f"dpverify.theorems.{name}"
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:  # a paper module not written yet
-            if exc.name != module:
-                raise
+        importlib.import_module(f"dpverify.theorems.{name}")
+    missing = [i for i in catalogue.ids() if i not in _REGISTRY]
+    if missing:
+        raise RuntimeError(f"catalogue IDs with no registered theorem: {missing}")
     _loaded = True
 
 
@@ -58,7 +63,13 @@ def get(theorem_id: str) -> Theorem:
 
 
 def all_theorems(paper: str | None = None) -> list[Theorem]:
-    """Every registered theorem (optionally of one paper), in registration order."""
+    """Every registered theorem (optionally of one paper), in registration order.
+
+    ``paper`` must be a paper key of :data:`dpverify.theorems.base.PAPERS` (``ValueError`` otherwise)."""
+    from dpverify.theorems.base import PAPERS
+
+    if paper is not None and paper not in PAPERS:
+        raise ValueError(f"paper must be one of {sorted(PAPERS)}; got {paper!r}")
     load_all()
     return [t for t in _REGISTRY.values() if paper is None or t.paper == paper]
 

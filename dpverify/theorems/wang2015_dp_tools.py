@@ -363,3 +363,67 @@ def _():
     s = thm2.evaluate(sensitivity=1.0, epsilon=10.0, delta=1e-5, allow_unguaranteed=True).sigma
     ratio = gaussian_delta(10.0, 1.0 / s) / 1e-5
     return ratio > 1, f"exact delta / delta = {ratio:.3f} at eps = 10 (hypothesis eps < 1 matters)", 1.0, ratio
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _sens_cases():
+    rng = np.random.default_rng(11)
+    out = []
+    for L, tau in ((1.7, 7), (0.3, 128)):
+        batch = rng.normal(size=(tau, 3))
+        batch *= L / np.linalg.norm(batch, axis=1, keepdims=True)  # every gradient on the sphere of radius L
+        other = batch.copy()
+        other[0] = -batch[0]  # the replaced record's gradient turned antipodal: the extreme pair
+        out.append(({"L": L, "tau": tau}, {
+            "sensitivity": float(np.linalg.norm(batch.sum(axis=0) - other.sum(axis=0))),
+            "sensitivity_mean": float(np.linalg.norm(batch.mean(axis=0) - other.mean(axis=0))),
+        }))
+    return out
+
+
+sens.add_pin(
+    "pin_antipodal_replacement",
+    "a mini-batch of tau gradients of norm L with one record replaced by its antipode: ||sum - sum'|| = 2L and "
+    "||mean - mean'|| = 2L/tau computed with numpy at L = 1.7, tau = 7 and L = 0.3, tau = 128; rel 1e-12",
+    _sens_cases, rel=1e-12)
+
+
+def _rem1_cases():
+    from scipy.optimize import brentq
+
+    out = []
+    for c, k in ((2.0, 50), (5.0, 1000), (0.7, 3)):
+        dp = math.exp(-c)  # c = log(1/delta'): the edge of the condition c <= log(1/delta'), where the bound is tight
+        l = math.log(1 / dp)
+        # per-step eps: the root of sqrt(2 k log(1/delta')) eps = c (Azuma's term of Lemma 3 equal to c)
+        eps = brentq(lambda e: math.sqrt(2 * k * l) * e - c, 0.0, 10.0, xtol=1e-15, rtol=1e-14)
+        # the proof's intermediate bound eps' <= c + c^2/log(1/delta') reaches 2c exactly at c = log(1/delta')
+        out.append(({"c": c, "k": k, "delta_prime": dp}, {"epsilon": c + c * c / l, "epsilon_per_step": eps}))
+    return out
+
+
+rem1.add_pin(
+    "pin_tight_at_condition_edge",
+    "at c = log(1/delta') the proof's bound c + c^2/log(1/delta') (evaluated in floats) is the conclusion's 2c, and the "
+    "per-step eps is the root of sqrt(2k log(1/delta')) eps = c (brentq); rel 1e-12",
+    _rem1_cases, rel=1e-12)
+
+
+def _thm2_cases():
+    from dpverify.mechanisms.gaussian import classic_gaussian_sigma
+
+    out = []
+    for sens_, e, d in ((2.5, 0.5, 1e-5), (0.3, 0.9, 0.01), (7.0, 0.05, 1e-9)):
+        # the sigma of dpverify.mechanisms.gaussian (an implementation of Dwork & Roth, Thm A.1, outside the catalogue);
+        # the guarantee is stated at the (eps, delta) the calibration was asked for
+        out.append(({"sensitivity": sens_, "epsilon": e, "delta": d},
+                    {"sigma": classic_gaussian_sigma(sens_, e, d), "epsilon": e, "delta": d}))
+    return out
+
+
+thm2.add_pin(
+    "pin_core_calibration_and_target",
+    "sigma against dpverify.mechanisms.gaussian.classic_gaussian_sigma at sensitivities 2.5, 0.3, 7 (not 1, so a lost "
+    "factor shows), and the guarantee (eps, delta) is the target the calibration was asked for; rel 1e-12",
+    _thm2_cases, rel=1e-12)

@@ -2,7 +2,9 @@
 One-Posterior-Sample (OPS) mechanism -- privacy (Theorem 1, Algorithm 1, Proposition 3) and
 statistical efficiency (Propositions 1, 2 and supplement Proposition 4).
 
-Each item is a :class:`~dpverify.theorems.base.Theorem` registered under its INDEX.md ID.
+Each item is a :class:`~dpverify.theorems.base.Theorem` registered under its catalogue ID
+(:mod:`dpverify.theorems.catalogue`). Every conclusion is pinned at points by a ``pin_*`` check
+against an independent computation (an exact privacy profile, scipy's beta moments, ...).
 """
 from __future__ import annotations
 
@@ -350,6 +352,7 @@ def _():
 
 # ---------------------------------------------------------------------------------------------
 # Proposition 1
+_ops_mse_expr, _n_tmp, _th_tmp = _beta_bernoulli_scaled_mse(1)
 prop1 = register(
     Theorem(
         "wang2015.prop1_consistency",
@@ -358,10 +361,13 @@ prop1 = register(
         "efficiency",
         symbols=_c,
         hypotheses=[Hypothesis("theta0_in_unit_interval", _c["theta0"] < 1, "Bernoulli parameter in (0, 1)")],
+        conclusion={"ops_mse": (_ops_mse_expr / _n_tmp).subs({_n_tmp: _c["n"], _th_tmp: _c["theta0"]})},
         statement=(
             "The one-posterior-sample estimator theta_hat ~ pi(theta|x_1..x_n) is consistent iff the model is "
             "posterior consistent (Def. 2 or 3): P(|theta_hat - theta0| > r) = E[posterior mass outside the "
-            "r-ball], and weak convergence to a point mass is convergence in probability."
+            "r-ball], and weak convergence to a point mass is convergence in probability. Worked instance "
+            "(conclusion 'ops_mse'): for the Beta(1,1)-Bernoulli model with x_i ~ Bernoulli(theta0), the exact "
+            "E[(theta_hat - theta0)^2] of one posterior draw, which tends to 0 (so theta_hat is consistent)."
         ),
         empirical=[link("ops_beta_bernoulli", "OPS draws concentrate at theta0 as n grows")],
     )
@@ -539,3 +545,253 @@ def _():
     are = sp.simplify(sp.limit(mse, n, sp.oo) / (th * (1 - th)))
     expected = 1 + 1 / r
     return sp.simplify(are - expected) == 0, f"ARE = {are}", expected, are
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _log(p):
+    with np.errstate(divide="ignore"):
+        return np.log(np.asarray(p, dtype=float))
+
+
+def _rr(eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Binary randomized response with keep probability e^eps/(1+e^eps): the two output laws."""
+    keep = np.exp(eps) / (1 + np.exp(eps))
+    return np.array([keep, 1 - keep]), np.array([1 - keep, keep])
+
+
+def _canonical(eps: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """The (eps, delta) pair of Kairouz et al. 2015: hockey-stick exactly delta at e^eps, both directions."""
+    a, b = (1 - delta) * np.exp(eps) / (1 + np.exp(eps)), (1 - delta) / (1 + np.exp(eps))
+    return np.array([delta, a, b, 0.0]), np.array([0.0, b, a, delta])
+
+
+def _exact_profile(p: np.ndarray, q: np.ndarray, eps: float) -> tuple[float, float]:
+    """(smallest delta at eps, both directions; smallest eps at delta = 0 on the common support)."""
+    from dpverify.mechanisms.exponential import discrete_delta, discrete_epsilon
+
+    lp, lq = _log(p), _log(q)
+    d = max(discrete_delta(lp, lq, eps), discrete_delta(lq, lp, eps))
+    keep = (p > 0) & (q > 0)
+    return d, discrete_epsilon(lp[keep], lq[keep])
+
+
+_DEF_POINTS = ((0.7, 0.03), (2.3, 0.0), (0.05, 0.2))
+
+
+def _def1_cases():
+    out = []
+    for e, d in _DEF_POINTS:
+        delta_exact, _ = _exact_profile(*_canonical(e, d), e)
+        eps_exact = _exact_profile(*_rr(e), e)[1]
+        out.append(({"epsilon": e, "delta": d}, {"epsilon": eps_exact, "delta": delta_exact}))
+    return out
+
+
+def1.add_pin(
+    "pin_exact_privacy_profile",
+    "Def. 1's (eps, delta) are exactly the privacy profile of the extreme pairs: eps = the largest log-ratio of "
+    "randomized response at eps (dpverify.mechanisms.exponential.discrete_epsilon), delta = the hockey-stick at e^eps "
+    "of the canonical (eps, delta) pair (Kairouz et al. 2015); rel 1e-12, abs 1e-14 (sums of a few doubles)",
+    _def1_cases, rel=1e-12, abs_tol=1e-14)
+
+
+def _lem1_cases():
+    perm = np.array([[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]], dtype=float)  # a bijective channel
+    out = []
+    for e, d in _DEF_POINTS:
+        p, q = _canonical(e, d)
+        delta_after, _ = _exact_profile(p @ perm, q @ perm, e)
+        rp, rq = _rr(e)
+        eps_after = _exact_profile(rp[::-1], rq[::-1], e)[1]  # relabelling the outputs of randomized response
+        out.append(({"epsilon": e, "delta": d}, {"epsilon": eps_after, "delta": delta_after}))
+    return out
+
+
+lem1.add_pin(
+    "pin_invertible_post_processing",
+    "post-processing keeps (eps, delta) and no less when the map is invertible: after permuting the outputs, the "
+    "canonical (eps, delta) pair still has hockey-stick delta and randomized response still log-ratio eps; rel 1e-12, "
+    "abs 1e-14",
+    _lem1_cases, rel=1e-12, abs_tol=1e-14)
+
+
+def _def23_cases():
+    from scipy import stats
+
+    out = []
+    for n, th in ((37, 0.3), (1000, 0.85), (5, 0.5)):
+        post = stats.beta(1 + n * th, 1 + n * (1 - th))
+        out.append(({"n": n, "theta0": th}, {"posterior_mean": float(post.mean()), "posterior_variance": float(post.var())}))
+    return out
+
+
+def23.add_pin(
+    "pin_scipy_beta_moments",
+    "posterior Beta(1 + n theta0, 1 + n (1 - theta0)): mean and variance from scipy.stats.beta; rel 1e-12",
+    _def23_cases, rel=1e-12)
+
+
+def _two_point_posteriors(l_x: np.ndarray, l_xp: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+    """Posteriors on two parameter values (prior (w, 1 - w)) after one record with log-likelihoods l_x or l_xp."""
+    lw = np.log([w, 1 - w])
+
+    def post(l):
+        u = np.asarray(l, dtype=float) + lw
+        return np.exp(u - np.logaddexp.reduce(u))
+
+    return post(l_x), post(l_xp)
+
+
+def _worst_pair_profile(gap: float) -> tuple[float, float]:
+    """Theorem 1's extreme pair: log-likelihoods (gap/2, -gap/2) vs (-gap/2, gap/2) on two parameter values, prior
+    mass 1 - 1e-12 on the first. Returns (largest |log posterior ratio|, hockey-stick at that epsilon)."""
+    p, q = _two_point_posteriors([gap / 2, -gap / 2], [-gap / 2, gap / 2], 1 - 1e-12)
+    eps = float(np.max(np.abs(np.log(p) - np.log(q))))
+    d, _ = _exact_profile(p, q, eps)
+    return eps, d
+
+
+def _thm1_cases():
+    out = []
+    for B in (0.5, 1.7):
+        eps, d = _worst_pair_profile(2 * B)  # |log p| <= B: the log-likelihood difference reaches 2B
+        out.append(({"B": B}, {"epsilon": eps, "delta": d}))
+    return out
+
+
+thm1.add_pin(
+    "pin_worst_case_posterior_pair",
+    "the extreme two-point posterior pair (|log-lik| <= B, prior mass 1 - 1e-12 on one point) has largest log-ratio "
+    "4B up to 1e-11 and hockey-stick 0 at it; rel 1e-9 (the prior's 1e-12 perturbs the ratio by ~e^{2B} 1e-12), abs 1e-12",
+    _thm1_cases, rel=1e-9, abs_tol=1e-12)
+
+
+def _thm1l_cases():
+    out = []
+    for L_, R_ in ((1.3, 0.8), (0.4, 2.5)):
+        # theta in {+M, -M}, M > R: log p(x|theta) = -L|x - theta|; x = R vs x' = -R differ by 2LR at each theta
+        M = 3 * R_
+        lx = [-L_ * abs(R_ - M), -L_ * abs(R_ + M)]
+        lxp = [-L_ * abs(-R_ - M), -L_ * abs(-R_ + M)]
+        p, q = _two_point_posteriors(lx, lxp, 1 - 1e-12)
+        eps = float(np.max(np.abs(np.log(p) - np.log(q))))
+        out.append(({"L": L_, "R": R_}, {"epsilon": eps, "delta": _exact_profile(p, q, eps)[0]}))
+    return out
+
+
+thm1l.add_pin(
+    "pin_laplace_location_extreme_pair",
+    "Laplace location model on theta in {-3R, 3R}, records x = R vs x' = -R, prior mass 1 - 1e-12 on 3R: largest "
+    "log posterior ratio 4LR (to 1e-11) and hockey-stick 0 there; rel 1e-9, abs 1e-12",
+    _thm1l_cases, rel=1e-9, abs_tol=1e-12)
+
+
+def _alg1_cases():
+    from scipy.optimize import brentq
+
+    out = []
+    for B, e in ((0.5, 0.8), (0.1, 2.0), (2.0, 1.0)):
+        # the largest tempering r in (0, 1] with Theorem 1's 4 r B <= eps, found by root finding on the worst pair
+        f = lambda r: _worst_pair_profile(2 * r * B)[0] - e  # noqa: E731
+        r = 1.0 if f(1.0) <= 0 else brentq(f, 1e-9, 1.0, xtol=1e-14, rtol=1e-13)
+        eps_out, d = _worst_pair_profile(2 * r * B)
+        out.append(({"B": B, "epsilon": e}, {"rho": r, "epsilon": eps_out, "delta": d}))
+    return out
+
+
+alg1.add_pin(
+    "pin_tempering_by_root_finding",
+    "rho found numerically as the largest r <= 1 whose tempered extreme pair has log-ratio <= eps (brentq), and that "
+    "pair's epsilon and hockey-stick; both branches of the min (eps < 4B and eps > 4B); rel 1e-9, abs 1e-12",
+    _alg1_cases, rel=1e-9, abs_tol=1e-12)
+
+
+def _prop1_cases():
+    from scipy import stats
+
+    out = []
+    for n, th in ((20, 0.3), (400, 0.7)):
+        s = np.arange(n + 1)
+        w = stats.binom.pmf(s, n, th)
+        post = stats.beta(1 + s, 1 + n - s)
+        mse = float(np.sum(w * (post.var() + (post.mean() - th) ** 2)))  # E over S of E[(theta_hat - theta0)^2 | S]
+        out.append(({"n": n, "theta0": th}, {"ops_mse": mse}))
+    return out
+
+
+prop1.add_pin(
+    "pin_exact_mse_by_summation",
+    "E[(theta_hat - theta0)^2] of one Beta(1 + S, 1 + n - S) draw, summed over S ~ Binomial(n, theta0) with scipy "
+    "(posterior variance + squared bias of the posterior mean); rel 1e-10 (a sum of n + 1 positive terms)",
+    _prop1_cases, rel=1e-10)
+
+
+@prop1.add_check("ops_mse_vanishes", "symbolic", "the exact one-draw MSE tends to 0 as n -> oo, like 2 theta0 (1 - theta0)/n")
+def _():
+    n, th = _c["n"], _c["theta0"]
+    mse = prop1.conclusion["ops_mse"]
+    lim, rate = sp.limit(mse, n, sp.oo), sp.factor(sp.limit(n * mse, n, sp.oo))
+    return lim == 0 and sp.simplify(rate - 2 * th * (1 - th)) == 0, f"lim MSE = {lim}; lim n MSE = {rate}"
+
+
+prop2.add_pin(
+    "pin_exact_beta_bernoulli_are",
+    "n E[(theta_hat - theta0)^2] / (theta0 (1 - theta0)) for one Beta(1 + S, 1 + n - S) draw at n = 2e5 (exact sum over "
+    "S ~ Binomial) is 2 + O(1/n); rel 1e-3 (the O(1/n) remainder is ~1e-5 here)",
+    lambda: [({}, {"are": 200_000 * _prop1_cases_at(200_000, 0.3) / (0.3 * 0.7)})], rel=1e-3)
+
+
+def _prop1_cases_at(n: int, th: float) -> float:
+    from scipy import stats
+
+    s = np.arange(n + 1)
+    w = stats.binom.pmf(s, n, th)
+    keep = w > 1e-300
+    s, w = s[keep], w[keep]
+    a, b = 1 + s, 1 + n - s
+    mean, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
+    return float(np.sum(w * (var + (mean - th) ** 2)))
+
+
+def _prop3_cases():
+    out = []
+    for e, d in ((0.5, 0.01), (1.0, 0.05), (3.0, 0.001)):
+        keep, lose = np.exp(e) / (1 + np.exp(e)), 1 / (1 + np.exp(e))
+        p_x = np.array([keep + d / 2, lose - d / 2])  # ||P'_X - P_X||_1 = delta, towards the worst outcome
+        p_xp = np.array([lose - d / 2, keep + d / 2])
+        slack, _ = _exact_profile(p_x, p_xp, e)
+        eps_exact = _exact_profile(*_rr(e), e)[1]
+        # the exact slack of this pair is (1 + e^eps) delta / 2 (TV = L1/2): twice it is the printed bound
+        out.append(({"epsilon": e, "delta": d}, {"epsilon": eps_exact, "delta": 2 * slack}))
+    return out
+
+
+prop3.add_pin(
+    "pin_perturbed_randomized_response",
+    "randomized response (exactly eps-DP: its log-ratio, computed, is the conclusion's eps) moved by L1 distance delta "
+    "towards the other's likely output: twice its exact hockey-stick at e^eps is the printed (1 + e^eps) delta (the "
+    "factor 2 is L1 = 2 TV, see notes); rel 1e-10",
+    _prop3_cases, rel=1e-10)
+
+
+prop4.add_pin(
+    "pin_exact_tempered_mse",
+    "tempered Beta-Bernoulli OPS at rho = eps/(4B): n MSE/I^-1 of one Beta(1 + rho S, 1 + rho (n - S)) draw summed "
+    "exactly over S at n = 2e5 (-> 1 + 1/rho), and rho itself = eps/(4B) by hand; rel 2e-3 (O(1/(rho n)) remainder)",
+    lambda: [({"B": B, "epsilon": e},
+              {"are": _tempered_are(e / (4 * B), 200_000, 0.3), "rho": e / (4 * B)})
+             for B, e in ((1.0, 1.0), (0.5, 1.5))],
+    rel=2e-3)
+
+
+def _tempered_are(rho: float, n: int, th: float) -> float:
+    from scipy import stats
+
+    s = np.arange(n + 1)
+    w = stats.binom.pmf(s, n, th)
+    keep = w > 1e-300
+    s, w = s[keep], w[keep]
+    a, b = 1 + rho * s, 1 + rho * (n - s)
+    mean, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
+    return float(n * np.sum(w * (var + (mean - th) ** 2)) / (th * (1 - th)))

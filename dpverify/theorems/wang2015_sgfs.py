@@ -159,7 +159,7 @@ def _():
 def _():
     nn = sp.Symbol("nn", positive=True)
     total = (2 + 4 / nn + 2 + 2) * _L**2 / (nn - 1)
-    slack = sp.simplify(7 * _L**2 / (nn - 1) - total)  # = L^2 (n - 4) / (n (n - 1))
+    slack = sp.simplify(lem6.conclusion["sensitivity"].subs(_n, nn) - total)  # = L^2 (n - 4) / (n (n - 1))
     sol = sp.solve_univariate_inequality(sp.numer(sp.together(slack / _L**2)) >= 0, nn, relational=False)
     ok = sp.simplify(slack - _L**2 * (nn - 4) / (nn * (nn - 1))) == 0 and sol == sp.Interval(4, sp.oo)
     return ok, f"7L^2/(n-1) - bound = {sp.factor(slack)}; numerator >= 0 for n in {sol}"
@@ -293,3 +293,68 @@ def _():
           and abs(parts[0].epsilon - res.epsilon_gradient) <= 1e-9 and res.epsilon > res.epsilon_claimed)
     return ok, (f"core chain eps = {total.epsilon:.4f} (gradient {parts[0].epsilon:.4f} + covariance {parts[1].epsilon:.4f}), "
                 f"delta = {total.delta:.3g}; ours {res.epsilon:.4f}; claimed 2 eps = {res.epsilon_claimed}"), res.epsilon_claimed, res.epsilon
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _lem5_cases():
+    out = []
+    for e, d, s_ in ((1.0, 1e-5, 2.0), (0.3, 1e-2, 1.0), (4.0, 1e-10, 0.5)):
+        # Nikolov-Talwar-Zhang's scale c(eps, delta) = (1 + sqrt(2 log(1/delta)))/eps typed from the paper, times the
+        # whitened sensitivity; the guarantee is stated at the target (eps, delta)
+        out.append(({"epsilon": e, "delta": d, "sensitivity": s_},
+                    {"noise_std": s_ * (1 + math.sqrt(2 * math.log(1 / d))) / e, "epsilon": e, "delta": d}))
+    return out
+
+
+lem5.add_pin(
+    "pin_scale_by_hand_and_target",
+    "noise std s (1 + sqrt(2 log(1/delta)))/eps in floats at sensitivities 2, 1, 0.5, and the target (eps, delta); "
+    "rel 1e-12",
+    _lem5_cases, rel=1e-12)
+
+
+def _lem6_cases():
+    out = []
+    for L_ in (1.3, 0.2):
+        n = 4  # the proof's term bounds 2L^2 + 4L^2/n + 2L^2 + 2L^2 over n - 1 meet 7L^2/(n-1) at n = 4 (check term_bounds)
+        out.append(({"L": L_, "n": n}, {"sensitivity": (2 + 4 / n + 2 + 2) * L_**2 / (n - 1)}))
+    return out
+
+
+lem6.add_pin(
+    "pin_proof_terms_at_n4",
+    "the sum of the proof's four Frobenius bounds, (6 + 4/n) L^2/(n-1), evaluated in floats at n = 4 (where it is tight; "
+    "the lemma asks n > 4, so this point is evaluated outside the hypothesis) at L = 1.3 and 0.2; rel 1e-13",
+    _lem6_cases, rel=1e-13, allow_unguaranteed=True)
+
+
+def _thm5_cases():
+    from dpverify.composition import advanced_composition, basic_composition
+    from dpverify.guarantees import ApproxDP
+    from dpverify.subsampling import beimel_subsampling
+
+    out = []
+    for N, T, tau, e, d in ((10_000, 100, 100, 0.5, 1e-5), (50_000, 40, 500, 1.5, 1e-6)):
+        sigma2 = 32 * T * math.log(2.5 * N * T / (tau * d)) * math.log(2 / d) / (N * tau * e**2)  # Algorithm 4, by hand
+        delta0, k = tau * d / (2 * N * T), N * T // tau
+        parts = []
+        for sens_, var in ((2 / tau, sigma2), (7 / (tau - 1), 49 * sigma2)):
+            eps0 = sens_ * math.sqrt(2 * math.log(1.25 / delta0)) / math.sqrt(var)  # Theorem 2 solved for eps
+            sub = beimel_subsampling(eps0, delta0, tau / N)
+            parts.append(advanced_composition(sub.epsilon, sub.delta, k, d / 2))
+        total = basic_composition(parts)
+        claimed = basic_composition([ApproxDP(e, d), ApproxDP(e, d)])  # two (eps, delta) releases: the printed (2 eps, 2 delta)
+        out.append(({"N": N, "T": T, "tau": tau, "epsilon": e, "delta": d}, {
+            "epsilon": total.epsilon, "delta": total.delta, "epsilon_claimed": claimed.epsilon,
+            "epsilon_gradient": parts[0].epsilon, "epsilon_covariance": parts[1].epsilon,
+            "sigma2": sigma2, "covariance_noise_variance": 49 * sigma2}))
+    return out
+
+
+thm5.add_pin(
+    "pin_core_chain_per_release",
+    "Algorithm 4's noises typed by hand; each release through Theorem 2 (inverted), Beimel subsampling and advanced "
+    "composition of dpverify's core; their basic composition; the claim as basic composition of two (eps, delta) "
+    "releases; rel 1e-9",
+    _thm5_cases, rel=1e-9)

@@ -527,7 +527,10 @@ def _():
     ours = 2 * (_A - _Bh) * _h / (_h * _N / _tau) ** 2
     alg2_sum = _D * _eta**2 / (_eta * _N / _tau) ** 2
     ratio = sp.simplify(_plain(ours / alg2_sum))  # >= 1 iff the condition holds
-    return sp.simplify(ratio - _plain(2 * (_A - _Bh) / (_h * _D))) == 0, f"noise ratio to Alg. 2 = {ratio}"
+    boundary = sp.solve(sp.Eq(ratio, 1), _h)  # the largest h keeping SGHMC's noise on the sum at Alg. 2's
+    h_ok = len(boundary) == 1 and sp.simplify(boundary[0] - _plain(sghmc.conclusion["h_max"])) == 0
+    ok = sp.simplify(ratio - _plain(2 * (_A - _Bh) / (_h * _D))) == 0 and h_ok
+    return ok, f"noise ratio to Alg. 2 = {ratio}; ratio = 1 at h = {boundary}"
 
 
 @sghmc.add_check("evaluated_point", "numeric", "at h = h_max the condition holds with equality; at 1.01 h_max it fails")
@@ -586,12 +589,17 @@ sgnht = register(
 )
 
 
-@sgnht.add_check("reparametrisation", "symbolic", "eq. 4.3 -> 4.5 (v = p h, eta = h^2, a = A h): 2 A h >= D h^2 iff 2a/eta >= D")
+@sgnht.add_check("reparametrisation", "symbolic",
+                 "eq. 4.3 -> 4.5 (v = p h, eta = h^2, a = A h): 2 A h >= D h^2 iff 2a/eta >= D; solving 'noise 2 a eta on the "
+                 "v-update >= Alg. 2's D eta^2' for eta gives the registered eta_max")
 def _():
     subs = {_a: _A * _h, _eta: _h**2}
     noise_v = sp.simplify(_h**2 * 2 * _A * _h - (2 * _a * _eta).subs(subs)) == 0  # v-noise of eq. 4.5
     cond = sp.simplify((2 * _a / _eta).subs(subs) - (2 * _A * _h) / _h**2) == 0
-    return noise_v and cond, "noise 2 a eta is h^2 times 2 A h; 2a/eta = 2A/h"
+    # the v-update carries the gradient with weight eta (like Alg. 2's theta-update): equal noise at the boundary
+    boundary = sp.solve(sp.Eq(2 * _a * _eta, _plain(_D) * _eta**2), _eta)
+    eta_ok = len(boundary) == 1 and sp.simplify(boundary[0] - _plain(sgnht.conclusion["eta_max"])) == 0
+    return noise_v and cond and eta_ok, f"noise 2 a eta is h^2 times 2 A h; 2a/eta = 2A/h; boundary eta = {boundary}"
 
 
 @sgnht.add_check("printed_condition_is_weaker", "numeric",
@@ -604,3 +612,196 @@ def _():
     by_hand = math.log(2e9) * math.log(1e5) / (math.log(2.5e9) * math.log(2e5))
     ok = ratio < 1 and abs(ratio - by_hand) < 1e-12 and ratio_nodelta < ratio
     return ok, f"D_printed / D = {ratio:.4f} (by hand {by_hand:.4f}); without delta: {ratio_nodelta:.4f}", 1.0, ratio
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _D_by_hand(N, T, tau, L, eps, delta) -> float:
+    """Algorithm 2's data-term coefficient typed from the paper: (128 N T L^2/(tau eps^2)) log(2.5NT/(tau delta)) log(2/delta)."""
+    return 128 * N * T * L**2 / (tau * eps**2) * math.log(2.5 * N * T / (tau * delta)) * math.log(2 / delta)
+
+
+def _chain_by_core(N, T, tau, L, eps, delta, sigma_sum) -> dict[str, float]:
+    """Theorem 4's proof chain done with dpverify's core calculus, for a per-step Gaussian of std ``sigma_sum`` on the
+    mini-batch gradient sum: Theorem 2 solved for eps_0 (sensitivity 2L, delta_0 = tau delta/(2NT)), Beimel
+    subsampling at tau/N, advanced composition over N T/tau steps with delta' = delta/2."""
+    from dpverify.composition import advanced_composition
+    from dpverify.subsampling import beimel_subsampling
+
+    delta0 = tau * delta / (2 * N * T)
+    eps0 = 2 * L * math.sqrt(2 * math.log(1.25 / delta0)) / sigma_sum
+    sub = beimel_subsampling(eps0, delta0, tau / N)
+    k = N * T // tau
+    comp = advanced_composition(sub.epsilon, sub.delta, k, delta / 2)
+    return {"epsilon": comp.epsilon, "delta": comp.delta, "epsilon_per_step": eps0,
+            "epsilon_subsampled": sub.epsilon, "iterations": float(k), "epsilon_claimed": eps}
+
+
+#: (N, T, tau, L, eps, delta) points with N T / tau an integer and the per-step eps below 1 (L != 1 on purpose).
+_CHAIN_POINTS = ((10_000, 10, 100, 1.3, 0.5, 1e-5), (60_000, 20, 250, 0.4, 1.2, 1e-6))
+
+
+def _alg2_cases():
+    out = []
+    for N, T, tau, L, e, d in ((10_007, 3, 100, 1.3, 0.5, 1e-5), (2_000, 7, 64, 0.2, 2.0, 1e-3)):
+        D = _D_by_hand(N, T, tau, L, e, d)
+        for eta in (0.3 / D, 30.0 / D):  # both branches of the max: eta dominates, then the data term
+            out.append(({"N": N, "T": T, "tau": tau, "L": L, "epsilon": e, "delta": d, "eta": eta},
+                        {"noise_variance": max(D * eta**2, eta), "data_term": D * eta**2, "eta_switch": 1 / D,
+                         "iterations": float((N * T) // tau)}))
+    return out
+
+
+alg2.add_pin(
+    "pin_printed_noise_by_hand",
+    "Algorithm 2's variance max{D eta^2, eta} with D typed from the paper in floats, on both branches of the max; "
+    "eta_switch = 1/D; iterations floor(N T/tau) by integer division at N T/tau = 300.21 and 218.75; rel 1e-11",
+    _alg2_cases, rel=1e-11)
+
+
+def _thm4_cases():
+    out = []
+    for N, T, tau, L, e, d in _CHAIN_POINTS:
+        sigma_sum = math.sqrt(_D_by_hand(N, T, tau, L, e, d)) * tau / N  # Alg. 2's noise on the gradient sum
+        out.append(({"N": N, "T": T, "tau": tau, "epsilon": e, "delta": d},
+                    _chain_by_core(N, T, tau, L, e, d, sigma_sum)))
+    return out
+
+
+thm4.add_pin(
+    "pin_core_chain",
+    "the proof chain with dpverify.composition / dpverify.subsampling on Alg. 2's noise (typed by hand), at two "
+    "points with L != 1 (the chain does not depend on L: it cancels between sensitivity and noise); epsilon_claimed "
+    "is the target eps; rel 1e-9 (float evaluation of exp/log chains)",
+    _thm4_cases, rel=1e-9)
+
+
+def _phase_cases():
+    from scipy.optimize import brentq
+
+    out = []
+    for a, e, L, N, T, tau, d, t in ((0.3, 0.5, 1.3, 10_000, 10, 100, 1e-5, 77), (0.8, 1.5, 0.2, 3_000, 4, 30, 1e-4, 900)):
+        D = _D_by_hand(N, T, tau, L, e, d)
+        eta_of = lambda tt: a * e**2 / (128 * L**2 * math.log(2.5 * N * T / (tau * d)) * math.log(2 / d) * tt)  # noqa: E731
+        # the iteration where Alg. 2's data term D eta_t^2 meets eta_t, found by root finding in continuous t
+        t_switch = brentq(lambda tt: D * eta_of(tt) - 1.0, 1e-6, 1e12, xtol=1e-12, rtol=1e-14)
+        out.append(({"alpha": a, "epsilon": e, "L": L, "N": N, "T": T, "tau": tau, "delta": d, "t": t},
+                    {"eta": eta_of(t), "data_term_over_eta": D * eta_of(t), "t_switch": t_switch}))
+    return out
+
+
+phase.add_pin(
+    "pin_schedule_and_crossing",
+    "eta_t typed from the paper, D eta_t with Alg. 2's D by hand, and the switch iteration found by brentq where "
+    "D eta_t = 1; rel 1e-10",
+    _phase_cases, rel=1e-10)
+
+
+def _alg3_cases():
+    from dpverify.composition import basic_composition
+    from dpverify.guarantees import ApproxDP
+
+    out = []
+    for B, e, d in ((0.5, 0.8, 1e-5), (0.05, 2.0, 1e-3)):
+        rho = min(1.0, (e / 2) / (4 * B))  # Algorithm 1 run at eps/2
+        ops = ApproxDP(4 * B * rho, 0.0)  # Theorem 1 for the tempered likelihood
+        total = basic_composition([ops, ApproxDP(e / 2, d)])  # Lemma 2 with the SG-MCMC phase at (eps/2, delta)
+        out.append(({"B": B, "epsilon": e, "delta": d},
+                    {"rho": rho, "epsilon_ops": ops.epsilon, "epsilon_sgld": e / 2, "epsilon": total.epsilon,
+                     "delta": total.delta}))
+    return out
+
+
+alg3.add_pin(
+    "pin_budget_split_by_core_composition",
+    "OPS at eps/2 (tempered on the first point, untempered on the second) composed with (eps/2, delta) by "
+    "dpverify.composition.basic_composition; rel 1e-12, abs 1e-15",
+    _alg3_cases, rel=1e-12, abs_tol=1e-15)
+
+
+def _thm3_cases():
+    out = []
+    for eta in (1e-3, 1e-2):
+        # SGLD on N(0, 1) with drift eta/2: iterate the variance recursion v <- (1 - eta/2)^2 v + eta to stationarity
+        v, c = 0.0, (1 - eta / 2) ** 2
+        for _ in range(int(60 / eta)):
+            v = c * v + eta
+        out.append(({"eta": eta}, {"bias_order": 4 * (v - 1.0)}))  # bias = v - 1 = eta/4 + O(eta^2)
+    return out
+
+
+thm3.add_pin(
+    "pin_gaussian_bias",
+    "SGLD on a N(0, 1) target: 4 x (stationary variance - 1), from iterating the variance recursion, equals eta to first "
+    "order (the O(eta) of Theorem 3 with constant 1/4); rel 3e-3 (the O(eta^2) remainder is eta/4 relative: 2.5e-3 at 1e-2)",
+    _thm3_cases, rel=3e-3)
+
+
+def _eq41_cases():
+    out = []
+    for eta0, t in ((0.01, 10), (0.01, 500), (0.2, 3)):
+        eta_t = max(1.0 / (t + 1), eta0)  # the schedule as printed
+        # Welling & Teh: drift a and noise variance v target the posterior when 2a/v = 1 (see the stationary check)
+        out.append(({"eta": eta0, "t": t}, {"eta_t": eta_t, "drift_coefficient": eta_t / 2, "noise_variance": eta_t}))
+    return out
+
+
+eq41.add_pin(
+    "pin_schedule_by_hand",
+    "eta_t = max{1/(t+1), eta_0} by hand on both branches; drift eta_t/2 from 2a/v = 1 with noise v = eta_t; rel 1e-14",
+    _eq41_cases, rel=1e-14)
+
+
+def _eq44_cases():
+    out = []
+    for A, Bh, h in ((1.3, 0.4, 0.05), (0.7, 0.0, 0.2)):
+        # eq. 4.2's momentum noise N(0, 2(A - B_hat) h) times h^2 (v = p h), in eq. 4.4's names a = h A, b_hat = h B_hat, eta = h^2
+        out.append(({"a": h * A, "b_hat": h * Bh, "eta": h * h}, {"noise_variance": h * h * 2 * (A - Bh) * h}))
+    return out
+
+
+eq44.add_pin(
+    "pin_from_eq42_noise",
+    "eq. 4.2's momentum noise 2(A - B_hat) h scaled by h^2 and rewritten in eq. 4.4's parameters; rel 1e-13",
+    _eq44_cases, rel=1e-13)
+
+
+def _sghmc_cases():
+    out = []
+    for N, T, tau, L, e, d in _CHAIN_POINTS:
+        A, Bh = 1.7, 0.3
+        D = _D_by_hand(N, T, tau, L, e, d)
+        h = 2 * (A - Bh) / D  # the boundary of 2(A - B_hat)/h >= D, where SGHMC's noise on the sum equals Alg. 2's
+        sigma_sum = math.sqrt(2 * (A - Bh) * h) / (h * N / tau)  # noise N(0, 2(A-B_hat)h) on a gradient weighted h N/tau
+        want = _chain_by_core(N, T, tau, L, e, d, sigma_sum)
+        want["h_max"] = h
+        out.append(({"A": A, "B_hat": Bh, "h": h * (1 - 1e-9), "N": N, "T": T, "tau": tau, "L": L, "epsilon": e,
+                     "delta": d}, want))
+    return out
+
+
+sghmc.add_pin(
+    "pin_core_chain_at_boundary",
+    "at h = 2(A - B_hat)/D (D by hand) SGHMC's noise on the gradient sum equals Alg. 2's; the proof chain on that "
+    "noise by dpverify's core calculus gives every chain conclusion, and h_max; rel 1e-9",
+    _sghmc_cases, rel=1e-9)
+
+
+def _sgnht_cases():
+    out = []
+    for N, T, tau, L, e, d in _CHAIN_POINTS:
+        a = 0.9
+        D = _D_by_hand(N, T, tau, L, e, d)
+        eta = 2 * a / D  # boundary of 2a/eta >= D
+        sigma_sum = math.sqrt(2 * a * eta) / (eta * N / tau)  # eq. 4.5's noise N(0, 2 a eta) on a gradient weighted eta N/tau
+        want = _chain_by_core(N, T, tau, L, e, d, sigma_sum)
+        want["eta_max"] = eta
+        out.append(({"a": a, "eta": eta * (1 - 1e-9), "N": N, "T": T, "tau": tau, "L": L, "epsilon": e, "delta": d}, want))
+    return out
+
+
+sgnht.add_pin(
+    "pin_core_chain_at_boundary",
+    "at eta = 2a/D (D by hand, the SGLD form) eq. 4.5's noise on the gradient sum equals Alg. 2's; the proof chain by "
+    "dpverify's core calculus gives every chain conclusion, and eta_max; rel 1e-9",
+    _sgnht_cases, rel=1e-9)
