@@ -8,12 +8,24 @@ samplers are built with ``unguaranteed=True`` where a configuration is chosen fo
 Targets (2 cores): conjugate OPS (``ops_beta_bernoulli``) >= 10^6 draws/s; DP-SGLD on logistic regression
 (d = 10, N = 1,000, tau = 32, 1,000 steps) for 10,000 chains in under 30 s.
 
-Usage: ``python benchmarks/samplers.py [--quick] [--only ID ...] [--blas-threads K]``. On a shared, loaded machine
-OpenBLAS's threads can make small matrix products 10-100x slower; ``--blas-threads 1`` (threadpoolctl) avoids it.
+A second table, "audit scale" (issue 11, section 5), times what an audit of a path release costs: 10^6 chains (one
+side of a pair) of a small model (d <= 10, N = 100, T <= 100 steps), run as the auditor runs them, in chunks of
+2^17 chains (its memory budget for paths). Target: under 60 s per row on 2 cores. Each row runs in a fresh
+subprocess so that its peak resident memory (``resource.getrusage``, ``ru_maxrss``) is its own; "base MB" is the
+subprocess's resident memory after imports, before the first chunk.
+
+Usage: ``python benchmarks/samplers.py [--quick] [--only ID ...] [--blas-threads K] [--table loop|audit|both]``.
+``--quick``: batches 10x smaller, and 10^5 chains per audit-scale row (the 10^6 time is then extrapolated, marked
+"~"). On a shared, loaded machine OpenBLAS's threads can make small matrix products 10-100x slower;
+``--blas-threads 1`` (threadpoolctl) avoids it.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -73,6 +85,76 @@ def cases(quick: bool):
     return out
 
 
+# -- audit scale: 10^6 chains of a small model, in the auditor's chunks ----------------------------------------------
+
+AUDIT_CHUNK = 2**17  # chains per sample() call: the auditor's memory budget for path releases
+
+
+def audit_cases() -> dict:
+    """Row label -> (sampler id, make() parameters without the model, model kind, d, N). DP-SGLD (Li et al. 2019,
+    Alg. 1) as in the suite's ``dp_sgld_path`` case (Poisson q = 0.1 of N = 100, clip L = 1, R = 4), with the
+    theorem's claim and ``unguaranteed=True`` so that no accountant runs; noisy SGD with fixed-size batches of 10."""
+    rows = {}
+    for d in (2, 10):
+        for T in (50, 100):
+            rows[f"dp_sgld_li path d={d} T={T}"] = (
+                "dp_sgld_li", dict(N=100, tau=10, T=T, epsilon=1.0, delta=1e-3, step_size=0.01, L=1.0,
+                                   release="path", claim="theorem", unguaranteed=True), "logistic", d, 100)
+    rows["noisy_sgd_path d=10 T=100 b=10"] = (
+        "noisy_sgd_path", dict(N=100, batch_size=10, step_size=1e-3, n_steps=100, beta=1.0, unguaranteed=True),
+        "gaussian", 10, 100)
+    return rows
+
+
+def _audit_row(label: str, n_chains: int, chunk: int) -> dict:
+    """Run one audit-scale row in this process: ``n_chains`` chains in chunks; seconds and peak memory."""
+    from dpverify.samplers import registry
+
+    sid, params, kind, d, N = audit_cases()[label]
+    rng = np.random.default_rng(0)
+    if kind == "logistic":
+        model = LogisticRegression(dim=d, R=4.0, prior_variance=100.0)
+        data = make_logistic_dataset(N, d, rng, R=4.0)
+    else:
+        model = GaussianTarget(d, R=1.0)
+        data = _gaussian_data(N, d, rng)
+    sampler = registry.make(sid, model=model, **params)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    done = 0
+    while done < n_chains:
+        m = min(chunk, n_chains - done)
+        out = sampler.sample(data, m, rng)
+        del out
+        done += m
+    elapsed = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    steps = sampler.n_steps
+    return {"label": label, "chains": n_chains, "steps": steps, "seconds": elapsed, "base_mb": base / 1024,
+            "peak_mb": peak / 1024, "path_mb": min(chunk, n_chains) * (steps + 1) * d * 8 / 2**20}
+
+
+def audit_table(quick: bool, only, blas_threads) -> None:
+    n = 10**5 if quick else 10**6
+    header = (f"{'audit-scale row':<32} {'chains':>8} {'s':>7} {'chains/s':>9} {'s per 1e6':>9} {'<60s':>5} "
+              f"{'chunk':>7} {'path MB':>8} {'base MB':>8} {'peak MB':>8}")
+    print(header)
+    print("-" * len(header))
+    for label in audit_cases():
+        if only and not any(o in label for o in only):
+            continue
+        cmd = [sys.executable, __file__, "--audit-row", label, "--chains", str(n)]
+        if blas_threads is not None:
+            cmd += ["--blas-threads", str(blas_threads)]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        r = json.loads(res.stdout.strip().splitlines()[-1])
+        per_million = r["seconds"] * 1e6 / r["chains"]
+        mark = "" if r["chains"] >= 10**6 else "~"
+        print(f"{label:<32} {r['chains']:>8} {r['seconds']:>7.1f} {r['chains'] / r['seconds']:>9.0f} "
+              f"{mark + format(per_million, '.1f'):>9} {'yes' if per_million < 60 else 'NO':>5} {AUDIT_CHUNK:>7} "
+              f"{r['path_mb']:>8.0f} {r['base_mb']:>8.0f} {r['peak_mb']:>8.0f}", flush=True)
+
+
 def _rate(sampler, data, n: int, per_chain: bool, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
@@ -90,11 +172,23 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="batches 10x smaller (a smoke run)")
     parser.add_argument("--only", nargs="+", default=None, help="sampler IDs to run")
     parser.add_argument("--blas-threads", type=int, default=None, help="limit BLAS threads (needs threadpoolctl)")
+    parser.add_argument("--table", choices=("loop", "audit", "both"), default="both",
+                        help="batch-vs-loop table, audit-scale table (10^6 chains in chunks), or both")
+    parser.add_argument("--audit-row", default=None, help=argparse.SUPPRESS)  # internal: one row in a subprocess
+    parser.add_argument("--chains", type=int, default=10**6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.blas_threads is not None:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
+    if args.audit_row is not None:
+        print(json.dumps(_audit_row(args.audit_row, args.chains, AUDIT_CHUNK)))
+        return
+    if args.table in ("audit", "both"):
+        audit_table(args.quick, args.only, args.blas_threads)
+        if args.table == "audit":
+            return
+        print()
     header = f"{'sampler':<20} {'output':<28} {'batch n':>8} {'batch s':>8} {'batch out/s':>12} {'loop out/s':>11} {'ratio':>8}"
     print(header)
     print("-" * len(header))
