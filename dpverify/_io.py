@@ -282,20 +282,24 @@ class RunDirectory:
 
     def _migrate_plain_files(self) -> None:
         """Turn a plain-file report of an older dpverify into a published run (its files copied, then linked)."""
-        names = [n for n in ("report.json", "report.html")
-                 if (self.root / n).exists() and not (self.root / n).is_symlink()]
-        if not names:
+        names = ("report.json", "report.html")
+        if not any((self.root / n).exists() and not (self.root / n).is_symlink() for n in names):
             return
+        # The new run holds what each name shows now: the plain file, or (after a migration killed half-way) the
+        # file its link already resolves to; so every intermediate state shows the same pair.
         legacy = self.runs / f"run-legacy-{new_run_id()}"
         tmp = self.runs / f".migrating-{legacy.name}"
         tmp.mkdir()
+        present = []
         for n in names:
-            shutil.copy2(self.root / n, tmp / n)
-            with open(tmp / n, "rb") as fh:
-                os.fsync(fh.fileno())
+            if (self.root / n).exists():  # follows a link
+                shutil.copy2(self.root / n, tmp / n)
+                with open(tmp / n, "rb") as fh:
+                    os.fsync(fh.fileno())
+                present.append(n)
         os.rename(tmp, legacy)
         self._switch(legacy)
-        self._ensure_links(names)
+        self._ensure_links(present)
 
     # -- runs ---------------------------------------------------------------------------------------------------
     def start(self, header: dict, resume: bool = False, match: tuple[str, ...] = ()) -> Run:

@@ -4,16 +4,18 @@
 - fixture ``dp_auditor``: ``dp_auditor(mechanism, dataset, neighbour, **overrides)`` runs
   :func:`dpverify.testing.assert_dp` with the marker's claim and the session's settings;
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``;
-- a terminal summary table of every audit of the session (claimed, exact, certified lower bound,
-  certified/claimed ratio, verdict, samples, time), and with ``--dp-report`` the same as JSON
-  (written atomically: temporary file, then rename).
+- a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
+  certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.report`) with the
+  reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon, and
+  with ``--dp-report`` the same as JSON (written atomically: temporary file, then rename). The report path is
+  checked when the session starts (a directory or an unwritable path is a usage error then, not a lost report at
+  the end).
 
 Importing this module is cheap (no numpy/sympy/statsmodels): pytest loads it in every session of
 an environment where dpverify is installed.
 """
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -46,6 +48,17 @@ def pytest_configure(config: pytest.Config) -> None:
     samples = config.getoption("--dp-samples", default=None)
     if samples is not None and samples < 4:
         raise pytest.UsageError(f"--dp-samples must be an integer >= 4; got {samples}")
+    seed = config.getoption("--dp-seed", default=None)
+    if seed is not None and seed < 0:
+        raise pytest.UsageError(f"--dp-seed must be an integer >= 0; got {seed}")
+    report = config.getoption("--dp-report", default=None)
+    if report:
+        from dpverify._io import check_writable_file
+
+        try:
+            check_writable_file(report, "--dp-report")
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
     config.stash[_RECORDS_KEY] = []
     from dpverify import testing
 
@@ -83,6 +96,7 @@ class DpAuditor:
         Command-line options override the marker's budget (that is what ``--dp-samples`` is for),
         never its claim.
         """
+        __tracebackhide__ = True
         opt = self.config.getoption
         out = {"delta": 0.0, "samples": DEFAULT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, "seed": DEFAULT_SEED}
         out.update(self.claim)
@@ -98,6 +112,7 @@ class DpAuditor:
         return out
 
     def __call__(self, mechanism, dataset, neighbour, **overrides: Any):
+        __tracebackhide__ = True  # a failure points at the test's call, not at the plugin
         from dpverify.testing import assert_dp
 
         kwargs = self.settings(**overrides)
@@ -118,33 +133,42 @@ def _row(result: Any, context: dict) -> dict:
     return d
 
 
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        return "inf" if math.isinf(x) else f"{x:.4g}"
-    return str(x)
-
-
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     records = config.stash.get(_RECORDS_KEY, [])
     if not records:
         return
+    from dpverify.report import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes, summary_counts
+
     rows = [_row(r, c) for r, c in records]
-    headers = ["audit", "claimed", "exact", "certified", "ratio", "verdict", "samples", "time [s]"]
-    table = [
-        [r["name"], _fmt(r["epsilon_claimed"]), _fmt(r["epsilon_exact"]), _fmt(r["epsilon_lower"]),
-         _fmt(r["ratio"]), r["verdict"], str(r["samples"]), f"{r.get('wall_time', 0.0):.2f}"]
-        for r in rows
-    ]
+    marks = accountant_marks(rows)
+    headers = ["audit", *AUDIT_HEADERS, "samples", "time [s]"]
+    table = [[r["name"], *audit_cells(r, marks), str(r["samples"]), f"{r.get('wall_time', 0.0):.2f}"] for r in rows]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(headers)]
     terminalreporter.section("dpverify audits")
     terminalreporter.write_line("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
     for t in table:
         terminalreporter.write_line("  ".join(v.ljust(w) for v, w in zip(t, widths)))
+    counts = summary_counts(r["verdict"] for r in rows)
+    terminalreporter.write_line(f"{len(rows)} audits: {counts['consistent']} consistent, {counts['inconclusive']} "
+                                f"inconclusive at their budget, {counts['violation']} violations")
+    for r in rows:
+        if r["verdict"] != "consistent":
+            terminalreporter.write_line(f"  {r['name']} ({r['verdict']}): {r.get('verdict_reason') or '-'}")
+    for r in rows:
+        for note in loose_claim_notes(r["name"], r):
+            terminalreporter.write_line(f"  loose claim: {note}")
+    if marks:
+        terminalreporter.write_line("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
+    for line in LEGEND:
+        terminalreporter.write_line(f"  {line}")
     path = config.getoption("--dp-report")
     if path:
         from dpverify._io import write_json_atomic
 
-        write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "audits": rows})
-        terminalreporter.write_line(f"dpverify report written to {path}")
+        try:
+            write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "summary": counts,
+                                     "audits": rows})
+        except OSError as exc:  # checked at start-up; this is e.g. a full disk or a path removed meanwhile
+            terminalreporter.write_line(f"dpverify: could not write the report to {path}: {exc}", red=True)
+        else:
+            terminalreporter.write_line(f"dpverify report written to {path}")

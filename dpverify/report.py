@@ -265,12 +265,24 @@ def accountant_figure(rows: list[tuple[str, dict]]):
     return fig
 
 
-def _paper_figures() -> list[tuple[str, str, str]]:
-    """(title, caption, base64 PNG) for each paper's bound curves; a figure that fails is reported in its caption."""
+def figure_paper(name: str) -> str | None:
+    """The catalogue's paper key of a figure named "<Author> et al. <year>..." ("li2019"), else None."""
+    import re
+
+    m = re.match(r"(\w+) et al\. (\d{4})", name)
+    return f"{m.group(1).lower()}{m.group(2)}" if m else None
+
+
+def _paper_figures(papers: Iterable[str] | None = None) -> list[tuple[str, str, str]]:
+    """(title, caption, base64 PNG) for each paper's bound curves (only those of ``papers`` if given, plus figures
+    of no single paper); a figure that fails is reported in its caption."""
     from dpverify import figures
 
+    wanted = None if papers is None else set(papers)
     out = []
     for name, build in figures.FIGURES.items():
+        if wanted is not None and figure_paper(name) is not None and figure_paper(name) not in wanted:
+            continue
         try:
             fig, caption = build()
             out.append((name, caption, _png(fig)))
@@ -394,8 +406,11 @@ def _audit_dict(a: Any) -> dict:
 
 
 def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dict | None = None, *,
-                  run_id: str, resumed: bool = False, paper_figures: bool = True) -> dict[str, bytes]:
-    """The report's files, rendered in memory: ``{"report.json": ..., "report.html": ...}``, both naming ``run_id``."""
+                  run_id: str, resumed: bool = False, paper_figures: bool | Iterable[str] = True) -> dict[str, bytes]:
+    """The report's files, rendered in memory: ``{"report.json": ..., "report.html": ...}``, both naming ``run_id``.
+
+    ``paper_figures``: True for every bound-curve figure of the catalogue, False for none, or the paper keys whose
+    figures to draw (``dpverify verify`` passes the papers of the theorems it checked)."""
     from dpverify import __version__
 
     audit_dicts = [_audit_dict(a) for a in audits]
@@ -411,7 +426,13 @@ def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dic
         "theorems": theorem_rows,
         "audits": audit_dicts,
     })
-    figs = _paper_figures() if paper_figures else []
+    if paper_figures is True:
+        figs = _paper_figures()
+    elif paper_figures is False:
+        figs = []
+    else:
+        papers = list(paper_figures)
+        figs = _paper_figures(papers) if papers else []
     return {
         "report.json": json.dumps(payload, indent=2, allow_nan=False).encode(),
         "report.html": _html(payload, figs).encode(),
@@ -419,11 +440,12 @@ def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dic
 
 
 def write_report(directory: str | os.PathLike, theorem_rows: list[dict], audits: Iterable[Any],
-                 settings: dict | None = None, paper_figures: bool = True, run: Run | None = None,
+                 settings: dict | None = None, paper_figures: bool | Iterable[str] = True, run: Run | None = None,
                  report_dir: RunDirectory | None = None) -> list[Path]:
     """Render ``report.json`` and ``report.html`` and publish them into ``directory`` together; returns their paths.
 
-    ``run``: the :class:`~dpverify._io.Run` the results were checkpointed in (``dpverify verify --report``); by
+    ``paper_figures``: see :func:`render_report`. ``run``: the :class:`~dpverify._io.Run` the results were
+    checkpointed in (``dpverify verify --report``); by
     default a new one. ``directory`` is checked (and created) first: a ``ValueError`` if it is not a writable
     directory. Nothing in ``directory`` changes until both files are rendered; then one atomic switch publishes them.
     """

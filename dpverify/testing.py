@@ -3,7 +3,12 @@
 ``assert_dp(mechanism, dataset, neighbour, epsilon=..., delta=..., samples=..., confidence=...)`` runs
 :func:`dpverify.audit.audit` and raises ``AssertionError`` when the certified lower bound exceeds the
 claimed epsilon. The message carries everything needed to reproduce and judge the failure: claimed
-epsilon, certified lower bound, exact pair epsilon if known, the event and counts, and the seed.
+epsilon, certified lower bound, exact pair epsilon and the accountant's epsilon if known, the budget ceiling,
+the verdict's reason, the event and counts, and the seed.
+
+An *inconclusive* audit (no violation, but the budget could not have detected one; :mod:`dpverify.audit.verdicts`)
+is not a pass in disguise: by default it emits an :class:`InconclusiveAuditWarning` saying why, and with
+``on_inconclusive="fail"`` it fails the test like a violation.
 
 Under pytest with dpverify installed, every audit made here (or through the ``dp_auditor`` fixture)
 is also recorded for the session summary table and the ``--dp-report`` JSON
@@ -11,9 +16,17 @@ is also recorded for the session summary table and the ``--dp-report`` JSON
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
-__all__ = ["assert_dp", "format_failure", "add_recorder", "remove_recorder"]
+__all__ = ["assert_dp", "format_failure", "add_recorder", "remove_recorder", "InconclusiveAuditWarning"]
+
+#: What ``assert_dp`` does with an inconclusive audit.
+ON_INCONCLUSIVE = ("warn", "fail", "ignore")
+
+
+class InconclusiveAuditWarning(UserWarning):
+    """An audit found no violation but could not have found one at its budget (its reason says why)."""
 
 _RECORDERS: list[Callable[[Any, dict], None]] = []
 
@@ -28,14 +41,32 @@ def remove_recorder(recorder: Callable[[Any, dict], None]) -> None:
         _RECORDERS.remove(recorder)
 
 
+def _eps(x: Any) -> str:
+    return "unknown" if x is None else f"{x:.6g}"
+
+
 def format_failure(result: Any, name: str = "mechanism") -> str:
-    """The AssertionError message for a violating audit."""
-    exact = "unknown" if result.epsilon_exact is None else f"{result.epsilon_exact:.6g}"
+    """The AssertionError message for a violating (or, with ``on_inconclusive="fail"``, inconclusive) audit."""
     c = result.counts
+    accountant = _eps(getattr(result, "epsilon_accountant", None))
+    method = getattr(result, "accountant_method", "")
+    if method and accountant != "unknown":
+        accountant += f" ({method})"
+    ceiling = _eps(getattr(result, "budget_ceiling", None))
+    ratio = result.epsilon_lower / result.epsilon_claimed if result.epsilon_claimed else float("nan")
+    if result.verdict == "violation":
+        head = (f"{name} is not ({result.epsilon_claimed:g}, {result.delta:g})-DP on this pair: "
+                f"certified epsilon lower bound {result.epsilon_lower:.6g} > claimed epsilon {result.epsilon_claimed:g} "
+                f"(exact pair epsilon: {_eps(result.epsilon_exact)}) at confidence {result.confidence:g}.")
+    else:
+        head = (f"the audit of {name} is {result.verdict}: it could not have detected a violation of "
+                f"({result.epsilon_claimed:g}, {result.delta:g})-DP at this budget "
+                f"(certified {result.epsilon_lower:.6g}; exact pair epsilon: {_eps(result.epsilon_exact)}).")
     return (
-        f"{name} is not ({result.epsilon_claimed:g}, {result.delta:g})-DP on this pair: "
-        f"certified epsilon lower bound {result.epsilon_lower:.6g} > claimed epsilon {result.epsilon_claimed:g} "
-        f"(exact pair epsilon: {exact}) at confidence {result.confidence:g}.\n"
+        f"{head}\n"
+        f"  verdict: {result.verdict}: {getattr(result, 'verdict_reason', '') or '-'}\n"
+        f"  claimed {result.epsilon_claimed:g}; accountant {accountant}; exact {_eps(result.epsilon_exact)}; "
+        f"budget ceiling {ceiling}; certified {result.epsilon_lower:.6g} (certified/claimed {ratio:.3g})\n"
         f"  test: {result.test}; event: {result.event}\n"
         f"  counts: {c.get('dataset_in_event')} of {c.get('n_estimation')} outputs on the dataset and "
         f"{c.get('neighbour_in_event')} of {c.get('n_estimation')} on the neighbour fall in the event "
@@ -55,15 +86,21 @@ def assert_dp(
     confidence: float = 0.95,
     seed: int = 0,
     name: str | None = None,
+    on_inconclusive: str = "warn",
     **audit_options: Any,
 ):
     """Audit ``mechanism`` on (dataset, neighbour) and fail if it certifiably violates (epsilon, delta)-DP.
 
-    Returns the :class:`dpverify.audit.AuditResult` when the audit is consistent with the claim.
+    Returns the :class:`dpverify.audit.AuditResult` when the audit finds no violation.
+    ``on_inconclusive``: "warn" (default: an :class:`InconclusiveAuditWarning` with the verdict's reason), "fail"
+    (an ``AssertionError``: the test demands an audit with power) or "ignore".
     ``audit_options`` go to :func:`dpverify.audit.audit` (e.g. ``test="classifier"``, ``exact_epsilon=``).
     """
+    __tracebackhide__ = True  # pytest: the failure points at the caller's line, not at this helper
     from dpverify.audit import audit
 
+    if on_inconclusive not in ON_INCONCLUSIVE:
+        raise ValueError(f"on_inconclusive must be one of {ON_INCONCLUSIVE}; got {on_inconclusive!r}")
     result = audit(
         mechanism, dataset, neighbour, epsilon=epsilon, delta=delta, samples=samples,
         confidence=confidence, seed=seed, **audit_options,
@@ -73,4 +110,10 @@ def assert_dp(
         record(result, {"name": label})
     if result.verdict == "violation":
         raise AssertionError(format_failure(result, label))
+    if result.verdict == "inconclusive":
+        if on_inconclusive == "fail":
+            raise AssertionError(format_failure(result, label))
+        if on_inconclusive == "warn":
+            warnings.warn(f"audit of {label} is inconclusive: {result.verdict_reason}", InconclusiveAuditWarning,
+                          stacklevel=2)
     return result

@@ -127,7 +127,15 @@ def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, don
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+        from dpverify.cli import on_interrupt
+
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+
+        def stop_workers() -> None:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+
+        on_interrupt(cleanup=stop_workers)
         try:
             futures = {pool.submit(_run_case_job, j): j[0] for j in jobs}
             pending = set(futures)
@@ -137,8 +145,9 @@ def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, don
                 for fut in finished:
                     finish(fut.result())
         except BaseException:
+            workers_alive = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
-            for proc in list(getattr(pool, "_processes", {}).values()):  # do not wait for running audits
+            for proc in workers_alive:  # do not wait for the running audits to finish
                 proc.terminate()
             raise
         pool.shutdown()
@@ -232,34 +241,37 @@ def _run(args) -> int:
             print(f"resuming run {run.run_id}: {len(done['theorem'])} theorems and {len(done['audit'])} audits "
                   "already done" if run.resumed else "nothing to resume: starting a new run", file=sys.stderr)
 
+    if run is not None:
+        from dpverify.cli import on_interrupt
+
+        on_interrupt(hint=lambda: (f"{sum(r.get('type') in ('theorem', 'audit') for r in run.records)} completed "
+                                   f"results are saved in {args.report}; run the same command with --resume to "
+                                   "continue"))
+    print(f"verify: {len(thms)} theorems, {len(cases)} audits (budget {args.budget}, seed {args.seed})",
+          file=sys.stderr, flush=True)
+
     def save(record: dict) -> None:
         if run is not None:
             run.append(record)
 
     start = time.perf_counter()
-    try:
-        theorem_rows = []
-        if thms:
-            with Progress(len(thms), "theorems") as progress:
-                for thm in thms:
-                    row = done["theorem"].get(thm.id)
-                    if row is None:
-                        progress.start_item(thm.id)
-                        row = _theorem_row(thm)
-                        save({"type": "theorem", "id": thm.id, "row": row})
-                    theorem_rows.append(row)
-                    progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
-        audits: list[dict] = []
-        if cases:
-            with Progress(len(cases), "audits") as progress:
-                audits = _run_audits(cases, args.budget, args.seed, args.workers, progress, done["audit"],
-                                     lambda res: save({"type": "audit", "case": res["case"], "result": res}))
-    except KeyboardInterrupt:
-        if run is not None:
-            n = sum(r.get("type") in ("theorem", "audit") for r in run.records)
-            raise KeyboardInterrupt(f"{n} completed results are saved in {args.report}; run the same command with "
-                                    "--resume to continue") from None
-        raise
+    # Ctrl-C exits at once (dpverify.cli._on_sigint): what is saved so far is what a resume starts from.
+    theorem_rows = []
+    if thms:
+        with Progress(len(thms), "theorems") as progress:
+            for thm in thms:
+                row = done["theorem"].get(thm.id)
+                if row is None:
+                    progress.start_item(thm.id)
+                    row = _theorem_row(thm)
+                    save({"type": "theorem", "id": thm.id, "row": row})
+                theorem_rows.append(row)
+                progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
+    audits: list[dict] = []
+    if cases:
+        with Progress(len(cases), "audits") as progress:
+            audits = _run_audits(cases, args.budget, args.seed, args.workers, progress, done["audit"],
+                                 lambda res: save({"type": "audit", "case": res["case"], "result": res}))
 
     if theorem_rows:
         _print_theorems(theorem_rows)
@@ -280,7 +292,9 @@ def _run(args) -> int:
     if run is not None:
         from dpverify.report import write_report
 
+        # the bound curves of the papers whose theorems were checked
+        papers = sorted({r["paper"] for r in theorem_rows})
         paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": args.workers},
-                             run=run, report_dir=report_dir)
+                             run=run, report_dir=report_dir, paper_figures=papers)
         print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
     return 1 if failed else 0
