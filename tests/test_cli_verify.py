@@ -1,5 +1,6 @@
 """`dpverify verify`, `dpverify audit` and the report writer."""
 import json
+import re
 
 import pytest
 
@@ -92,3 +93,125 @@ def test_report_handles_huge_claims(tmp_path):
     assert res.audit.epsilon_claimed > 700
     paths = write_report(tmp_path, [], [res], paper_figures=False)
     assert all(p.exists() for p in paths)
+
+
+# -- selection and honest verdicts (issue 14, section 4) ------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, message", [
+    (["--only", "no_such_thing_anywhere"], "--only 'no_such_thing_anywhere' matches no theorem or audit case"),
+    (["--paper", "li2019", "--only", "laplace"], "--only 'laplace' and --paper 'li2019' matches no theorem or audit"),
+    (["--paper", "nope2020"], "--paper must be one of wang2015, li2019, bertazzi2025, foulds2016; got 'nope2020'"),
+    (["--no-theorems", "--no-audits"], "--no-theorems and --no-audits together leave nothing to verify"),
+    (["--no-theorems", "--only", "thm4_dp_sgld"], "matches no audit case"),
+    (["--workers", "0"], "--workers must be an integer >= 1"),
+])
+def test_empty_or_bad_selection_is_an_error(capsys, argv, message):
+    assert main(["verify", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_paper_restricts_theorems_and_audits(monkeypatch, capsys):
+    import dpverify.cli.verify as verify_cli
+
+    thms, cases = verify_cli.select(None, "foulds2016")
+    assert thms and {t.paper for t in thms} == {"foulds2016"}
+    assert {c.id for c in cases} >= {"laplace_mechanism", "private_gibbs"}
+    assert "dp_sgld_wang" not in {c.id for c in cases} and "analytic_gaussian_mechanism" not in {c.id for c in cases}
+    thms, cases = verify_cli.select("laplace", "foulds2016", theorems=False)
+    assert thms == [] and {c.id for c in cases} == {"laplace_mechanism", "laplace_posterior_beta_bernoulli"}
+
+
+def _fake_results(verdicts: dict[str, str]):
+    from test_report import ULA, fake_audit, fake_case
+
+    def job(job, progress=None):
+        verdict = verdicts.setdefault(job[0], "consistent")  # cases added to the suite later count as consistent
+        if verdict == "error":
+            return fake_case(job[0], None, error="RuntimeError: boom")
+        if job[0] == "ula_final":
+            return fake_case(job[0], ULA)
+        return fake_case(job[0], fake_audit(verdict=verdict, verdict_reason=f"reason of {job[0]}"))
+
+    return job
+
+
+@pytest.mark.parametrize("verdicts, status", [
+    ({"ula_final": "inconclusive", "ula_path": "consistent"}, 0),
+    ({"ula_final": "inconclusive", "ula_path": "violation"}, 1),
+    ({"ula_final": "inconclusive", "ula_path": "error"}, 1),
+])
+def test_inconclusive_is_counted_apart_and_only_violations_and_errors_fail(monkeypatch, capsys, verdicts, status):
+    import dpverify.cli.verify as verify_cli
+
+    verdicts = dict(verdicts)
+    monkeypatch.setattr(verify_cli, "_run_case_job", _fake_results(verdicts))
+    assert main(["verify", "--only", "ula_", "--no-theorems"]) == status
+    out = capsys.readouterr().out
+    counts = {v: list(verdicts.values()).count(v) for v in ("consistent", "inconclusive", "violation", "error")}
+    assert (f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this budget, "
+            f"{counts['violation']} violations, {counts['error']} errors") in out
+    assert out.splitlines()[-1].startswith("PASS" if status == 0 else "FAIL")
+    # the table explains itself: columns, '-' in the exact column, the loose claim, the reasons
+    assert re.search(r"audit\s+claimed\s+accountant\s+exact\s+ceiling\s+certified\s+cert/claim\s+verdict", out)
+    assert "exact: the closed-form epsilon of the audited pair; '-' = no closed form is known" in out
+    assert "ula_final: claim 4000x the exact value (4545 vs 1.135)" in out
+    assert "ula_final (inconclusive): the claim 4545 is above the most any audit can certify" in out
+
+
+def test_audit_command_shows_the_reason_and_every_column(capsys):
+    assert main(["audit", "laplace_mechanism", "--samples", "4000", "--epsilon", "100"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"claimed\s+accountant\s+exact\s+ceiling\s+certified\s+cert/claim\s+verdict", out)
+    assert "verdict: inconclusive: the claim 100 is above the most any audit can certify" in out
+    assert "loose claim: laplace_mechanism: claim 100x the exact value (100 vs 1)" in out
+
+
+def test_audit_command_rejects_bad_budget_input(capsys):
+    for argv, message in ((["--samples", "2"], "--samples must be an integer >= 4"),
+                          (["--confidence", "1.5"], "--confidence must be in (0, 1)"),
+                          (["--param", "epsilon=1", "--param", "epsilon=2"], "--param epsilon is given twice")):
+        assert main(["audit", "laplace_mechanism", *argv]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_verify_passes_progress_to_run_case_when_it_accepts_it(monkeypatch):
+    """The CLI asks run_case for chunk progress through ``progress=`` (suite.run_case's keyword, passed on to
+    audit()); until run_case takes it, the CLI does not pass it."""
+    import dpverify.cli.verify as verify_cli
+    import dpverify.suite as suite
+
+    seen = {}
+
+    def run_case(case, *, budget="quick", seed=0, progress=None):
+        seen["progress"] = progress
+        progress(1, 2)
+        return suite.CaseResult(case, case, {}, "", {}, None, 0.0, error="stub")
+
+    monkeypatch.setattr(suite, "run_case", run_case)
+    calls = []
+    verify_cli._run_case_job(("laplace_mechanism", "quick", 0), lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 2)] and verify_cli.run_case_accepts_progress()
+
+    def old_run_case(case, *, budget="quick", seed=0):
+        return suite.CaseResult(case, case, {}, "", {}, None, 0.0, error="stub")
+
+    monkeypatch.setattr(suite, "run_case", old_run_case)
+    assert not verify_cli.run_case_accepts_progress()
+    assert verify_cli._run_case_job(("laplace_mechanism", "quick", 0), lambda d, t: None)["error"] == "stub"
+
+
+def test_heartbeat_reports_long_items():
+    import io
+
+    from dpverify.cli._progress import Progress
+
+    stream = io.StringIO()
+    p = Progress(3, "audits", stream=stream, quiet_for=0.0)
+    p.start_item("dp_sgld_li")
+    p.chunk_callback("dp_sgld_li")(1, 2)
+    assert p.heartbeat_line().startswith("audits 0/3 done; dp_sgld_li running for ")
+    assert p.heartbeat_line().endswith("1/2 sample chunks drawn")
+    p.advance("dp_sgld_li", "consistent")
+    assert p.heartbeat_line() is None
+    p.close()

@@ -52,7 +52,13 @@ def test_plain_helper():
         ]
     )
     # Session summary table, one row per audit.
-    result.stdout.fnmatch_lines(["*dpverify audits*", "audit*claimed*exact*certified*ratio*verdict*samples*time*"])
+    result.stdout.fnmatch_lines(
+        ["*dpverify audits*", "audit*claimed*accountant*exact*ceiling*certified*cert/claim*verdict*samples*time*"])
+    result.stdout.fnmatch_lines(["*3 audits: 1 consistent, 0 inconclusive at their budget, 2 violations*",
+                                 "*test_broken (violation): certified * > claimed 0.5*",
+                                 "*exact: the closed-form epsilon of the audited pair; '-' = no closed form*"])
+    # __tracebackhide__: the failure points at the test's own call, not into dpverify
+    assert not [line for line in result.outlines if "dpverify/testing.py" in line or "pytest_plugin.py:" in line]
     assert sum("violation" in line for line in result.outlines) >= 2
     assert any("consistent" in line and "test_correct" in line for line in result.outlines)
 
@@ -98,3 +104,82 @@ def test_bad_options_rejected(pytester, flag, value):
     result = pytester.runpytest_subprocess(flag, value)
     assert result.ret != 0
     result.stderr.fnmatch_lines([f"*{flag} must be*"])
+
+
+def test_inconclusive_audit_warns_or_fails_on_request(pytester):
+    """A claim far above anything the budget can certify is inconclusive: a warning by default, a failure with
+    on_inconclusive="fail"; the session table counts it apart and says why."""
+    pytester.makepyfile(
+        MECHANISMS
+        + """
+from dpverify.testing import InconclusiveAuditWarning
+
+def test_warns():
+    with pytest.warns(InconclusiveAuditWarning, match="inconclusive"):
+        r = assert_dp(laplace(2.0), D, D2, epsilon=50.0, samples=2000)
+    assert r.verdict == "inconclusive"
+
+def test_fails():
+    assert_dp(laplace(2.0), D, D2, epsilon=50.0, samples=2000, on_inconclusive="fail")
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*the audit of laplace_scale_2.0 is inconclusive: it could not have detected*",
+                                 "*verdict: inconclusive: the claim 50 is above the most any audit can certify*"])
+    result.stdout.fnmatch_lines(["*2 audits: 0 consistent, 2 inconclusive at their budget, 0 violations*"])
+
+
+def test_loose_claims_and_accountant_columns_in_the_session_table(pytester):
+    pytester.makepyfile(
+        MECHANISMS
+        + """
+from dpverify.guarantees import Conversion
+
+class Accounted:
+    # a Laplace mechanism that also reports an accountant's epsilon (like the gradient samplers)
+    def __call__(self, d, n, rng):
+        return float(np.sum(d)) + rng.laplace(0.0, 1.0, size=n)
+    def account(self, delta):
+        return Conversion(epsilon=1.0, delta=delta, order=None, method="closed form")
+
+def test_loose():
+    assert_dp(Accounted(), D, D2, epsilon=40.0, samples=2000, exact_epsilon=1.0, on_inconclusive="ignore")
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*40 * 1 [[]1[]] * 1 *",
+                                 "*loose claim: Accounted: claim 40x the exact value (40 vs 1)*",
+                                 "*loose claim: Accounted: claim 40x the accountant's epsilon (40 vs 1, closed form)*",
+                                 "*accountant methods: [[]1[]] closed form*"])
+
+
+@pytest.mark.parametrize("kind", ["directory", "below a file"])
+def test_unwritable_dp_report_is_a_usage_error_at_start(pytester, kind):
+    pytester.makepyfile("def test_x():\n    pass\n")
+    blocker = pytester.path / "blocker"
+    if kind == "directory":
+        blocker.mkdir()
+        target = blocker
+    else:
+        blocker.write_text("a file")
+        target = blocker / "dp.json"
+    result = pytester.runpytest_subprocess("--dp-report", str(target))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dp-report*"])
+    assert "Traceback" not in result.stderr.str()
+    assert "passed" not in result.stdout.str() and not target.is_file()  # nothing ran, nothing written
+
+
+def test_dp_report_without_write_permission_is_a_usage_error_at_start(tmp_path):
+    """Permission bits bind for root too (tests/test_faults.py: run_restricted)."""
+    from test_faults import read_only_dir, run_restricted
+
+    (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
+    ro = read_only_dir(tmp_path)
+    res = run_restricted(["-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", "/dev/null",
+                          "--dp-report", str(ro / "dp.json"), str(tmp_path / "test_x.py")], cwd=tmp_path)
+    assert res.returncode == pytest.ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert "--dp-report" in res.stderr and "not writable" in res.stderr
+    assert "Traceback" not in res.stderr and list(ro.iterdir()) == []

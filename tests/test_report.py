@@ -1,0 +1,132 @@
+"""The report (dpverify.report): what it shows and how it is written.
+
+Synthetic audit results (built as :class:`dpverify.audit.AuditResult`, so they carry every field a real audit has)
+exercise what a real quick run may not produce: an accountant, a budget ceiling, a certified 0, a claim thousands
+of times the exact value, a violation and an error.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+
+from dpverify.audit import AuditResult
+from dpverify.report import (
+    LEGEND,
+    accountant_figure,
+    audit_cells,
+    accountant_marks,
+    loose_claim_notes,
+    render_report,
+    times,
+    write_report,
+)
+
+
+def fake_audit(**fields) -> dict:
+    base = dict(epsilon_lower=0.5, epsilon_claimed=1.0, delta=1e-5, epsilon_exact=None, verdict="consistent",
+                samples=20_000, confidence=0.95, seed=0, test="threshold", event="{x >= 1}",
+                counts={"dataset_in_event": 900, "neighbour_in_event": 500, "n_estimation": 16_000,
+                        "n_selection": 4_000},
+                verdict_reason="certified 0.5 <= claimed 1")
+    base.update(fields)
+    return AuditResult(**base).to_dict()
+
+
+def fake_case(case: str, audit: dict | None, error: str | None = None) -> dict:
+    return {"case": case, "sampler": case, "params": {}, "pair": "a pair", "claim": {}, "audit": audit,
+            "verdict": "error" if error else audit["verdict"], "seconds": 1.0, "error": error}
+
+
+ULA = fake_audit(epsilon_claimed=4545.0, epsilon_exact=1.135, epsilon_lower=0.0, verdict="inconclusive",
+                 verdict_reason="the claim 4545 is above the most any audit can certify with these samples (9.2)")
+SGLD = fake_audit(epsilon_claimed=0.73, epsilon_accountant=0.41, accountant_method="pld (path; exact up to 1e-4)",
+                  budget_ceiling=0.12, ceiling_basis="canary", epsilon_lower=0.0, verdict="inconclusive",
+                  verdict_reason="budget ceiling 0.12 < claim / 2: only an implementation leaking about 6.1x more "
+                                 "than the audited run would be flagged at this budget")
+NOISY = fake_audit(epsilon_claimed=2.0, epsilon_accountant=1.5, accountant_method="rdp (balle2020)",
+                   budget_ceiling=1.2, epsilon_lower=0.9, verdict="consistent", verdict_reason="certified 0.9 <= claimed 2")
+BROKEN = fake_audit(epsilon_claimed=0.73, epsilon_accountant=40.0, accountant_method="pld (path; exact up to 1e-4)",
+                    budget_ceiling=5.0, epsilon_lower=3.1, verdict="violation",
+                    verdict_reason="certified 3.1 > claimed 0.73: the mechanism is not private as claimed on this pair")
+CASES = [fake_case("ula_final", ULA), fake_case("dp_sgld_wang", SGLD), fake_case("noisy_sgd_path", NOISY),
+         fake_case("dp_sgld_broken", BROKEN), fake_case("dp_sgfs", None, error="ValueError: boom")]
+
+
+def test_times_rounds_to_two_significant_digits():
+    assert times(4545 / 1.135) == "4000"
+    assert times(12.3) == "12" and times(157.0) == "160" and times(3.14159) == "3.1" and times(math.inf) == "inf"
+
+
+def test_loose_claims_say_how_loose():
+    assert loose_claim_notes("ula_final", ULA) == ["ula_final: claim 4000x the exact value (4545 vs 1.135)"]
+    sgld = dict(SGLD, epsilon_claimed=41.0)
+    assert loose_claim_notes("dp_sgld_wang", sgld) == [
+        "dp_sgld_wang: claim 100x the accountant's epsilon (41 vs 0.41, pld (path; exact up to 1e-4))"]
+    assert loose_claim_notes("noisy_sgd_path", NOISY) == []  # 2 vs 1.5 is not loose
+
+
+def test_audit_cells_show_every_number_and_dash_for_unknown():
+    marks = accountant_marks([SGLD, NOISY, ULA])
+    assert marks == {"pld (path; exact up to 1e-4)": 1, "rdp (balle2020)": 2}
+    assert audit_cells(SGLD, marks) == ["0.73", "0.41 [1]", "-", "0.12", "0", "0", "inconclusive"]
+    assert audit_cells(NOISY, marks) == ["2", "1.5 [2]", "-", "1.2", "0.9", "0.45", "consistent"]
+    assert audit_cells(ULA, marks)[:5] == ["4545", "-", "1.135", "-", "0"]
+    assert any("'-' = no closed form" in line for line in LEGEND)
+
+
+def test_rendered_report_shows_verdicts_reasons_and_the_accountant_plot():
+    files = render_report([], CASES, {"budget": "quick"}, run_id="RUN-1", paper_figures=False)
+    data = json.loads(files["report.json"])
+    page = files["report.html"].decode()
+    assert data["run_id"] == "RUN-1" and "content='RUN-1'" in page and "<code id='run-id'>RUN-1</code>" in page
+    assert data["summary"]["audits"] == {"consistent": 1, "inconclusive": 2, "violation": 1, "error": 1}
+    assert "1 consistent, 2 inconclusive at this budget, 1 violations, 1 errors" in page
+    assert "id='accountant-plot'" in page  # three audits have an accountant
+    assert "only an implementation leaking about 6.1x more" in page  # reasons are shown
+    assert "ula_final: claim 4000x the exact value (4545 vs 1.135)" in page
+    assert "[1] pld (path; exact up to 1e-4); [2] rdp (balle2020)" in page
+    assert page.count("class='tradeoff'") == 4  # one trade-off plane per audit that ran
+    assert "error: ValueError: boom" in page
+    # self-contained: nothing may be loaded from elsewhere
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert all(src.startswith("data:") for src in re.findall(r"src='([^']*)'", page))
+    assert not re.search(r"(href|src)=['\"]?(https?:)?//", page)
+
+
+def test_no_accountant_no_accountant_plot():
+    files = render_report([], [fake_case("ula_final", ULA)], run_id="R", paper_figures=False)
+    assert b"accountant-plot" not in files["report.html"]
+
+
+def test_accountant_figure_draws_a_certified_zero_at_the_floor():
+    fig = accountant_figure([("dp_sgld_wang", SGLD), ("noisy_sgd_path", NOISY)])
+    (ax,) = fig.get_axes()
+    assert ax.get_yscale() == "log"
+    labels = {line.get_label(): line for line in ax.get_lines()}
+    assert {"claimed", "accountant", "budget ceiling", "certified", "certified 0 (drawn at the axis floor)"} <= set(labels)
+    floor = labels["certified 0 (drawn at the axis floor)"].get_ydata()[0]
+    assert 0 < floor < 0.12 and ax.get_ylim()[0] < floor
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["dp_sgld_wang", "noisy_sgd_path"]
+
+
+def test_write_report_refuses_a_file_and_leaves_it_alone(tmp_path):
+    target = tmp_path / "r"
+    target.write_text("keep me")
+    with pytest.raises(ValueError, match="must be a directory"):
+        write_report(target, [], CASES, paper_figures=False)
+    assert target.read_text() == "keep me"
+
+
+def test_both_files_name_the_same_run_and_a_rerun_replaces_both(tmp_path):
+    ids = []
+    for _ in range(2):
+        write_report(tmp_path, [], CASES[:2], paper_figures=False)
+        data = json.loads((tmp_path / "report.json").read_text())
+        page = (tmp_path / "report.html").read_text()
+        assert f"content='{data['run_id']}'" in page
+        ids.append(data["run_id"])
+    assert ids[0] != ids[1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dpverify-runs", "report.html", "report.json"]
