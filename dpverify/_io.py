@@ -203,6 +203,11 @@ class Run:
         os.fsync(self._checkpoint.fileno())
         self.records.append(record)
 
+    def descriptors(self) -> tuple[int, ...]:
+        """The open file descriptors of this run (lock, checkpoint): a forked child should close them."""
+        fds = [] if self._checkpoint.closed else [self._checkpoint.fileno()]
+        return tuple(([] if self._lock_fd is None else [self._lock_fd]) + fds)
+
     def close(self) -> None:
         """Release the checkpoint and the lock (the directory stays; a closed, unpublished run can be resumed)."""
         if not self._checkpoint.closed:

@@ -7,7 +7,10 @@ import math
 import pytest
 
 from dpverify import composition, subsampling
+from dpverify._io import check_writable_dir
 from dpverify._validation import check_finite_array, check_orders, check_positive_int
+from dpverify.audit.split import check_outputs
+from dpverify.samplers.registry import make
 from dpverify.guarantees import ApproxDP, PureDP, RenyiDP
 from dpverify.mechanisms import exponential, gaussian, laplace
 
@@ -57,6 +60,17 @@ CASES = [
     (check_finite_array, dict(value=[[1.0]], name="x", shape=(None, 2)), ValueError, r"x must have shape \(\*, 2\)"),
     (exponential.exponential_probabilities, dict(utilities=[], epsilon=1.0, utility_sensitivity=1.0), ValueError, r"utilities"),
     (exponential.exponential_probabilities, dict(utilities=[1.0, INF], epsilon=1.0, utility_sensitivity=1.0), ValueError, r"utilities"),
+    # mechanism outputs (dpverify.audit.split.check_outputs)
+    (check_outputs, dict(out=[[]] * 3, n=3, side="dataset", reference_shape=None), ValueError, r"at least one value each; got shape \(3, 0\)"),
+    (check_outputs, dict(out=[1.0, INF, 2.0], n=3, side="dataset", reference_shape=None), ValueError, r"infinite outputs \(\+inf\) on dataset"),
+    (check_outputs, dict(out=[1.0, -INF, 2.0], n=3, side="neighbour", reference_shape=None), ValueError, r"infinite outputs \(-inf\) on neighbour"),
+    (check_outputs, dict(out=[1j, 2.0, 3.0], n=3, side="dataset", reference_shape=None), ValueError, r"must be real numbers; got complex"),
+    (check_outputs, dict(out=[1.0, NAN, 2.0], n=3, side="dataset", reference_shape=None), ValueError, r"NaN outputs on dataset"),
+    (check_outputs, dict(out=[1.0, 2.0], n=3, side="dataset", reference_shape=None), ValueError, r"asked for n=3 on dataset, got shape \(2,\)"),
+    # sampler parameters by name (dpverify.samplers.registry.make)
+    (make, dict(sampler_id="laplace_mechanism", epsilonn=1.0), ValueError, r"unknown parameter\(s\) 'epsilonn'.*its parameters are: epsilon, "),
+    (make, dict(sampler_id="ula_final"), ValueError, r"needs parameter\(s\) model, N, step_size, n_steps"),
+    (make, dict(sampler_id="no_such_sampler"), KeyError, r"no sampler with ID 'no_such_sampler'"),
 ]
 
 
@@ -75,3 +89,12 @@ def test_valid_extremes_give_no_nan():
     assert math.isfinite(subsampling.amplify_poisson(100.0, 1e-300, 1e-3).epsilon)
     adv = composition.advanced_composition(100.0, 1e-300, 10, 1e-300)
     assert adv.epsilon == pytest.approx(math.sqrt(20 * 300 * math.log(10)) * 100 + 1000 * math.expm1(100.0))
+
+
+def test_report_directory_that_is_a_file_is_named(tmp_path):
+    target = tmp_path / "r"
+    target.write_text("x")
+    with pytest.raises(ValueError, match=r"--report must be a directory; .* exists and is not a directory"):
+        check_writable_dir(target)
+    with pytest.raises(ValueError, match=r"--out .*: a parent of it exists and is not a directory"):
+        check_writable_dir(target / "sub", what="--out")

@@ -103,17 +103,25 @@ def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None
     return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C reaches the whole process group; only the parent handles it (one line, no
-    tracebacks from the workers)."""
+def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
+    """Worker initializer: ignore Ctrl-C (it reaches the whole process group; only the parent handles it: one line,
+    no tracebacks from the workers) and close the descriptors inherited from the parent's run (its lock and
+    checkpoint), which a worker never uses."""
+    import os
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for fd in inherited_fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, dict],
-                on_result: Callable[[dict], None]) -> list[dict]:
-    """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume)."""
+                on_result: Callable[[dict], None], inherited_fds: tuple[int, ...] = ()) -> list[dict]:
+    """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume);
+    ``inherited_fds``: descriptors worker processes must close (see :func:`_worker_init`)."""
     results: dict[str, dict] = dict(done)
     for case_id in done:
         progress.advance(case_id, f"{done[case_id].get('verdict')} (from the checkpoint)")
@@ -129,7 +137,9 @@ def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, don
 
         from dpverify.cli import on_interrupt
 
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+        # Forked workers inherit the run's lock and checkpoint descriptors: they close them first, so that the lock
+        # dies with this process (a resume must see a killed run as interrupted even while a worker finishes).
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(tuple(inherited_fds),))
 
         def stop_workers() -> None:
             for proc in list((getattr(pool, "_processes", None) or {}).values()):
@@ -271,7 +281,8 @@ def _run(args) -> int:
     if cases:
         with Progress(len(cases), "audits") as progress:
             audits = _run_audits(cases, args.budget, args.seed, args.workers, progress, done["audit"],
-                                 lambda res: save({"type": "audit", "case": res["case"], "result": res}))
+                                 lambda res: save({"type": "audit", "case": res["case"], "result": res}),
+                                 inherited_fds=run.descriptors() if run is not None else ())
 
     if theorem_rows:
         _print_theorems(theorem_rows)
