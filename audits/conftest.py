@@ -27,6 +27,14 @@ def audit_case(dp_auditor, request):
         if result.epsilon_exact is not None:
             assert result.epsilon_exact <= claim.epsilon * (1 + 1e-9), (
                 f"{case_id}: exact pair epsilon {result.epsilon_exact} exceeds the claim {claim.epsilon}")
+        # Gradient samplers: the accountant's epsilon of the run is an upper bound on the pair's epsilon, and the
+        # certificate is (typically; the ceiling is an expected value) below the budget ceiling.
+        if result.epsilon_accountant is not None and result.epsilon_exact is not None:
+            assert result.epsilon_exact <= result.epsilon_accountant * (1 + 1e-6)
+        # Soundness at this seed: the certificate never exceeds the pair's exact epsilon (probability >= 0.95 per seed;
+        # the seeds are fixed, so a failure here is a change in the auditor or the sampler, not bad luck).
+        if result.epsilon_exact is not None:
+            assert result.epsilon_lower <= result.epsilon_exact, result
         return claim, result
 
     return run

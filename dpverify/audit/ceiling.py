@@ -33,20 +33,31 @@ from scipy import stats
 from dpverify._validation import check_delta, check_positive_int, check_probability
 from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
 
-__all__ = ["ceiling_from_masses", "gaussian_ceiling", "saturation", "gaussian_loss_masses"]
+__all__ = ["ceiling_from_masses", "ceiling_event", "gaussian_ceiling", "saturation", "gaussian_loss_masses"]
 
 
-def _log_ratio_curve(p_tail: np.ndarray, q_tail: np.ndarray, n: int, a: float, delta: float) -> float:
+def _log_ratio_curve(p_tail: np.ndarray, q_tail: np.ndarray, n: int, a: float, delta: float) -> tuple[float, int]:
+    """The best expected certificate over the thresholds of one orientation, and its index (-1 if none > 0)."""
     lower = clopper_pearson_lower(np.clip(p_tail, 0.0, 1.0) * n, n, a)
     upper = clopper_pearson_upper(np.clip(q_tail, 0.0, 1.0) * n, n, a)
     ok = (lower > delta) & (upper > 0)
     if not ok.any():
-        return 0.0
-    return max(0.0, float(np.max(np.log((lower[ok] - delta) / upper[ok]))))
+        return 0.0, -1
+    values = np.full(lower.shape, -np.inf)
+    values[ok] = np.log((lower[ok] - delta) / upper[ok])
+    j = int(np.argmax(values))
+    return (float(values[j]), j) if values[j] > 0 else (0.0, -1)
 
 
 def ceiling_from_masses(losses, p, q, *, n: int, alpha: float = 0.05, delta: float = 0.0, candidates: int = 1,
                         p_inf: float = 0.0, q_inf: float = 0.0) -> float:
+    """The budget ceiling of a pair from its privacy-loss masses (:func:`ceiling_event`'s value)."""
+    return ceiling_event(losses, p, q, n=n, alpha=alpha, delta=delta, candidates=candidates, p_inf=p_inf,
+                         q_inf=q_inf)[0]
+
+
+def ceiling_event(losses, p, q, *, n: int, alpha: float = 0.05, delta: float = 0.0, candidates: int = 1,
+                  p_inf: float = 0.0, q_inf: float = 0.0) -> tuple[float, float, bool]:
     """The budget ceiling of a pair whose privacy loss ``L = log dP/dQ`` takes the value ``losses[j]`` with
     probability ``p[j]`` under P and ``q[j]`` under Q, plus ``p_inf = P(L = +inf)`` (P-mass where Q vanishes)
     and ``q_inf = Q(L = -inf)``.
@@ -54,6 +65,8 @@ def ceiling_from_masses(losses, p, q, *, n: int, alpha: float = 0.05, delta: flo
     Both orientations are scored: events ``{L >= t}`` (P high; tails of ``p`` against ``q``) and ``{L <= t}``
     (Q high; lower tails of ``q`` against ``p``), at every threshold of the grid. ``n`` estimation samples per
     side, one-sided Clopper-Pearson bounds at ``alpha / (2 candidates)`` each (the auditor's Bonferroni split).
+    Returns ``(ceiling, t, p_high)``: the value and its event, ``{L >= t}`` if ``p_high`` else ``{L <= t}``
+    (``t`` is +-inf for the infinite-loss atoms; ``nan`` when nothing certifies more than 0).
     """
     n = check_positive_int(n, "n")
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
@@ -67,7 +80,7 @@ def ceiling_from_masses(losses, p, q, *, n: int, alpha: float = 0.05, delta: flo
     if np.any(p < 0) or np.any(q < 0) or p_inf < 0 or q_inf < 0:
         raise ValueError("probability masses must be >= 0")
     order = np.argsort(losses, kind="stable")
-    p, q = p[order], q[order]
+    losses, p, q = losses[order], p[order], q[order]
     a = alpha / (2.0 * candidates)
     # P high: S_t = {L >= t}; tails from the top, the +inf atom always inside.
     p_upper = np.cumsum(p[::-1])[::-1] + p_inf
@@ -75,11 +88,19 @@ def ceiling_from_masses(losses, p, q, *, n: int, alpha: float = 0.05, delta: flo
     # Q high: S_t = {L <= t}; tails from the bottom, the -inf atom always inside.
     q_lower = np.cumsum(q) + q_inf
     p_lower = np.cumsum(p)
-    best = max(_log_ratio_curve(p_upper, q_upper, n, a, delta), _log_ratio_curve(q_lower, p_lower, n, a, delta))
+    best = (0.0, math.nan, True)
+    for value, j, p_high in (_log_ratio_curve(p_upper, q_upper, n, a, delta) + (True,),
+                             _log_ratio_curve(q_lower, p_lower, n, a, delta) + (False,)):
+        if j >= 0 and value > best[0]:
+            best = (value, float(losses[j]), p_high)
     if p_inf > 0:  # the event {L = +inf} alone
-        best = max(best, _log_ratio_curve(np.array([p_inf]), np.array([0.0]), n, a, delta))
+        value = _log_ratio_curve(np.array([p_inf]), np.array([0.0]), n, a, delta)[0]
+        if value > best[0]:
+            best = (value, math.inf, True)
     if q_inf > 0:
-        best = max(best, _log_ratio_curve(np.array([q_inf]), np.array([0.0]), n, a, delta))
+        value = _log_ratio_curve(np.array([q_inf]), np.array([0.0]), n, a, delta)[0]
+        if value > best[0]:
+            best = (value, -math.inf, False)
     return best
 
 

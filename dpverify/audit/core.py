@@ -30,10 +30,13 @@ The mechanism protocol (all optional besides the call): ``mechanism(dataset, n, 
 same way, e.g. a chain's per-step mixture likelihood ratio); ``exact_epsilon(dataset, neighbour, delta)``;
 ``account(delta)`` (the accountant's epsilon, a :class:`~dpverify.guarantees.Conversion`);
 ``pair_privacy_loss(dataset, neighbour)`` (an object whose ``masses()`` returns the privacy-loss masses
-``(losses, p, q, p_inf, q_inf)`` of the pair, and whose ``basis`` says what it is; for the budget ceiling).
+``(losses, p, q, p_inf, q_inf)`` of the pair, whose ``basis`` says what it is and ``exact`` whether it is the pair's
+own law or an upper bound on it, e.g. :class:`~dpverify.mechanisms.description.PairPrivacyLoss`; for the budget
+ceiling).
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -42,13 +45,20 @@ import numpy as np
 
 from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.audit.bounds import epsilon_lower_bound
-from dpverify.audit.ceiling import ceiling_from_masses, saturation
+from dpverify.audit.ceiling import ceiling_event, ceiling_from_masses, saturation
 from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.datasets import check_adjacent
 from dpverify.audit.events import is_discrete, outcome_log_ratio
-from dpverify.audit.likelihood_ratio import log_likelihood_ratio, whitebox_statistic
+from dpverify.audit.likelihood_ratio import DECIMALS, log_likelihood_ratio, whitebox_statistic
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
-from dpverify.audit.statistics import Statistic, best_thresholds, flatten, identity, mean_difference_projection
+from dpverify.audit.statistics import (
+    Statistic,
+    ThresholdEvent,
+    best_thresholds,
+    flatten,
+    identity,
+    mean_difference_projection,
+)
 from dpverify.audit.tradeoff import tradeoff_curve
 from dpverify.audit.verdicts import POWER_FACTOR, verdict_reason
 
@@ -86,6 +96,9 @@ class AuditResult:
     #: the most any event-based audit could certify on this pair with these samples (:mod:`.ceiling`)
     budget_ceiling: float | None = None
     ceiling_basis: str = ""
+    #: True when the ceiling comes from the pair's own privacy loss; False when from an upper bound on it (the
+    #: mechanism's worst case, or the path for a final release): then it can only prove an audit inconclusive
+    ceiling_exact: bool = False
     #: the most any pair at all could be certified with these samples
     saturation: float | None = None
 
@@ -148,6 +161,36 @@ def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> 
     elif not scalar:
         found.append(learned_log_odds(f0, f1, model="logistic", seed=seed))
     return found
+
+
+#: Statistics whose values are the privacy loss log dP_D/dP_D' itself (exactly, when the pair's law is known).
+_LOSS_STATISTICS = ("likelihood_ratio", "whitebox_llr")
+
+
+def _privacy_loss_event(pool, privacy_loss, n: int, alpha: float, delta: float, candidates: int):
+    """The budget ceiling's own event, on a likelihood-ratio statistic, when the pair's privacy loss is known exactly.
+
+    The ceiling's argmax ``{L >= t}`` (or ``{L <= t}``) is the Neyman-Pearson event with the best expected certificate
+    at the estimation size; choosing it from the *known* law needs no selection sample, so it is free of the
+    threshold-selection noise that makes small-epsilon audits pick lucky tail events. It is counted as one more
+    candidate beside the data-driven one (Bonferroni), so an implementation that departs from its description is
+    still caught by the data-driven event. None when not applicable.
+    """
+    if privacy_loss is None or not getattr(privacy_loss, "exact", False):
+        return None
+    stats = [stat for stat, _ in pool if stat.name in _LOSS_STATISTICS]
+    if not stats:
+        return None
+    losses, p, q, p_inf, q_inf = privacy_loss.masses()
+    value, t, p_high = ceiling_event(losses, p, q, p_inf=p_inf, q_inf=q_inf, n=n, alpha=alpha, delta=delta,
+                                     candidates=candidates)
+    if not value > 0 or not math.isfinite(t):
+        return None
+    if p_high:  # {s >= t}, more likely under M(dataset)
+        event = ThresholdEvent(t, False, True, value)
+    else:  # {s <= t} = not {s >= t+}, more likely under M(neighbour); the statistic is rounded to DECIMALS places
+        event = ThresholdEvent(t + 10.0 ** -DECIMALS, True, False, value)
+    return stats[0], event
 
 
 def audit(
@@ -236,6 +279,9 @@ def audit(
         pool.extend((stat, event) for event in best_thresholds(s0, s1, delta=delta, alpha=alpha))
     pool.sort(key=lambda pair: -pair[1].score)
     chosen = pool[:candidates]
+    oracle = _privacy_loss_event(pool, privacy_loss, plan.n_estimation, alpha, delta, candidates + 1)
+    if oracle is not None:
+        chosen.append(oracle)
 
     # Estimation: count the chosen events on fresh samples (each statistic evaluated once per chunk).
     stats = {id(stat): stat for stat, _ in chosen}
@@ -270,12 +316,16 @@ def audit(
         for j, (st_, ev) in enumerate(chosen)
     )
     ceiling = ceiling_basis = None
+    ceiling_exact = False
     if privacy_loss is not None:
         losses, p, q, p_inf, q_inf = privacy_loss.masses()
+        # the most a single-event audit (the user's ``candidates``) could certify; an extra privacy-loss event
+        # costs this audit a Bonferroni share, not the ceiling
         ceiling = ceiling_from_masses(losses, p, q, p_inf=p_inf, q_inf=q_inf, n=n, alpha=alpha, delta=delta,
-                                      candidates=len(chosen))
+                                      candidates=candidates)
         ceiling_basis = str(getattr(privacy_loss, "basis", ""))
-    sat = saturation(n, alpha=alpha, delta=delta, candidates=len(chosen))
+        ceiling_exact = bool(getattr(privacy_loss, "exact", False))
+    sat = saturation(n, alpha=alpha, delta=delta, candidates=candidates)
     verdict, reason = verdict_reason(eps_lower, epsilon, budget_ceiling=ceiling, saturation=sat,
                                      power_factor=power_factor)
     return AuditResult(
@@ -289,6 +339,7 @@ def audit(
         accountant_method="" if accountant is None else str(accountant.method),
         budget_ceiling=ceiling,
         ceiling_basis=ceiling_basis or "",
+        ceiling_exact=ceiling_exact,
         saturation=sat,
         samples=samples,
         confidence=confidence,

@@ -21,8 +21,6 @@ power. ``detectable_factor = claim / ceiling`` is reported beside the verdict so
 """
 from __future__ import annotations
 
-import math
-
 __all__ = ["VERDICTS", "POWER_FACTOR", "verdict", "verdict_reason"]
 
 VERDICTS = ("violation", "consistent", "inconclusive")
@@ -44,10 +42,12 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
         return "inconclusive", (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
                                 f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
     if budget_ceiling is not None and budget_ceiling * power_factor < epsilon_claimed:
-        factor = math.inf if budget_ceiling <= 0 else epsilon_claimed / budget_ceiling
+        if budget_ceiling <= 0:
+            return "inconclusive", ("budget ceiling 0: at this budget no event-based audit can certify anything "
+                                    "above 0 on the audited run, so no violation of the claim could be shown")
         return "inconclusive", (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
-                                f"implementation leaking about {_fmt(factor)}x more than the audited run "
-                                "would be flagged at this budget")
+                                f"implementation leaking about {_fmt(epsilon_claimed / budget_ceiling)}x more than "
+                                "the audited run would be flagged at this budget")
     if epsilon_lower <= 0:
         return "inconclusive", "certified 0: no event separated the two sides at this budget"
     return "consistent", f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"

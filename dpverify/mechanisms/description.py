@@ -51,6 +51,7 @@ __all__ = [
     "PureDPStep",
     "Repeated",
     "MechanismDescription",
+    "PairPrivacyLoss",
     "describe_steps",
 ]
 
@@ -173,6 +174,24 @@ class Repeated:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "count", check_positive_int(self.count, "count"))
+
+
+@dataclass(frozen=True)
+class PairPrivacyLoss:
+    """The privacy-loss distribution of one audited pair, with what it is: ``exact`` (the pair's own law, e.g. a
+    verified canary's path) or an upper bound (``exact=False``: the mechanism's worst case, or the path's law for a
+    final release) -- an upper bound on the privacy loss gives an upper bound on the budget ceiling, which can only
+    prove an audit inconclusive, never conclusive. ``masses()`` feeds :mod:`dpverify.audit.ceiling`."""
+
+    pld: object
+    basis: str
+    exact: bool
+
+    def masses(self):
+        return self.pld.masses()
+
+    def epsilon(self, delta: float) -> float:
+        return float(self.pld.epsilon(delta))
 
 
 def describe_steps(steps: Iterable[Step]) -> tuple[Repeated, ...]:

@@ -316,9 +316,10 @@ class GradientMechanism:
         return self.mechanism().scaled(shift / self.record_sensitivity)
 
     def pair_privacy_loss(self, dataset, neighbour):
-        """The privacy-loss distribution of the pair for the budget ceiling: the description's PLD with the
-        canary's sensitivity when the pair is a verified canary (:meth:`canary_shift`), else None (unknown).
-        Computed once per pair (cached on the sampler)."""
+        """The pair's privacy loss for the budget ceiling (a
+        :class:`~dpverify.mechanisms.description.PairPrivacyLoss`): the description's PLD with the canary's
+        sensitivity when the pair is a verified canary (:meth:`canary_shift`; exact for path releases), else the
+        mechanism's worst-case PLD (an upper bound). None for a run without noise. Cached per pair."""
         key = (self._pair_key(dataset), self._pair_key(neighbour))
         cache = self.__dict__.setdefault("_pair_pld_cache", {})
         if key not in cache:
@@ -331,15 +332,19 @@ class GradientMechanism:
         return arr.shape, hash(arr.tobytes())
 
     def _canary_pld(self, dataset, neighbour):
-        shift = self.canary_shift(dataset, neighbour)
-        if shift is None or not self.mechanism().is_private:
+        from dpverify.mechanisms.description import PairPrivacyLoss
+
+        if not self.mechanism().is_private:
             return None
+        shift = self.canary_shift(dataset, neighbour)
+        path = self.output == "path"
+        if shift is None:
+            return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD (the pair is "
+                                   "not a verified canary)" + ("" if path else ", of the path"), exact=False)
         description = self._canary_description(shift)
-        pld = description.pld()
-        exactness = "exact" if self.output == "path" else "of the path: an upper bound for the final iterate"
-        pld.basis = (f"canary pair PLD ({exactness}): gradient difference {shift:.4g} of the sensitivity "
-                     f"{self.record_sensitivity:.4g}; {description.summary()}")
-        return pld
+        exactness = "exact" if path else "of the path: an upper bound for the final iterate"
+        return PairPrivacyLoss(description.pld(), f"canary pair PLD ({exactness}): gradient difference {shift:.4g} of "
+                               f"the sensitivity {self.record_sensitivity:.4g}", exact=path)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         """For a path release on a verified canary pair: the pair's epsilon at ``delta`` from its privacy-loss
@@ -347,8 +352,8 @@ class GradientMechanism:
         releases: the path's value is only an upper bound; other pairs: unknown)."""
         if self.output != "path" or not delta > 0:
             return None
-        pld = self.pair_privacy_loss(dataset, neighbour)
-        return None if pld is None else float(pld.epsilon(delta))
+        loss = self.pair_privacy_loss(dataset, neighbour)
+        return loss.epsilon(delta) if loss is not None and loss.exact else None
 
 
 class LangevinSampler(GradientMechanism, StochasticGradientSampler):

@@ -61,16 +61,16 @@ class HybridOPSSGLD(StochasticGradientSampler):
     def pair_privacy_loss(self, dataset, neighbour):
         """The OPS part at the worst pure (eps/2)-DP pair (its exact law is not known: an upper bound) composed with
         the DP-SGLD part's canary PLD; None unless the pair is a verified canary of the DP-SGLD part."""
+        from dpverify.mechanisms.description import PairPrivacyLoss
+
         shift = self.sgld.canary_shift(dataset, neighbour)
         if shift is None:
-            return None
+            return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD", exact=False)
         sgld = self.sgld._canary_description(shift)
         description = MechanismDescription((Repeated(PureDPStep(self.epsilon / 2, "OPS draw")),) + sgld.steps,
                                            "replace_one", "path", "Wang et al. 2015, Alg. 3")
-        pld = description.pld()
-        pld.basis = ("upper bound: the OPS draw at the worst pure (eps/2)-DP pair, then the DP-SGLD steps at the "
-                     f"canary's gradient difference {shift:.4g}")
-        return pld
+        return PairPrivacyLoss(description.pld(), "upper bound: the OPS draw at the worst pure (eps/2)-DP pair, "
+                               f"then the DP-SGLD steps at the canary's gradient difference {shift:.4g}", exact=False)
 
     @property
     def log_likelihood_ratio(self):

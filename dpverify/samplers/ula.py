@@ -101,12 +101,27 @@ class _ULA(LangevinSampler):
             raise ValueError("the two ULA laws do not share a covariance; exact_epsilon needs equal dataset sizes")
         return float(np.sqrt(np.sum((m1 - m2) ** 2 / v1)))
 
-    def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
-        """Exact epsilon of this pair at ``delta`` (both directions are the same for a Gaussian shift)."""
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
+        """Exact epsilon of this pair at ``delta`` (both directions are the same for a Gaussian shift); on other
+        models than GaussianTarget, the canary-path value of :class:`LangevinSampler` (None if unknown)."""
         from dpverify.mechanisms.gaussian import gaussian_epsilon
 
+        if not isinstance(self.model, GaussianTarget):
+            return super().exact_epsilon(dataset, neighbour, delta)
         delta = check_delta(delta, allow_zero=False)
         return float(gaussian_epsilon(delta, self._mahalanobis(dataset, neighbour)))
+
+    def pair_privacy_loss(self, dataset, neighbour):
+        """On GaussianTarget the pair's law is Gaussian with a common covariance, final state or path alike: the
+        exact privacy loss of ``N(Delta, 1)`` vs ``N(0, 1)`` with the Mahalanobis distance ``Delta``."""
+        if not isinstance(self.model, GaussianTarget):
+            return super().pair_privacy_loss(dataset, neighbour)
+        from dpverify.accounting.pld import gaussian_pld
+        from dpverify.mechanisms.description import PairPrivacyLoss
+
+        mu = self._mahalanobis(dataset, neighbour)
+        return PairPrivacyLoss(gaussian_pld(mu), f"exact: Gaussian pair, Mahalanobis distance {mu:.4g} "
+                               f"({self.output} of ULA on GaussianTarget)", exact=True)
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         """Normalised log density of each output under this mechanism on ``dataset`` (GaussianTarget only)."""
