@@ -37,8 +37,8 @@ __all__ = ["LogisticRegression", "make_logistic_dataset", "clip_gradients"]
 
 # Rounding slack when checking ||x|| <= R on data that were scaled to the ball in floating point.
 _NORM_SLACK = 1e-12
-# Elements of the gathered mini-batch array processed at once in minibatch_gradient.
-_BLOCK_ELEMENTS = 320_000
+# Padded (chain, record) entries per block of chains in minibatch_gradient (per-pair arrays of a block stay in cache).
+_BLOCK_ELEMENTS = 2**18
 
 
 def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
@@ -132,21 +132,33 @@ class LogisticRegression(Model):
         ``prepared`` is :meth:`prepare` of the dataset, ``idx`` has shape ``(chains, b)``, ``theta``
         ``(chains, d)``; ``weights`` (``(chains, b)``, e.g. a 0/1 mask) multiply each record's term.
         Each per-record gradient is a scalar multiple ``w_i z_i`` of ``z_i``, so clipping to norm ``clip``
-        (Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g|| / clip)``) only rescales ``w_i``.
+        (Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g|| / clip)``) only rescales ``w_i``: with
+        ``||grad_i|| = w_i ||z_i||`` and ``w_i > 0``, ``w_i / max(1, w_i ||z_i|| / clip) = min(w_i, clip / ||z_i||)``.
+
+        Layout: the batch as (chain, record) pairs without padding (:func:`~dpverify.samplers.minibatch.flatten_batches`,
+        zero-weight pairs dropped), margins ``theta_c . z_r`` per pair (:meth:`FlatBatch.dots`), and the sum
+        ``sum_pairs w z_r`` per chain as one sparse-times-dense product (:meth:`FlatBatch.record_sum`). All float64.
         """
+        from dpverify.samplers.minibatch import flatten_batches
+
+        theta = np.asarray(theta, dtype=float)
+        if clip is not None:  # clip / ||z_r|| (inf for z_r = 0, which is never clipped)
+            with np.errstate(divide="ignore"):
+                ceiling = clip / np.sqrt(np.einsum("nd,nd->n", prepared, prepared))
         out = np.empty(theta.shape)
-        record_norms = np.sqrt(np.einsum("nd,nd->n", prepared, prepared)) if clip is not None else None
-        # Blocks of chains keep the gathered (block, b, d) array in cache (about 2x faster for 10^4 chains).
-        block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1] * theta.shape[1]))
+        # Blocks of chains keep every per-pair array of the block in cache.
+        block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1]))
         for lo in range(0, theta.shape[0], block):
             sl = slice(lo, lo + block)
-            zb = np.take(prepared, idx[sl], axis=0)  # (block, b, d)
-            w = expit(-np.matmul(zb, theta[sl, :, None])[..., 0])
-            if clip is not None:  # ||grad_i|| = w_i ||z_i||
-                w = w / np.maximum(1.0, w * np.take(record_norms, idx[sl]) / clip)
-            if weights is not None:
-                w = w * weights[sl]
-            out[sl] = np.matmul(w[:, None, :], zb)[:, 0, :]
+            flat = flatten_batches(idx[sl], None if weights is None else weights[sl])
+            w = flat.dots(theta[sl], prepared)
+            np.negative(w, out=w)
+            expit(w, out=w)  # w_i = sigmoid(-z_i . theta) > 0
+            if clip is not None:  # w / max(1, w ||z|| / clip) = min(w, clip / ||z||) for w > 0
+                np.minimum(w, np.take(ceiling, flat.records), out=w)
+            if flat.weights is not None:
+                w *= flat.weights
+            out[sl] = flat.record_sum(w, prepared)
         return out
 
     def per_record_gradients(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray) -> np.ndarray:

@@ -39,6 +39,8 @@ from dpverify.models.logistic import clip_gradients
 __all__ = ["GaussianTarget", "NonConvexTarget"]
 
 _NORM_SLACK = 1e-12
+# Padded (chain, record) entries per block of chains in the minibatch_gradient methods (per-pair arrays stay in cache).
+_BLOCK_ELEMENTS = 2**18
 
 
 def _validate_points(model, X) -> np.ndarray:
@@ -107,15 +109,41 @@ class GaussianTarget(Model):
         return (prepared[idx] - theta[:, None, :]) / self.noise_variance
 
     def minibatch_gradient(self, prepared, idx, theta, clip=None, weights=None):
-        """Sum over the mini-batch ``idx`` (``(chains, b)``) of the (clipped, weighted) per-record gradients; without
-        clipping it is ``(sum_i w_i x_i - (sum_i w_i) theta) / sigma^2``."""
-        if clip is not None:
-            return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
-        if weights is None:
-            sx, count = np.take(prepared, idx, axis=0).sum(axis=1), idx.shape[1]
-        else:
-            sx, count = np.matmul(weights[:, None, :].astype(float), np.take(prepared, idx, axis=0))[:, 0], weights.sum(axis=1)[:, None]
-        return (sx - count * theta) / self.noise_variance
+        """Sum over the mini-batch ``idx`` (``(chains, b)``) of the (clipped, weighted) per-record gradients
+        ``(x_i - theta) / sigma^2``.
+
+        Without clipping it is ``(sum_i w_i x_i - (sum_i w_i) theta) / sigma^2``: one sparse-times-dense product over
+        the batch's (chain, record) pairs (:func:`~dpverify.samplers.minibatch.flatten_batches`, zero-weight pairs
+        dropped) and the weight total per chain. With clipping (``g / max(1, ||g|| / clip)``, Li et al. 2019, Alg. 1
+        step 4) the per-pair gradients are formed from the gathered records (``x_i - theta`` as the reference
+        computes it, so no cancellation in ``||g||``) and summed per chain in pair order."""
+        from dpverify.samplers.minibatch import flatten_batches
+
+        theta = np.asarray(theta, dtype=float)
+        out = np.empty(theta.shape)
+        block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1]))
+        for lo in range(0, theta.shape[0], block):
+            sl = slice(lo, lo + block)
+            flat = flatten_batches(idx[sl], None if weights is None else weights[sl])
+            th = theta[sl]
+            if clip is None:
+                if flat.weights is None:
+                    res = flat.record_sum(np.ones(flat.records.size), prepared)
+                    res -= flat.counts()[:, None] * th
+                else:
+                    res = flat.record_sum(flat.weights, prepared)
+                    res -= flat.pair_sum(flat.weights)[:, None] * th
+                res /= self.noise_variance
+            else:
+                g = np.take(prepared, flat.records, axis=0)
+                g -= np.repeat(th, flat.counts(), axis=0)
+                g /= self.noise_variance
+                g = clip_gradients(g, clip)
+                if flat.weights is not None:
+                    g *= flat.weights[:, None]
+                res = flat.pair_sum(g)
+            out[sl] = res
+        return out
 
     def full_data_terms(self, prepared, theta):
         """``sum_i log p(x_i | theta)`` (``(chains,)``) and ``sum_i grad log p = (sum_i x_i - N theta)/sigma^2``
@@ -281,8 +309,25 @@ class NonConvexTarget(Model):
         return self._per_record_grad(prepared[idx], theta)
 
     def minibatch_gradient(self, prepared, idx, theta, clip=None, weights=None):
-        """Sum over the mini-batch ``idx`` of the (clipped, weighted) per-record gradients."""
-        return _sum_per_record(self.per_record_gradients(prepared, idx, theta), clip, weights)
+        """Sum over the mini-batch ``idx`` of the (clipped, weighted) per-record gradients, formed for the batch's
+        (chain, record) pairs without padding (:func:`~dpverify.samplers.minibatch.flatten_batches`, zero-weight
+        pairs dropped) and summed per chain in pair order."""
+        from dpverify.samplers.minibatch import flatten_batches
+
+        theta = np.asarray(theta, dtype=float)
+        out = np.empty(theta.shape)
+        block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1]))
+        for lo in range(0, theta.shape[0], block):
+            sl = slice(lo, lo + block)
+            flat = flatten_batches(idx[sl], None if weights is None else weights[sl])
+            th = np.repeat(theta[sl], flat.counts(), axis=0)
+            g = self._per_record_grad(np.take(prepared, flat.records, axis=0)[:, None, :], th)[:, 0, :]
+            if clip is not None:
+                g = clip_gradients(g, clip)
+            if flat.weights is not None:
+                g *= flat.weights[:, None]
+            out[sl] = flat.pair_sum(g)
+        return out
 
     def log_prior(self, theta):
         theta = np.asarray(theta, dtype=float)
