@@ -6,7 +6,8 @@ by Li et al.), evaluated three ways:
 - :func:`eta_max_exact` -- App. C's recipe with the exact moments accountant: the largest step whose
   Algorithm-1 noise multipliers ``sigma_t = q sqrt(N / eta_t) / L`` give ``delta(eps) <= delta`` by the
   tail bound ``min_lam exp(sum_t alpha_t(lam) - lam eps)`` with the exact log moments
-  ``alpha_t(lam) = lam * rdp_t(lam + 1)`` (:mod:`dpverify.accounting.moments`);
+  ``alpha_t(lam) = lam * rdp_t(lam + 1)`` (:mod:`dpverify.accounting.moments`), minimised over fractional
+  ``lam`` (:data:`EXACT_LAMBDAS`);
 - :func:`wang_eta_max` -- the quoted Wang et al. bound ``eps^2 N / (128 L^2 T log(2.5 T/delta) log(2/delta))``.
 
 ``T`` counts iterations (Li et al., Algorithm 1). The decreasing schedule is
@@ -20,6 +21,7 @@ import mpmath as mp
 import numpy as np
 from scipy.optimize import brentq
 
+from dpverify.accounting.accountant import DEFAULT_ORDERS
 from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real, check_sampling_rate
 
 __all__ = [
@@ -34,13 +36,30 @@ __all__ = [
     "delta_exact",
     "epsilon_exact",
     "schedule_noise_multipliers",
+    "INTEGER_LAMBDAS",
+    "ORDER_GRIDS",
     "wang_eta_max",
 ]
 
 SCHEDULES = ("decreasing", "fixed")
-#: Moments-accountant orders lam of the exact accountant's first pass (integers, as in Abadi et al.'s
-#: code); a second pass refines within a factor 1.5 of the best first-pass order (see ``_convert``).
-EXACT_LAMBDAS = np.unique(np.round(np.geomspace(1, 2048, 16)))
+#: Moments-accountant orders lam (Renyi order lam + 1) of the exact accountant's first pass. Fractional:
+#: the tail bound and the RDP conversions hold for every lam > 0, and the exact log moment of the sampled
+#: Gaussian is computed at fractional orders (:mod:`dpverify.accounting.sampled_gaussian`). Integer orders
+#: only (Abadi et al.'s code) miss optima below Renyi order 2 -- Table 1's SVHN row has its optimum near
+#: order 1.3, where integer orders give eps = 2275 and fractional ones 83.6. The grid: 8 orders in
+#: 1 + [1e-3, 0.1), :data:`dpverify.accounting.DEFAULT_ORDERS` (1.1 .. 10.9 by 0.1, 11 .. 63, 128 .. 1024),
+#: 2048 and 4096; a second pass refines within a factor 1.5 of the best (see ``_convert``).
+EXACT_LAMBDAS = np.unique(np.concatenate([
+    np.geomspace(1e-3, 0.1, 9)[:-1],
+    np.asarray(DEFAULT_ORDERS) - 1.0,
+    [2047.0, 4095.0],
+]))
+#: Points of the second pass: geometric in [best/1.5, 1.5 best] (ratio 1.0085 between neighbours).
+REFINE_POINTS = 97
+#: Integer-only orders (Abadi et al.'s code, and dpverify before fractional orders), kept only to show what they
+#: miss (``orders="integer"``): a first pass on these, then every integer within a factor 1.5 of the best.
+INTEGER_LAMBDAS = np.unique(np.round(np.geomspace(1, 4096, 24)))
+ORDER_GRIDS = ("fractional", "integer")
 #: Number of geometric blocks of iterations sharing one noise multiplier in :func:`delta_exact`.
 BLOCKS = 128
 
@@ -161,7 +180,14 @@ def _check_conversion(conversion: str) -> str:
     return conversion
 
 
-def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to: str, conversion: str) -> float:
+def _check_orders_grid(orders: str) -> str:
+    if orders not in ORDER_GRIDS:
+        raise ValueError(f"orders must be one of {ORDER_GRIDS}; got {orders!r}")
+    return orders
+
+
+def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to: str, conversion: str,
+             orders: str = "fractional") -> float:
     """delta at eps = ``target`` (``to="delta"``) or eps at delta = ``target`` from the exact log moments of the
     steps (``sigmas`` repeated ``counts`` times), minimised over orders in two passes (coarse grid, then
     around its best)."""
@@ -185,11 +211,14 @@ def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to
         c = rdp_to_dp(orders, rdp, target, "balle2020")
         return c.epsilon, c.order - 1.0
 
+    if orders == "integer":
+        value, best = run(INTEGER_LAMBDAS)
+        lo, hi = max(1.0, math.floor(best / 1.5)), math.ceil(best * 1.5)
+        return min(value, run(np.arange(lo, hi + 1.0))[0])
     value, best = run(EXACT_LAMBDAS)
-    # delta(lam) can be sharp near the optimum (where subsampling stops amplifying): every integer
-    # within a factor 1.5 of the coarse optimum, or 96 geometric integers when that is too many
-    lo, hi = max(1.0, math.floor(best / 1.5)), math.ceil(best * 1.5)
-    fine = np.arange(lo, hi + 1.0) if hi - lo <= 256 else np.unique(np.round(np.geomspace(lo, hi, 96)))
+    # log delta(lam) and eps(lam) are unimodal in lam (the log moment is convex) but can be sharp near the
+    # optimum (where subsampling stops amplifying): a fine geometric pass within a factor 1.5 of it
+    fine = np.geomspace(best / 1.5, best * 1.5, REFINE_POINTS)
     return min(value, run(fine)[0])
 
 
@@ -205,13 +234,13 @@ def delta_exact(N: int, T: int, L: float, epsilon: float, q: float, eta: float,
 
 
 def epsilon_exact(N: int, T: int, L: float, delta: float, q: float, eta: float,
-                  schedule: str = "fixed", conversion: str = "moments") -> float:
+                  schedule: str = "fixed", conversion: str = "moments", orders: str = "fractional") -> float:
     """epsilon of Algorithm 1 at ``delta`` from the exact log moments of its noise multipliers: the tail bound
     solved for eps, ``min_lam (alpha(lam) + log(1/delta))/lam`` (``conversion="moments"``), or Balle et
-    al. 2020's conversion."""
+    al. 2020's conversion. ``orders="integer"`` restricts lam to integers (to show what that misses)."""
     conversion = _check_conversion(conversion)
     sigmas, counts = schedule_noise_multipliers(N, T, L, q, eta, _check_schedule(schedule))
-    return _convert(q, sigmas, counts, delta, "epsilon", conversion)
+    return _convert(q, sigmas, counts, delta, "epsilon", conversion, _check_orders_grid(orders))
 
 
 def eta_max_exact(N: int, T: int, L: float, epsilon: float, delta: float, q: float,
@@ -233,7 +262,10 @@ def eta_max_exact(N: int, T: int, L: float, epsilon: float, delta: float, q: flo
         lo -= 2.0
     while f(hi) < 0:
         hi += 2.0
-    return math.exp(brentq(f, lo, hi, xtol=1e-4))
+    root = brentq(f, lo, hi, xtol=1e-9)
+    while f(root) > 0:  # brentq's answer can sit just above the root: step down until delta <= target holds
+        root -= 1e-9
+    return math.exp(root)
 
 
 def wang_eta_max(N: int, T: int, L: float, epsilon: float, delta: float, *, log_arg_factor: float = 2.5) -> float:

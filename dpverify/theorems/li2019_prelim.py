@@ -513,3 +513,141 @@ def _():
 
 
 register(alg1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _event_profile(p: np.ndarray, q: np.ndarray, e: float) -> tuple[float, float]:
+    """By enumerating every event S of two discrete laws: (max P(S)/Q(S) over Q(S) > 0, max P(S) - e^e Q(S))."""
+    ratio, slack = 0.0, 0.0
+    for r in range(len(p) + 1):
+        for S in itertools.combinations(range(len(p)), r):
+            ps, qs = float(p[list(S)].sum()), float(q[list(S)].sum())
+            if qs > 0:
+                ratio = max(ratio, ps / qs)
+            slack = max(slack, ps - math.exp(e) * qs)
+    return ratio, slack
+
+
+def _def1_cases():
+    out = []
+    for e, d in ((0.7, 0.03), (2.3, 0.001), (0.05, 0.2)):
+        keep = math.exp(e) / (1 + math.exp(e))
+        rr_ratio, _ = _event_profile(np.array([keep, 1 - keep]), np.array([1 - keep, keep]), e)
+        a, b = (1 - d) * keep, (1 - d) * (1 - keep)  # the canonical (eps, delta) pair (Kairouz et al. 2015)
+        _, slack = _event_profile(np.array([d, a, b, 0.0]), np.array([0.0, b, a, d]), e)
+        out.append(({"epsilon": e, "delta": d}, {"probability_ratio_bound": rr_ratio, "additive_slack": slack}))
+    return out
+
+
+def1.add_pin(
+    "pin_events_enumerated",
+    "by enumerating all events: randomized response at eps has largest probability ratio e^eps, the canonical "
+    "(eps, delta) pair has largest P(S) - e^eps Q(S) = delta; rel 1e-12, abs 1e-15",
+    _def1_cases, rel=1e-12, abs_tol=1e-15)
+
+
+def _gauss_log_moment_quad(mu_: float, s_: float, lam_: float) -> float:
+    """log E_{o ~ N(mu, s^2)} exp(lam c(o)), c the privacy loss against N(0, s^2): scipy quadrature of the integrand
+    divided by its numerically located maximum (so large lam does not overflow)."""
+    from scipy import integrate, optimize
+
+    def log_f(o):
+        return -((o - mu_) ** 2) / (2 * s_**2) - math.log(math.sqrt(2 * math.pi) * s_) + lam_ * (2 * o * mu_ - mu_**2) / (2 * s_**2)
+
+    peak = optimize.minimize_scalar(lambda o: -log_f(o), bracket=(mu_ - s_, mu_ + s_)).x
+    top = log_f(peak)
+    val, _ = integrate.quad(lambda o: math.exp(log_f(o) - top), peak - 40 * s_, peak + 40 * s_, points=[peak],
+                            limit=400, epsabs=0.0, epsrel=1e-13)
+    return top + math.log(val)
+
+
+def2.add_pin(
+    "pin_privacy_loss_moments_by_quadrature",
+    "mean and variance of c(o) = log N(o; mu, s^2)/N(o; 0, s^2) for o ~ N(mu, s^2), by scipy quadrature at mu = 1.7, "
+    "s = 0.8 and mu = 0.3, s = 2.5; rel 1e-9",
+    lambda: [({"mu": m, "sigma": s_}, _loss_moments(m, s_)) for m, s_ in ((1.7, 0.8), (0.3, 2.5))], rel=1e-9)
+
+
+def _loss_moments(mu_: float, s_: float) -> dict[str, float]:
+    from scipy import integrate
+
+    c = lambda o: (2 * o * mu_ - mu_**2) / (2 * s_**2)  # noqa: E731
+    dens = lambda o: math.exp(-((o - mu_) ** 2) / (2 * s_**2)) / (math.sqrt(2 * math.pi) * s_)  # noqa: E731
+    kw = dict(limit=400, epsabs=1e-14, epsrel=1e-13)
+    m1 = integrate.quad(lambda o: dens(o) * c(o), mu_ - 20 * s_, mu_ + 20 * s_, **kw)[0]
+    m2 = integrate.quad(lambda o: dens(o) * (c(o) - m1) ** 2, mu_ - 20 * s_, mu_ + 20 * s_, **kw)[0]
+    return {"mean": m1, "variance": m2}
+
+
+def3.add_pin(
+    "pin_log_mgf_by_quadrature",
+    "log E exp(lam c) of the Gaussian mechanism by scipy quadrature at (mu, sigma, lam) = (1.7, 0.8, 2.5), "
+    "(0.3, 2.5, 0.4), (1, 3, 31); rel 1e-9",
+    lambda: [({"mu": m, "sigma": s_, "lam": l_}, {"log_moment": _gauss_log_moment_quad(m, s_, l_)})
+             for m, s_, l_ in ((1.7, 0.8, 2.5), (0.3, 2.5, 0.4), (1.0, 3.0, 31.0))], rel=1e-9)
+
+thm1c.add_pin(
+    "pin_k_fold_gaussian_by_quadrature",
+    "k Gaussian mechanisms (sensitivity 1, noise sigma) are one Gaussian mechanism with shift sqrt(k) (rotation "
+    "invariance, no composition theorem used); its log moment by scipy quadrature; rel 1e-9",
+    lambda: [({"sigma": s_, "lam": l_, "k": kk}, {"log_moment": _gauss_log_moment_quad(math.sqrt(kk), s_, l_)})
+             for s_, l_, kk in ((1.3, 2.5, 7), (0.8, 0.7, 3), (4.0, 12.0, 50))], rel=1e-9)
+
+
+def _tail_cases():
+    from dpverify.accounting.moments import delta_from_log_moments, epsilon_from_log_moments
+
+    out = []
+    for s_, l_, kk, e in ((2.0, 3.0, 4, 4.0), (5.0, 5.0, 10, 3.0), (0.7, 0.5, 1, 3.0)):
+        alpha = np.array([_gauss_log_moment_quad(math.sqrt(kk), s_, l_)])
+        tb = delta_from_log_moments([l_], alpha, e)  # dpverify.accounting.moments: the tail bound at this lam
+        back = epsilon_from_log_moments([l_], alpha, tb.delta)  # and inverted at that delta
+        out.append(({"epsilon": e, "sigma": s_, "lam": l_, "k": kk}, {"delta": tb.delta, "epsilon": back.epsilon}))
+    return out
+
+
+thm1t.add_pin(
+    "pin_core_tail_bound",
+    "exp(alpha(lam) - lam eps) with alpha by quadrature, through dpverify.accounting.moments.delta_from_log_moments, "
+    "and the epsilon that epsilon_from_log_moments recovers at that delta; rel 1e-8 (quadrature error 1e-13 "
+    "relative in the moment, amplified by at most lam eps = 15 in delta)",
+    _tail_cases, rel=1e-8)
+
+
+def _lem2_cases():
+    out = []
+    for q_, s_, l_ in ((0.01, 2.0, 4.0), (0.003, 1.5, 0.6), (0.02, 1.2, 2.0)):
+        # the q^2 coefficient of the exact log moment, lam (lam+1) (e^{1/s^2} - 1)/2, bounded by lam (lam+1)/s^2 (check
+        # q_squared_coefficient), with the 1/(1 - q) of Abadi et al.'s Lemma 3 -- typed from the statement
+        out.append(({"q": q_, "sigma": s_, "lam": l_}, {"log_moment": q_ * q_ * l_ * (l_ + 1) / ((1 - q_) * s_ * s_)}))
+    return out
+
+
+lem2.add_pin(
+    "pin_statement_by_hand",
+    "q^2 lam (lam+1)/((1-q) sigma^2) typed from the statement in floats, inside the hypotheses; rel 1e-13 (the check "
+    "leading_term_vs_exact compares it with the exact log moment)",
+    _lem2_cases, rel=1e-13)
+
+rem1.add_pin(
+    "pin_statement_by_hand",
+    "q^2 lam (lam+1)/sigma^2 typed from Remark 1 in floats; rel 1e-13",
+    lambda: [({"q": q_, "sigma": s_, "lam": l_}, {"log_moment": q_ * q_ * l_ * (l_ + 1) / (s_ * s_)})
+             for q_, s_, l_ in ((0.01, 2.0, 4.0), (0.2, 0.7, 0.3))], rel=1e-13)
+
+
+def _alg1_cases():
+    out = []
+    for N_v, q_v, eta_v, L_v in ((60_000, 128 / 60_000, 0.3, 0.3), (1_000, 0.05, 2e-3, 4.0)):
+        std = math.sqrt(eta_v / N_v)  # z_t ~ N(0, eta/N)
+        sens = eta_v * L_v / (q_v * N_v)  # one clipped gradient (norm L) in (eta/tau) sum g~, tau = q N
+        out.append(({"N": N_v, "q": q_v, "eta": eta_v, "L": L_v}, {"noise_variance": std**2, "noise_multiplier": std / sens}))
+    return out
+
+
+alg1.add_pin(
+    "pin_noise_over_sensitivity",
+    "noise multiplier = std of z_t (sqrt(eta/N)) over the L2 sensitivity eta L/tau of the step's data term, and the "
+    "noise variance eta/N, at two settings with L != 1; rel 1e-12",
+    _alg1_cases, rel=1e-12)

@@ -272,3 +272,33 @@ def _():
 
 register(thm3)
 register(thm4)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+#: (N, T, L, q, epsilon, delta) points with L != 1 and q > 0 (so a dropped 1 - q or L^2 shows).
+_STEP_POINTS = ((50_000, 10_000, 1.3, 128 / 50_000, 0.1, 1e-5), (60_000, 9_375, 0.3, 128 / 60_000, 0.99, 1e-5),
+                (1_000, 300, 4.0, 0.05, 2.0, 1e-3))
+
+
+def _step_cases(schedule: str):
+    def cases():
+        out = []
+        for N_, T_, L_, q_, e, d in _STEP_POINTS:
+            bound = eta_max_lemma2(N_, T_, L_, e, d, q=q_, schedule=schedule)  # the float implementation (k_max_float)
+            horizon = T_ ** (2 / 3) if schedule == "decreasing" else float(T_)
+            # App. C: the constant that makes the printed iii) (at t = 1) equal the bound
+            c2_v = math.sqrt(e * e * N_ / (bound * L_ * L_ * horizon * math.log(1 / d)))
+            out.append(({"N": N_, "T": T_, "L": L_, "q": q_, "epsilon": e, "delta": d, "eta": bound / 2},
+                        {"eta_max": bound, "c2": c2_v, "epsilon": e, "delta": d}))
+        return out
+    return cases
+
+
+for _thm, _schedule in ((thm3, "decreasing"), (thm4, "fixed")):
+    _thm.add_pin(
+        "pin_float_bound_and_app_c_constant",
+        "eta_max against dpverify.theorems.li2019_bounds.eta_max_lemma2 (floats; H_T by mpmath's Hurwitz zeta for the "
+        "decreasing schedule), c2 solved from the printed iii) at t = 1 with that bound (App. C's recipe), and the "
+        "target (eps, delta), at three points with L != 1 (hypotheses not required here); rel 1e-10",
+        _step_cases(_schedule), rel=1e-10, allow_unguaranteed=True)

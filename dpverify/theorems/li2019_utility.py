@@ -350,3 +350,81 @@ asm.errata += [
             "<theta, grad_theta U(theta)> >= m ||theta||^2 - b (and smoothness in theta)"),
 ]
 register(asm)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _prop5_floats(N_: int, T_: float, tau_: int, Gam: float, C_: float, e0: float) -> float:
+    """eq. (8)'s bound in floats, with the proof's integral approximations of sum eta_t and sum eta_t^2 for
+    eta_t = N eta~0 t^{-1/3} T^{-2/3} (sum_t t^p ~ T^{p+1}/(p+1))."""
+    scale = N_ * e0 * T_ ** (-2 / 3)
+    s1 = scale * T_ ** (2 / 3) / (2 / 3)
+    s2 = scale**2 * T_ ** (1 / 3) / (1 / 3)
+    return C_ * (s2 / s1**2 * (N_ / tau_ - 1) * N_**2 * Gam + 1 / s1 + s2**2 / s1**2)
+
+
+def _prop5_cases():
+    from scipy.optimize import minimize_scalar
+
+    out = []
+    for N_, T_, tau_, Gam, C_, e0 in ((1_000, 1e6, 50, 1e-7, 2.5, 3.0), (200, 5e4, 20, 1e-4, 0.7, 0.2)):
+        # the minimiser of the floats bound over eta~0 (bounded Brent search in log eta~0)
+        opt = minimize_scalar(lambda x: _prop5_floats(N_, T_, tau_, Gam, C_, math.exp(x)), bounds=(-30, 30),
+                              method="bounded", options={"xatol": 1e-12})
+        out.append(({"N": N_, "T": T_, "tau": tau_, "Gamma_M": Gam, "C": C_, "eta_tilde_0": e0},
+                    {"mse_bound": _prop5_floats(N_, T_, tau_, Gam, C_, e0), "eta_tilde_0_opt": math.exp(opt.x)}))
+    return out
+
+
+prop5.add_pin(
+    "pin_eq8_in_floats",
+    "eq. (8) with Theorem 3's schedule and the proof's integral approximations evaluated in floats, and its minimiser "
+    "over eta~0 by a bounded Brent search; rel 1e-9 for the bound, 1e-6 for the minimiser (Brent's xatol 1e-12 in "
+    "log eta~0 on a flat minimum: error ~ sqrt(machine eps) relative)",
+    _prop5_cases, rel=1e-6)
+
+
+def _prop6_cases():
+    from scipy.optimize import minimize_scalar
+
+    out = []
+    for N_, T_, tau_, e, Gam, C_ in ((1_000, 1e5, 50, 0.01, 1e-6, 2.5), (300, 2e3, 30, 0.2, 1e-3, 0.4)):
+        mse = lambda x: C_ * ((N_ / tau_ - 1) * N_**2 * Gam / T_ + 1 / (T_ * x) + x * x)  # noqa: E731  Chen et al., typed
+        opt = minimize_scalar(lambda lx: mse(math.exp(lx)), bounds=(-30, 5), method="bounded", options={"xatol": 1e-12})
+        out.append(({"N": N_, "T": T_, "tau": tau_, "eta": e, "Gamma_M": Gam, "C": C_},
+                    {"mse_bound": mse(e), "eta_opt": math.exp(opt.x)}))
+    return out
+
+
+prop6.add_pin(
+    "pin_bound_and_numeric_minimiser",
+    "the MSE bound typed from the statement in floats, and its minimiser in eta by a bounded Brent search; rel 1e-6 "
+    "(Brent on a flat minimum)",
+    _prop6_cases, rel=1e-6)
+
+
+def _prop7_cases():
+    from scipy.optimize import brentq
+
+    out = []
+    for T_, A_, N_ in ((1e6, 3.0, 1_000), (5e3, 0.5, 40)):
+        # omega in (0, 1) solving T = A log^5(1/omega)/omega^4: root in m = log(1/omega) of A m^5 e^{4m} = T (increasing)
+        m = brentq(lambda mm: math.log(A_) + 5 * math.log(mm) + 4 * mm - math.log(T_), 1e-9, 200.0, xtol=1e-15, rtol=1e-15)
+        om = math.exp(-m)
+        out.append(({"T": T_, "A": A_, "N": N_, "omega": 0.5, "eta": 1e-12}, {"omega_of_T": om, "excess_risk_order": m + om + 1 / N_}))
+    return out
+
+
+prop7.add_pin(
+    "pin_root_of_the_statement",
+    "omega solving T = A log^5(1/omega)/omega^4 by brentq (no Lambert W), and the bound log(1/omega) + omega + 1/N at "
+    "it; rel 1e-10",
+    _prop7_cases, rel=1e-10)
+
+asm.add_pin(
+    "pin_printed_threshold",
+    "the first part of eq. (9)'s range, m/(4 M^2), typed from the paper in floats at m = 2.5, M = 1.7 and m = 3, "
+    "M = 0.4; rel 1e-14",
+    lambda: [({"m": m_v, "M": M_v, "omega": 0.01, "Delta": 0.5}, {"omega_max": m_v / (4 * M_v * M_v)})
+             for m_v, M_v in ((2.5, 1.7), (3.0, 0.4))],
+    rel=1e-14, allow_unguaranteed=True)

@@ -44,6 +44,8 @@ wang = Theorem(
                    "(T_W = q T): T >= eps^2/(32 q^2 log(2/delta))"),
     ],
     conclusion={"eta_max": WANG_QUOTED, "epsilon": eps, "delta": delta},
+    optional={"q": "only the hypothesis wang_passes (Wang's pass condition) uses the sampling rate; without it the "
+                   "quoted bound is evaluated and the hypothesis reported unchecked"},
     statement=(
         "Wang et al. (2015) show SGLD is (eps, delta)-DP if eta_t < eps^2 N/(128 L^2 T log(2.5T/delta) log(2/delta)) "
         "(Li's units: T iterations, Li's step). The symbolic check shows this is exactly Wang's Alg. 2 "
@@ -237,3 +239,30 @@ def _add_example_errata() -> None:
 
 _add_example_errata()
 register(example)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins: every conclusion evaluated at points and compared with an independent computation.
+def _wang_alg2_in_li_units(N_: int, T_: int, L_: float, e: float, d: float, tau_: int) -> float:
+    """N / D_W: Wang et al.'s Alg. 2 plain-SGLD boundary (data-term coefficient D_W typed from Wang's paper, T_W = tau T/N
+    passes) converted to Li's step (eta = N eta_W). tau cancels; it is passed to show it."""
+    T_w = tau_ * T_ / N_
+    D_w = 128 * N_ * T_w * L_**2 / (tau_ * e**2) * math.log(2.5 * N_ * T_w / (tau_ * d)) * math.log(2 / d)
+    return N_ / D_w
+
+
+wang.add_pin(
+    "pin_wang_alg2_converted",
+    "the quoted bound against Wang's Alg. 2 boundary 1/D_W computed in Wang's units (passes, Wang's step) and converted "
+    "(T_W = tau T/N, eta = N eta_W), at tau = 128 and 7 and L != 1; the target (eps, delta); rel 1e-11",
+    lambda: [({"N": N_, "T": T_, "L": L_, "q": tau_ / N_, "epsilon": e, "delta": d},
+              {"eta_max": _wang_alg2_in_li_units(N_, T_, L_, e, d, tau_), "epsilon": e, "delta": d})
+             for N_, T_, L_, e, d, tau_ in ((50_000, 10_000, 1.0, 0.1, 1e-5, 128), (8_000, 3_000, 2.5, 1.5, 1e-4, 7))],
+    rel=1e-11, allow_unguaranteed=True)
+
+example.add_pin(
+    "pin_float_wang_bound",
+    "eta_max_wang against dpverify.theorems.li2019_bounds.wang_eta_max (floats) at the example and at L = 2.5 (the "
+    "example's L = 1 hides L^2); rel 1e-12",
+    lambda: [({**MNIST_EXAMPLE, "L": L_}, {"eta_max_wang": wang_eta_max(**{**MNIST_EXAMPLE, "L": L_})}) for L_ in (1.0, 2.5)],
+    rel=1e-12)
