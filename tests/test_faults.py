@@ -515,3 +515,9 @@ def test_accountant_cli_large_noise_multiplier_is_fast(capsys):
                  "--delta", "1e-5", "--json"]) == 0
     assert time.perf_counter() - start < 2.0
     assert json.loads(capsys.readouterr().out)["epsilon"] < 1e-6
+
+
+def test_resume_with_nothing_to_resume_starts_a_new_run(tmp_path, capsys):
+    assert main(VERIFY + ["--no-theorems", "--report", str(tmp_path), "--resume"]) == 0
+    assert "nothing to resume: starting a new run" in capsys.readouterr().err
+    assert json.loads((tmp_path / "report.json").read_text())["resumed"] is False
