@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Iterator, Union
 
 import numpy as np
@@ -284,9 +285,6 @@ class MechanismDescription:
                 "notes": list(self.notes)}
 
     # -- accountants ---------------------------------------------------------------------------------------------
-    def _pair_rate_mu(self, step: GaussianStep) -> tuple[float, float]:
-        return step.sampling.rate, step.mu
-
     def rdp(self, orders) -> np.ndarray:
         """RDP of the path at each order: per step ``alpha mu^2 / 2`` (full batch) or the exact RDP of the
         subsampled Gaussian (:func:`dpverify.accounting.sampled_gaussian.rdp_sampled_gaussian`), summed
@@ -302,7 +300,7 @@ class MechanismDescription:
             if isinstance(s, PureDPStep):
                 total += r.count * np.minimum(s.epsilon, a * s.epsilon**2 / 2)
                 continue
-            q, mu = self._pair_rate_mu(s)
+            q, mu = s.sampling.rate, s.mu
             if mu == 0:
                 continue
             if math.isinf(mu):
@@ -315,36 +313,9 @@ class MechanismDescription:
 
     def pld(self, *, interval: float | None = None):
         """The privacy-loss distribution of the path (:mod:`dpverify.accounting.pld`): the composition, in
-        order, of every step's dominating pair (module docstring); an upper bound for a final release."""
-        from dpverify.accounting import pld as pldm
-
-        kwargs = {} if interval is None else {"interval": interval}
-        acc = pldm.PldAccountant(**kwargs)
-        gauss_q, gauss_mu = [], []
-
-        def flush() -> None:
-            if gauss_q:
-                acc.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
-                gauss_q.clear()
-                gauss_mu.clear()
-
-        for r in self.steps:
-            s = r.step
-            if isinstance(s, PureDPStep):
-                flush()
-                if s.epsilon > 0:
-                    acc.compose_pure_dp(s.epsilon, r.count)
-                continue
-            q, mu = self._pair_rate_mu(s)
-            if mu == 0:
-                continue
-            if math.isinf(mu):
-                raise ValueError("a step has no noise (noise_std = 0) and a positive sensitivity: the privacy "
-                                 "loss is infinite; there is no privacy-loss distribution to compute")
-            gauss_q.extend([q] * r.count)
-            gauss_mu.extend([mu] * r.count)
-        flush()
-        return acc.pld
+        order, of every step's dominating pair (module docstring); an upper bound for a final release. Computed
+        once per distinct description (descriptions are immutable values; the last 64 are cached)."""
+        return _composed_pld(self.steps, interval)
 
     def account(self, delta: float, *, method: str = "pld"):
         """The accountant's (epsilon, delta) of this run as a :class:`~dpverify.guarantees.Conversion`:
@@ -390,3 +361,37 @@ class MechanismDescription:
                     ev = base
             events.append(dpa.SelfComposedDpEvent(ev, r.count) if r.count > 1 else ev)
         return events[0] if len(events) == 1 else dpa.ComposedDpEvent(events)
+
+
+@lru_cache(maxsize=64)
+def _composed_pld(steps: tuple, interval: float | None):
+    """The PLD of a run's steps, composed in order (see :meth:`MechanismDescription.pld`)."""
+    from dpverify.accounting import pld as pldm
+
+    kwargs = {} if interval is None else {"interval": interval}
+    acc = pldm.PldAccountant(**kwargs)
+    gauss_q, gauss_mu = [], []
+
+    def flush() -> None:
+        if gauss_q:
+            acc.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
+            gauss_q.clear()
+            gauss_mu.clear()
+
+    for r in steps:
+        s = r.step
+        if isinstance(s, PureDPStep):
+            flush()
+            if s.epsilon > 0:
+                acc.compose_pure_dp(s.epsilon, r.count)
+            continue
+        q, mu = s.sampling.rate, s.mu
+        if mu == 0:
+            continue
+        if math.isinf(mu):
+            raise ValueError("a step has no noise (noise_std = 0) and a positive sensitivity: the privacy "
+                             "loss is infinite; there is no privacy-loss distribution to compute")
+        gauss_q.extend([q] * r.count)
+        gauss_mu.extend([mu] * r.count)
+    flush()
+    return acc.pld
