@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -219,18 +220,22 @@ def run_tests(root: Path, name: str, tests: list[str], slow: bool, timeout: floa
 
 
 def _short(test_id: str) -> str:
-    return test_id.replace("test_audit_validity.py::", "").replace("test_audit_validity_", "")
+    """``test_audit_validity.py::test_calibration[rr]`` -> ``calibration[rr]`` (other files keep their name)."""
+    return test_id.replace("test_audit_validity.py::", "").replace("test_audit_validity_", "").replace(
+        "::test_", "::").removeprefix("test_")
 
 
-def table(runs: list[Run]) -> str:
+def table(runs: list[Run], width: int = 72) -> str:
+    """One row per run: bug, the tests that failed (wrapped at ``width``), caught, tests passed, time."""
     rows = [("bug", "tests failed", "caught", "passed", "time")]
     for run in runs:
         caught = ("-- (must pass)" if not run.failed else "FAILED") if run.name == "none" else (
             "yes" if run.failed else "NO")
-        rows.append((run.name, ", ".join(_short(t) for t in run.failed) or "none", caught,
-                     f"{run.passed}", f"{run.seconds:.1f} s"))
+        failed = textwrap.wrap(", ".join(_short(t) for t in run.failed) or "none", width, break_on_hyphens=False)
+        rows.append((run.name, failed[0], caught, f"{run.passed}", f"{run.seconds:.1f} s"))
+        rows.extend(("", more, "", "", "") for more in failed[1:])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
+    lines = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(lines)
 
