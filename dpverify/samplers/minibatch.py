@@ -28,40 +28,38 @@ def draw_minibatches(rng: np.random.Generator, n_chains: int, N: int, size: int)
     """``(n_chains, size)`` indices; each row a uniform random ``size``-subset of ``{0, ..., N-1}`` (no repeats),
     listed in uniformly random order.
 
-    Small batches (``size (size - 1) <= 2N``, acceptance probability about ``exp(-size^2/(2N)) >= e^{-1}``): draw
-    ``size`` i.i.d. uniform indices per chain and redraw the rows that contain a repeat; an accepted row is uniform
-    over ordered tuples of distinct indices. Medium batches (``size^2 <= 8N``): Floyd's algorithm (Bentley & Floyd
-    1987: for ``j = N - size .. N - 1`` add a uniform ``u`` on ``{0..j}``, or ``j`` if ``u`` is taken), vectorised
-    over chains. Larger batches: the ``size`` smallest of ``N`` i.i.d. uniform keys. The last two are then put in
-    uniformly random order. All exact.
+    Small and medium batches (``size^2 <= 8N``): sequential sampling without replacement by rejection. Position 0
+    is uniform on ``{0..N-1}``; position ``j`` starts as a fresh uniform index and is redrawn while it equals one of
+    positions ``0..j-1`` (already final), so it ends uniform on the ``N - j`` indices not yet taken, independently of
+    how the earlier ones were drawn. The row is then a uniform ordered tuple of distinct indices: a uniform subset in
+    uniformly random order. Positions are processed one at a time for all chains at once (column-major storage, so
+    each comparison is one contiguous pass); a position collides with probability ``j / N <= size / N``, so the
+    expected redraws per chain are about ``size^2 / (2N) <= 4``. Larger batches: the ``size`` smallest of ``N`` i.i.d.
+    uniform keys (a uniform subset), then put in uniformly random order by sorting i.i.d. keys. All exact.
     """
     if size > N:
         raise ValueError(f"mini-batch size must be <= N = {N}; got {size}")
-    if size * (size - 1) > 2 * N:
-        if size * size <= 8 * N:  # Floyd: O(size^2) per chain beats O(N) random keys here
-            chosen = np.empty((n_chains, size), dtype=np.intp)
-            for k, j in enumerate(range(N - size, N)):
-                u = rng.integers(0, j + 1, size=n_chains)
-                if k:
-                    u = np.where((chosen[:, :k] == u[:, None]).any(axis=1), j, u)
-                chosen[:, k] = u
-        else:
-            keys = rng.random((n_chains, N))
-            chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < N else np.tile(np.arange(N), (n_chains, 1))
+    if size * size > 8 * N:
+        keys = rng.random((n_chains, N))
+        chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < N else np.tile(np.arange(N), (n_chains, 1))
         order = np.argsort(rng.random((n_chains, size)), axis=1)
         return np.take_along_axis(chosen, order, axis=1)
-    dtype = np.int32 if N < 2**31 else np.int64  # int32 halves the memory traffic of the draws, sorts and gathers
-    out = rng.integers(0, N, size=(n_chains, size), dtype=dtype)
-    if size == 1:
-        return out
-    s = np.sort(out, axis=1)
-    rows = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
-    while rows.size:
-        fresh = rng.integers(0, N, size=(rows.size, size), dtype=dtype)
-        out[rows] = fresh
-        s = np.sort(fresh, axis=1)
-        rows = rows[(s[:, 1:] == s[:, :-1]).any(axis=1)]
-    return out
+    dtype = np.int32 if N < 2**31 else np.int64  # int32 halves the memory traffic of the draws, compares and gathers
+    cols = rng.integers(0, N, size=(size, n_chains), dtype=dtype)  # cols[j] = position j of every chain
+    hit = np.empty(n_chains, dtype=bool)
+    tmp = np.empty(n_chains, dtype=bool)
+    for j in range(1, size):
+        col = cols[j]
+        np.equal(cols[0], col, out=hit)
+        for i in range(1, j):
+            np.equal(cols[i], col, out=tmp)
+            hit |= tmp
+        rows = np.flatnonzero(hit)
+        while rows.size:  # redraw position j of the chains where it repeats an earlier position
+            fresh = rng.integers(0, N, size=rows.size, dtype=dtype)
+            col[rows] = fresh
+            rows = rows[(cols[:j, rows] == fresh).any(axis=0)]
+    return np.ascontiguousarray(cols.T)
 
 
 def draw_poisson_minibatches(rng: np.random.Generator, n_chains: int, N: int, q: float) -> tuple[np.ndarray, np.ndarray]:
