@@ -137,6 +137,17 @@ def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[
     return notes
 
 
+def split_known_bad(audits: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``(regular, known_bad)``: known-bad cases (deliberately broken implementations, :mod:`dpverify.suite`) pass
+    when their violation is found, so they are counted apart from the verdicts of the other audits."""
+    return [r for r in audits if not r.get("known_bad")], [r for r in audits if r.get("known_bad")]
+
+
+def known_bad_summary(known_bad: list[dict]) -> str:
+    flagged = sum(bool(r.get("passed")) for r in known_bad)
+    return f"known-bad implementations: {flagged}/{len(known_bad)} flagged"
+
+
 def summary_counts(verdicts: Iterable[str]) -> dict[str, int]:
     """Counts of each verdict (violation, consistent, inconclusive, error)."""
     out = {"consistent": 0, "inconclusive": 0, "violation": 0, "error": 0}
@@ -345,12 +356,15 @@ def _html(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
 
 def _audit_section(audits: list[dict]) -> str:
     esc = html.escape
-    counts = summary_counts(r.get("verdict") or "error" for r in audits)
+    regular, known_bad = split_known_bad(audits)
+    counts = summary_counts(r.get("verdict") or "error" for r in regular)
     marks = accountant_marks(r.get("audit") or {} for r in audits)
     parts = [
         "<section id='audits'><h2>Audits</h2>",
-        f"<p id='audit-summary'>{len(audits)} audits: {counts['consistent']} consistent, {counts['inconclusive']} "
-        f"inconclusive at this budget, {counts['violation']} violations, {counts['error']} errors.</p>",
+        f"<p id='audit-summary'>{len(regular)} audits: {counts['consistent']} consistent, {counts['inconclusive']} "
+        f"inconclusive at this budget, {counts['violation']} violations, {counts['error']} errors"
+        + (f"; {esc(known_bad_summary(known_bad))} (deliberately broken; each must be a violation)" if known_bad
+           else "") + ".</p>",
         "<p>A correct sampler and a sound auditor give claimed &ge; accountant &ge; exact &ge; certified, and "
         "certified &le; ceiling up to sampling error.</p>",
         "<table id='audit-table'><tr><th>audit</th>" + "".join(f"<th>{esc(h)}</th>" for h in AUDIT_HEADERS)
@@ -364,6 +378,9 @@ def _audit_section(audits: list[dict]) -> str:
             continue
         cells = audit_cells(a, marks)
         cls = {"consistent": "ok", "inconclusive": "warn"}.get(a["verdict"], "fail")
+        if r.get("known_bad"):
+            cls = "ok" if r.get("passed") else "fail"
+            cells[-1] = f"{cells[-1]} (known-bad: {'flagged' if r.get('passed') else 'NOT flagged'})"
         tds = "".join(f"<td>{esc(c)}</td>" for c in cells[:-1]) + f"<td class='{cls}'>{esc(cells[-1])}</td>"
         parts.append(f"<tr><td>{esc(r['case'])}</td>{tds}<td class='reason'>{esc(a.get('verdict_reason') or '')}</td>"
                      f"<td>{esc(str(a['samples']))}</td><td>{esc(str(a['seed']))}</td><td>{esc(str(a['test']))}</td></tr>")
@@ -422,7 +439,9 @@ def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dic
         "settings": settings or {},
         "summary": {"theorems": len(theorem_rows),
                     "theorems_failed": sum(r.get("status") != "passed" for r in theorem_rows),
-                    "audits": summary_counts(a.get("verdict") or "error" for a in audit_dicts)},
+                    "audits": summary_counts(a.get("verdict") or "error" for a in split_known_bad(audit_dicts)[0]),
+                    "known_bad": {"flagged": sum(bool(a.get("passed")) for a in split_known_bad(audit_dicts)[1]),
+                                  "total": len(split_known_bad(audit_dicts)[1])}},
         "theorems": theorem_rows,
         "audits": audit_dicts,
     })

@@ -224,3 +224,31 @@ def test_heartbeat_reports_long_items():
     p.advance("dp_sgld_li", "consistent")
     assert p.heartbeat_line() is None
     p.close()
+
+
+@pytest.mark.parametrize("found, status", [(True, 0), (False, 1)])
+def test_known_bad_cases_pass_when_flagged_and_fail_the_run_when_missed(monkeypatch, capsys, found, status):
+    # A known-bad implementation (dpverify.suite, known_bad=True) must be a violation: found -> counted as
+    # flagged, no failure; missed -> the run fails and says which one.
+    import dpverify.cli.verify as verify_cli
+    from test_report import BROKEN, fake_audit, fake_case
+
+    def job(job, progress=None):
+        if job[0] == "dp_sgld_broken_half_noise":
+            audit = BROKEN if found else fake_audit(verdict="inconclusive", epsilon_lower=0.2)
+            return {**fake_case(job[0], audit), "known_bad": True, "passed": found}
+        return fake_case(job[0], fake_audit())
+
+    monkeypatch.setattr(verify_cli, "_run_case_job", job)
+    assert main(["verify", "--only", "dp_sgld_broken_half_noise", "--no-theorems"]) == status
+    out = capsys.readouterr().out
+    assert "Known-bad implementations" in out and f"{int(found)}/1 flagged" in out
+    assert out.splitlines()[-1].startswith("PASS" if found else "FAIL")
+    assert "0 violations" not in out.splitlines()[-1] or found  # a flagged known-bad is not counted as a violation
+    if not found:
+        assert "NOT FLAGGED dp_sgld_broken_half_noise" in out
+
+
+def test_known_bad_suite_cases_are_flagged_end_to_end(capsys):
+    assert main(["verify", "--only", "dp_sgld_broken_no_noise", "--no-theorems"]) == 0
+    assert "1/1 flagged" in capsys.readouterr().out

@@ -183,18 +183,40 @@ def _print_theorems(theorem_rows: list[dict]) -> None:
 def print_audits(audits: list[dict]) -> None:
     """The audit table, its legend, the accountant methods, loose claims, reasons and errors."""
     from dpverify.cli._output import format_table
-    from dpverify.report import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes
+    from dpverify.report import (
+        AUDIT_HEADERS,
+        LEGEND,
+        accountant_marks,
+        audit_cells,
+        loose_claim_notes,
+        split_known_bad,
+    )
 
     marks = accountant_marks(r.get("audit") or {} for r in audits)
-    rows = []
-    for res in audits:
-        a = res.get("audit")
-        if a is None:
-            rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
-        else:
-            rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
-    print("\nAudits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):")
-    print(format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows))
+    regular, known_bad = split_known_bad(audits)
+
+    def table(results: list[dict]) -> str:
+        rows = []
+        for res in results:
+            a = res.get("audit")
+            if a is None:
+                rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
+            else:
+                rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
+        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows)
+
+    audits = regular
+    if regular:
+        print("\nAudits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):")
+        print(table(regular))
+    if known_bad:
+        flagged = sum(bool(r.get("passed")) for r in known_bad)
+        print(f"\nKnown-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
+              f"{flagged}/{len(known_bad)} flagged")
+        print(table(known_bad))
+        for res in known_bad:
+            if not res.get("passed"):
+                print(f"  NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}")
     print()
     for line in LEGEND:
         print(f"  {line}")
@@ -291,14 +313,20 @@ def _run(args) -> int:
     bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
     from dpverify.report import summary_counts
 
-    counts = summary_counts(r["verdict"] for r in audits)
-    failed = bool(bad_theorems or counts["violation"] or counts["error"])
+    from dpverify.report import known_bad_summary, split_known_bad
+
+    regular, known_bad = split_known_bad(audits)
+    counts = summary_counts(r["verdict"] for r in regular)
+    missed = [r for r in known_bad if not r.get("passed")]
+    failed = bool(bad_theorems or counts["violation"] or counts["error"] or missed)
     parts = []
     if theorem_rows:
         parts.append(f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed")
-    if audits:
+    if regular:
         parts.append(f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this "
                      f"budget, {counts['violation']} violations, {counts['error']} errors")
+    if known_bad:
+        parts.append(known_bad_summary(known_bad))
     print(f"\n{'FAIL' if failed else 'PASS'}: {'; '.join(parts)} ({time.perf_counter() - start:.0f} s)")
     if run is not None:
         from dpverify.report import write_report
