@@ -1,0 +1,48 @@
+"""Correct gradient samplers are never flagged: seeded audits against the tightest claims they support.
+
+Each audit is of a released path on a gradient canary (dpverify.suite), with the claim set to the pair's *exact*
+epsilon (the canary's privacy-loss distribution, dpverify.samplers._sgmcmc), so that nothing but the auditor's
+confidence stands between a correct sampler and a "violation". For a sound audit at confidence 0.95 the chance of
+certifying above the exact epsilon is at most alpha/2 = 0.025 per audit (two one-sided bounds must both miss; see
+tests/test_audit_validity.py), so in K independent seeded audits the number of violations is at most
+Binomial(K, 0.025): the limits below are its 0.999 quantiles (a correct sampler and auditor fail with probability
+<= 1e-3). A sampler whose noise is smaller than its description says (the known-bad variants) is a violation in
+nearly every audit (audits/test_known_bad_gradient.py), far above these limits.
+"""
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpverify.audit import audit
+from dpverify.suite import get_case
+
+
+def _violations(case_id: str, seeds, samples: int) -> tuple[int, float]:
+    case = get_case(case_id)
+    sampler = case.build()
+    D, D2 = case.dataset(), case.neighbour()
+    delta = sampler.guarantee().delta
+    exact = sampler.exact_epsilon(D, D2, delta)
+    assert exact is not None and exact > 0, f"{case_id}: needs a canary path with a known exact epsilon"
+    found = [audit(sampler, D, D2, epsilon=exact, delta=delta, samples=samples, seed=s).is_violation for s in seeds]
+    return int(np.sum(found)), exact
+
+
+def _limit(K: int, p: float = 0.025, level: float = 0.999) -> int:
+    return int(stats.binom.ppf(level, K, p))
+
+
+@pytest.mark.parametrize("case_id", ["ula_path", "dp_sgld_path"])
+def test_correct_samplers_are_not_flagged_at_their_exact_epsilon(case_id):
+    K = 15
+    found, exact = _violations(case_id, range(K), samples=2_000)
+    assert found <= _limit(K), (case_id, exact, found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case_id", ["ula_path", "noisy_sgd_path", "dp_sgld_path"])
+def test_correct_samplers_are_not_flagged_over_200_seeded_audits(case_id):
+    # K = 200: limit Binomial(200, 0.025) 0.999-quantile = 13 violations.
+    K = 200
+    found, exact = _violations(case_id, range(1000, 1000 + K), samples=4_000)
+    assert found <= _limit(K), (case_id, exact, found)
