@@ -114,8 +114,8 @@ def check_orders(values: Any, name: str = "orders") -> np.ndarray:
     return arr
 
 
-def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """An integer count >= ``minimum``; floats are accepted only if integral (e.g. 1e4)."""
+def check_positive_int(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer count in ``[minimum, maximum]``; floats are accepted only if integral (e.g. 1e4)."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be an integer >= {minimum}; got {value!r}")
     if isinstance(value, (numbers.Integral, np.integer)):
@@ -129,6 +129,8 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
         raise TypeError(f"{name} must be an integer >= {minimum}; got {value!r}")
     if n < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {n}")
+    if maximum is not None and n > maximum:
+        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum}]; got {n}")
     return n
 
 

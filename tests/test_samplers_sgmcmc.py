@@ -375,3 +375,20 @@ def test_project_psd():
     np.testing.assert_allclose(P, np.swapaxes(P, 1, 2))
     S = M @ np.swapaxes(M, 1, 2)  # already PSD: unchanged
     np.testing.assert_allclose(project_psd(S), S, atol=1e-10)
+
+
+def test_memory_a_run_asks_for_is_bounded_up_front():
+    # T = 1e12 reached numpy's MemoryError (and mid-size values could exhaust the machine): now a clear error naming
+    # the parameter and its range, before anything is allocated.
+    from dpverify.models.targets import GaussianTarget
+    from dpverify.samplers import registry
+    from dpverify.samplers._sgmcmc import MAX_STEPS
+
+    with pytest.raises(ValueError, match=r"n_steps must be an integer in \[1, 10000000\]"):
+        registry.make("ula_path", model=GaussianTarget(2), N=5, step_size=0.1, n_steps=1e12)
+    with pytest.raises(ValueError, match="iterations; at most"):
+        registry.make("dp_sgld_wang", model=LogisticRegression(2), N=10, tau=1, T=1e9, epsilon=1.0, delta=1e-5,
+                      step_size=1e-4, unguaranteed=True)
+    s = registry.make("ula_path", model=GaussianTarget(2), N=5, step_size=0.1, n_steps=MAX_STEPS // 10)
+    with pytest.raises(ValueError, match="ask for fewer runs per call"):
+        s.sample(np.full((5, 2), -0.5), 1000, 0)

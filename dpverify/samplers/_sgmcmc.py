@@ -31,6 +31,9 @@ __all__ = [
     "claim_from",
     "GradientMechanism",
     "LangevinSampler",
+    "MAX_STEPS",
+    "MAX_OUTPUT_ELEMENTS",
+    "check_steps",
 ]
 
 
@@ -192,6 +195,10 @@ class StochasticGradientSampler(Sampler):
         """Run ``n`` chains for ``n_steps``; returns the final state and, if asked, the path ``(n, n_steps+1, d)``."""
         rng = self._rng(rng)
         data = self.prepare_data(dataset)
+        size = n * (self.n_steps + 1 if record_path else 1) * self.model.dim
+        if size > MAX_OUTPUT_ELEMENTS:
+            raise ValueError(f"n = {n} runs of {self.n_steps} steps in dimension {self.model.dim} would need {size} "
+                             f"values (more than {MAX_OUTPUT_ELEMENTS}); ask for fewer runs per call")
         state = self.init(data, n, rng)
         path = None
         if record_path:
@@ -218,11 +225,25 @@ def stochastic_grad_log_posterior(model, data: Data, theta: np.ndarray, tau: int
     return model.grad_log_prior(theta) + (data.N / tau) * minibatch_gradient_sum(model, data, idx, theta)
 
 
+#: The most steps a reference-sampler run may have: a schedule of 10^7 steps is 80 MB per array and a run of that
+#: length takes hours; larger values are rejected up front instead of exhausting memory later.
+MAX_STEPS = 10**7
+#: The most float64 values one call may allocate for outputs (2 GiB); the auditor asks for chunks well below it.
+MAX_OUTPUT_ELEMENTS = 2**28
+
+
+def check_steps(value, name: str = "n_steps", minimum: int = 1) -> int:
+    """A number of steps in ``[minimum, MAX_STEPS]``."""
+    return check_positive_int(value, name, minimum=minimum, maximum=MAX_STEPS)
+
+
 def wang_iterations(N: int, T: float, tau: int) -> int:
     """``floor(N T / tau)``: the iterations of T data passes with mini-batches of size tau (Wang et al. 2015, Alg. 2)."""
     n = int(np.floor(N * T / tau))
     if n < 1:
         raise ValueError(f"T must give at least one iteration floor(N T / tau) >= 1; got N T / tau = {N * T / tau}")
+    if n > MAX_STEPS:
+        raise ValueError(f"T = {T} gives floor(N T / tau) = {n} iterations; at most {MAX_STEPS} are allowed")
     return n
 
 
@@ -459,7 +480,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         Exact for verified canary pairs (:meth:`canary_shift`); a valid (if less powerful) statistic for any pair.
         Needs the pair to differ in exactly one record.
         """
-        from dpverify.mechanisms.description import FixedSizeSampling, FullBatch, PoissonSampling
+        from dpverify.mechanisms.description import FixedSizeSampling, FullBatch
 
         X, Y, i = self._pair(dataset, neighbour)
         if i is None:

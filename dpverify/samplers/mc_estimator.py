@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from dpverify._validation import check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.samplers._sgmcmc import MAX_STEPS
 from dpverify.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, log_beta_interval_mass, truncated_beta_mean
 from dpverify.samplers.base import Claim, Sampler
@@ -55,7 +56,7 @@ class NoisyMCEstimator(Sampler):
                  alpha0: float = 1.0, beta0: float = 1.0, test_function: str = "mean", threshold: float = 0.5,
                  calibration: str = "prop310", delta_bar: float = 1e-6, unguaranteed: bool = False) -> None:
         self.epsilon = check_epsilon(epsilon)
-        self.n_steps = check_positive_int(n_steps, "n_steps")
+        self.n_steps = check_positive_int(n_steps, "n_steps", maximum=MAX_STEPS)
         self.N = check_positive_int(N, "N")
         self._model = BetaBernoulli(a0, alpha0, beta0)
         self.a0, self.alpha0, self.beta0 = self._model.a0, self._model.alpha0, self._model.beta0

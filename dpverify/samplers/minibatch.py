@@ -16,6 +16,8 @@ import numpy as np
 
 __all__ = ["draw_minibatches", "draw_poisson_minibatches", "FlatBatch", "flatten_batches"]
 
+# Random numbers per block of chains in the draws (block temporaries stay in cache and are not re-mapped each step).
+_DRAW_BLOCK_ELEMENTS = 2**17
 # Chains per block in FlatBatch.dots' dense margins (block x N doubles stay in a core's cache).
 _DOTS_BLOCK_ELEMENTS = 2**15
 # FlatBatch.dots uses dense margins (BLAS) from this dimension on, when the batches hold at least this fraction of
@@ -45,21 +47,26 @@ def draw_minibatches(rng: np.random.Generator, n_chains: int, N: int, size: int)
         order = np.argsort(rng.random((n_chains, size)), axis=1)
         return np.take_along_axis(chosen, order, axis=1)
     dtype = np.int32 if N < 2**31 else np.int64  # int32 halves the memory traffic of the draws, compares and gathers
-    cols = rng.integers(0, N, size=(size, n_chains), dtype=dtype)  # cols[j] = position j of every chain
-    hit = np.empty(n_chains, dtype=bool)
-    tmp = np.empty(n_chains, dtype=bool)
-    for j in range(1, size):
-        col = cols[j]
-        np.equal(cols[0], col, out=hit)
-        for i in range(1, j):
-            np.equal(cols[i], col, out=tmp)
-            hit |= tmp
-        rows = np.flatnonzero(hit)
-        while rows.size:  # redraw position j of the chains where it repeats an earlier position
-            fresh = rng.integers(0, N, size=rows.size, dtype=dtype)
-            col[rows] = fresh
-            rows = rows[(cols[:j, rows] == fresh).any(axis=0)]
-    return np.ascontiguousarray(cols.T)
+    out = np.empty((n_chains, size), dtype=dtype)
+    block = max(1, _DRAW_BLOCK_ELEMENTS // max(1, size))  # chains drawn together (their arrays stay in cache)
+    for lo in range(0, n_chains, block):
+        nb = min(block, n_chains - lo)
+        cols = rng.integers(0, N, size=(size, nb), dtype=dtype)  # cols[j] = position j of every chain
+        hit = np.empty(nb, dtype=bool)
+        tmp = np.empty(nb, dtype=bool)
+        for j in range(1, size):
+            col = cols[j]
+            np.equal(cols[0], col, out=hit)
+            for i in range(1, j):
+                np.equal(cols[i], col, out=tmp)
+                hit |= tmp
+            rows = np.flatnonzero(hit)
+            while rows.size:  # redraw position j of the chains where it repeats an earlier position
+                fresh = rng.integers(0, N, size=rows.size, dtype=dtype)
+                col[rows] = fresh
+                rows = rows[(cols[:j, rows] == fresh).any(axis=0)]
+        out[lo:lo + nb] = cols.T
+    return out
 
 
 def draw_poisson_minibatches(rng: np.random.Generator, n_chains: int, N: int, q: float) -> tuple[np.ndarray, np.ndarray]:
@@ -96,10 +103,13 @@ def draw_poisson_minibatches(rng: np.random.Generator, n_chains: int, N: int, q:
 
     def positions(shape, start):
         """``start + cumsum(G) - 1`` along axis 1, for i.i.d. Geometric(q) gaps G (gaps above N + 1 stored as N + 1)."""
-        e = rng.standard_exponential(shape)
-        e *= inv_lam
-        np.minimum(e, N, out=e)
-        pos = e.astype(dtype)  # floor(E / lam): truncation of a non-negative float
+        pos = np.empty(shape, dtype=dtype)
+        block = max(1, _DRAW_BLOCK_ELEMENTS // shape[1])  # rows whose float64 draws are converted at once
+        for lo in range(0, shape[0], block):
+            e = rng.standard_exponential((min(block, shape[0] - lo), shape[1]))
+            e *= inv_lam
+            np.minimum(e, N, out=e)
+            np.copyto(pos[lo:lo + block], e, casting="unsafe")  # floor(E / lam): truncation of a non-negative float
         np.cumsum(pos, axis=1, out=pos)
         pos += np.arange(shape[1], dtype=dtype)  # sum_{i<=j} (floor_i + 1) - 1 = cumsum(floor)_j + j
         pos += start

@@ -25,7 +25,15 @@ from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from dpverify._validation import check_epsilon, check_finite_array, check_positive_int, check_real
-from dpverify.samplers._sgmcmc import ChainState, Data, StochasticGradientSampler, claim_from, evaluate_theorem, minibatch_gradient_sum
+from dpverify.samplers._sgmcmc import (
+    ChainState,
+    Data,
+    StochasticGradientSampler,
+    check_steps,
+    claim_from,
+    evaluate_theorem,
+    minibatch_gradient_sum,
+)
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
 
@@ -136,7 +144,7 @@ class OPSMCMCLogistic(StochasticGradientSampler):
                  unguaranteed: bool = False):
         self._setup_common(model, N, None, unguaranteed)
         self.epsilon = check_epsilon(epsilon)
-        self.n_steps = check_positive_int(n_steps, "n_steps", minimum=8)
+        self.n_steps = check_steps(n_steps, "n_steps", minimum=8)
         self.burn_in = self.n_steps // 2 if burn_in is None else check_positive_int(burn_in, "burn_in", minimum=0)
         if self.burn_in > self.n_steps - 8:
             raise ValueError(f"burn_in must leave at least 8 draws for the diagnostics; got {self.burn_in} of {self.n_steps}")

@@ -22,11 +22,10 @@ from dpverify._validation import (
     check_delta,
     check_epsilon,
     check_finite_array,
-    check_positive_int,
     check_real,
 )
 from dpverify.mechanisms.description import FixedSizeSampling, PoissonSampling
-from dpverify.samplers._sgmcmc import LangevinSampler, claim_from, evaluate_theorem
+from dpverify.samplers._sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
 
@@ -161,7 +160,7 @@ class DPSGLDLi(LangevinSampler):
         self._setup_common(model, N, theta0, unguaranteed)
         self.tau = check_real("tau", tau, low=0.0, high=float(self.N), low_inclusive=False)
         self.q = self.tau / self.N
-        self.n_steps = self.T = check_positive_int(T, "T")
+        self.n_steps = self.T = check_steps(T, "T")
         if claim not in ("theorem", "accountant"):
             raise ValueError(f"claim must be 'theorem' or 'accountant'; got {claim!r}")
         self.claim = claim

@@ -22,7 +22,7 @@ import numpy as np
 from dpverify._validation import check_delta, check_finite_array, check_positive_int, check_real
 from dpverify.models.targets import GaussianTarget
 from dpverify.mechanisms.description import FixedSizeSampling, FullBatch
-from dpverify.samplers._sgmcmc import LangevinSampler, claim_from, evaluate_theorem
+from dpverify.samplers._sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
 
@@ -47,7 +47,7 @@ class _ULA(LangevinSampler):
     def __init__(self, model, N: int, step_size: float, n_steps: int, theta0=None, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
         self.h = check_real("step_size", step_size, low=0.0, low_inclusive=False)
-        self.n_steps = check_positive_int(n_steps, "n_steps")
+        self.n_steps = check_steps(n_steps)
         self._setup_langevin(coefficients=self.h, noise_std=math.sqrt(2 * self.h), prior_weight=1.0, data_weight=1.0,
                              sampling=FullBatch(), clip=None, neighbouring="replace_one",
                              source="Bertazzi et al. 2025, eq. (25)")
@@ -175,7 +175,7 @@ class _NoisySGD(LangevinSampler):
         if self.s > self.N:
             raise ValueError(f"batch_size must be <= N = {self.N}; got {self.s}")
         self.h = check_real("step_size", step_size, low=0.0, low_inclusive=False)
-        self.n_steps = check_positive_int(n_steps, "n_steps")
+        self.n_steps = check_steps(n_steps)
         self.beta = check_real("beta", beta, low=0.0, low_inclusive=False)
         self._setup_langevin(coefficients=self.h, noise_std=math.sqrt(2 * self.h / self.beta),
                              prior_weight=1.0 / self.N, data_weight=1.0 / self.s,
