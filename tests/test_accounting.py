@@ -121,7 +121,7 @@ def test_accountant_matches_dp_accounting_rdp_accountant():
 
 def test_reference_point_dp_sgd_mnist():
     # sigma = 1.1, q = 256/60000, 14062 steps (60 epochs), delta = 1e-5. dp-accounting 0.6
-    # RdpAccountant gives 2.596556 (/work/shared/DEPENDENCIES.md); we get 2.5965558690 at order 8.1.
+    # RdpAccountant gives 2.596556 (dp-accounting 0.6.0 RdpAccountant with its default orders); we get 2.5965558690 at order 8.1.
     c = epsilon_sampled_gaussian(1.1, 256 / 60000, 14062, 1e-5)
     print(f"reference point: epsilon = {c.epsilon:.10f} at order {c.order} ({c.method})")
     assert c.epsilon == pytest.approx(2.596556, abs=5e-7)

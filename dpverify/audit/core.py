@@ -217,7 +217,7 @@ def audit(
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
     Parameters: ``mechanism(dataset, n, rng) -> array`` with n outputs on axis 0 (optional
-    ``log_density``, ``exact_epsilon`` attributes, HELPERS.md protocol); ``epsilon``/``delta`` the
+    ``log_density``, ``exact_epsilon`` attributes: the module docstring's protocol); ``epsilon``/``delta`` the
     claimed guarantee (delta is also used in the bound); ``samples`` outputs per side (a fraction
     ``selection_fraction`` of them choose the test, the rest certify); ``confidence`` = 1 - alpha;
     ``seed`` the root of the SeedSequence tree (:mod:`.split`); ``test`` one of "auto",

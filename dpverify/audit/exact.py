@@ -113,7 +113,7 @@ def pair_epsilon(log_p: LogPdf, log_q: LogPdf, delta: float, *, support=(-math.i
 
 def mechanism_log_densities(mechanism, dataset, neighbour) -> tuple[LogPdf, LogPdf]:
     """Scalar log densities ``x -> mechanism.log_density(D, [x])[0]`` of a mechanism with 1-d
-    outputs on both datasets, for :func:`pair_epsilon` (HELPERS.md mechanism protocol)."""
+    outputs on both datasets, for :func:`pair_epsilon` (the mechanism protocol of :mod:`dpverify.audit.core`)."""
     ld = getattr(mechanism, "log_density", None)
     if not callable(ld):
         raise ValueError("mechanism has no log_density(dataset, outputs)")

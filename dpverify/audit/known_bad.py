@@ -1,6 +1,6 @@
 """Reference mechanisms for the auditor's tests and demos: correct ones, and deliberately wrong ones.
 
-Every object here follows the mechanism protocol (HELPERS.md): ``mech(dataset, n, rng)`` returns
+Every object here follows the mechanism protocol of :mod:`dpverify.audit.core`: ``mech(dataset, n, rng)`` returns
 ``n`` outputs on axis 0; ``log_density`` and ``exact_epsilon`` where known. The noise itself is the
 lead's :mod:`dpverify.mechanisms` (Laplace, Gaussian); this module only wires a query to it and adds
 the known mistakes:
@@ -16,7 +16,7 @@ the known mistakes:
 - :class:`SparseVector` -- the sparse vector technique variants of Lyu, Su & Li 2017
   ("Understanding the sparse vector technique for differential privacy", PVLDB 10(6), Fig. 1).
 
-The paper texts are not in /work/shared; the SVT and noisy-max parameters were written from the
+The SVT and noisy-max parameters were written from the
 papers' descriptions and then cross-checked against the reference implementations of DP-Sniper
 (Bichsel et al. 2021; eth-sri/dp-sniper, ``dpsniper/mechanisms/sparse_vector_technique.py`` and
 ``report_noisy_max.py``): same epsilon1/epsilon2 splits, noise scales and cutoffs.
