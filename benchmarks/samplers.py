@@ -17,7 +17,9 @@ subprocess's resident memory after imports, before the first chunk. "cpu s" is t
 of the wall time on an idle core (the "<60s" verdict is on wall time). "sys s" and "faults" (minor page faults) show
 the kernel's share: every first touch of freshly mapped memory (large temporaries, the path array) is a page fault.
 
-Usage: ``python benchmarks/samplers.py [--quick] [--only ID ...] [--blas-threads K] [--table loop|audit|both]``.
+Usage: ``python benchmarks/samplers.py [--quick] [--only ID ...] [--blas-threads K] [--table loop|audit|both]
+[--workers W]``. ``--workers 2`` splits each audit-scale row's chains between two processes run at once (the chunks
+are independent, so an auditor can do the same on 2 cores).
 ``--quick``: batches 10x smaller, and 10^5 chains per audit-scale row (the 10^6 time is then extrapolated, marked
 "~"). On a shared, loaded machine OpenBLAS's threads can make small matrix products 10-100x slower;
 ``--blas-threads 1`` (threadpoolctl) avoids it.
@@ -109,22 +111,22 @@ def audit_cases() -> dict:
     return rows
 
 
-def _audit_row(label: str, n_chains: int, chunk: int) -> dict:
+def _audit_row(label: str, n_chains: int, chunk: int, seed: int = 0) -> dict:
     """Run one audit-scale row in this process: ``n_chains`` chains in chunks; seconds and peak memory."""
     from dpverify.samplers import registry
 
     sid, params, kind, d, N = audit_cases()[label]
-    rng = np.random.default_rng(0)
+    data_rng = np.random.default_rng(0)  # the same dataset in every worker
     if kind == "logistic":
         model = LogisticRegression(dim=d, R=4.0, prior_variance=100.0)
-        data = make_logistic_dataset(N, d, rng, R=4.0)
+        data = make_logistic_dataset(N, d, data_rng, R=4.0)
     else:
         model = GaussianTarget(d, R=1.0)
-        data = _gaussian_data(N, d, rng)
+        data = _gaussian_data(N, d, data_rng)
     sampler = registry.make(sid, model=model, **params)
+    rng = np.random.default_rng(np.random.SeedSequence(1).spawn(seed + 1)[seed])  # independent stream per worker
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    base = usage.ru_maxrss
-    start, cpu_start = time.perf_counter(), time.process_time()
+    t0, start, cpu_start = time.time(), time.perf_counter(), time.process_time()
     done = 0
     while done < n_chains:
         m = min(chunk, n_chains - done)
@@ -133,36 +135,51 @@ def _audit_row(label: str, n_chains: int, chunk: int) -> dict:
         done += m
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     end = resource.getrusage(resource.RUSAGE_SELF)
-    peak = end.ru_maxrss
-    steps = sampler.n_steps
-    return {"label": label, "chains": n_chains, "steps": steps, "seconds": elapsed, "cpu_seconds": cpu,
+    return {"label": label, "chains": n_chains, "steps": sampler.n_steps, "seconds": elapsed, "cpu_seconds": cpu,
+            "t_start": t0, "t_end": t0 + elapsed,
             "sys_seconds": end.ru_stime - usage.ru_stime, "page_faults": end.ru_minflt - usage.ru_minflt,
-            "base_mb": base / 1024,
-            "peak_mb": peak / 1024, "path_mb": min(chunk, n_chains) * (steps + 1) * d * 8 / 2**20}
+            "base_mb": usage.ru_maxrss / 1024, "peak_mb": end.ru_maxrss / 1024,
+            "path_mb": min(chunk, n_chains) * (sampler.n_steps + 1) * d * 8 / 2**20}
 
 
-def audit_table(quick: bool, only, blas_threads) -> None:
+def audit_table(quick: bool, only, blas_threads, workers: int = 1) -> None:
+    """One line per audit-scale row. With ``workers`` > 1 the chains are split evenly between that many
+    subprocesses started together (each with its own random stream, chunks of 2^17): "wall s" runs from the first
+    worker's first chunk to the last worker's end (imports excluded, as for one worker), "cpu s", "sys s" and "faults" are summed, "peak MB" is the largest worker's (all are resident
+    at once, so the machine needs about ``workers`` times that)."""
     n = 10**5 if quick else 10**6
-    header = (f"{'audit-scale row':<32} {'chains':>8} {'wall s':>7} {'cpu s':>7} {'chains/s':>9} {'s per 1e6':>9} "
-              f"{'cpu/1e6':>8} {'sys s':>6} {'faults':>8} {'<60s':>5} {'chunk':>7} {'path MB':>8} {'base MB':>8} {'peak MB':>8}")
+    header = (f"{'audit-scale row':<32} {'chains':>8} {'workers':>7} {'wall s':>7} {'cpu s':>7} {'chains/s':>9} "
+              f"{'s per 1e6':>9} {'cpu/1e6':>8} {'sys s':>6} {'faults':>8} {'<60s':>5} {'chunk':>7} {'path MB':>8} "
+              f"{'base MB':>8} {'peak MB':>8}")
     print(header)
     print("-" * len(header))
     for label in audit_cases():
         if only and not any(o in label for o in only):
             continue
-        cmd = [sys.executable, __file__, "--audit-row", label, "--chains", str(n)]
-        if blas_threads is not None:
-            cmd += ["--blas-threads", str(blas_threads)]
-        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        r = json.loads(res.stdout.strip().splitlines()[-1])
-        per_million = r["seconds"] * 1e6 / r["chains"]
-        mark = "" if r["chains"] >= 10**6 else "~"
-        cpu_million = r["cpu_seconds"] * 1e6 / r["chains"]
-        print(f"{label:<32} {r['chains']:>8} {r['seconds']:>7.1f} {r['cpu_seconds']:>7.1f} "
-              f"{r['chains'] / r['seconds']:>9.0f} {mark + format(per_million, '.1f'):>9} "
-              f"{mark + format(cpu_million, '.1f'):>8} {r['sys_seconds']:>6.1f} {r['page_faults']:>8} "
-              f"{'yes' if per_million < 60 else 'NO':>5} {AUDIT_CHUNK:>7} "
-              f"{r['path_mb']:>8.0f} {r['base_mb']:>8.0f} {r['peak_mb']:>8.0f}", flush=True)
+        procs = []
+        for w in range(workers):
+            share = n // workers + (1 if w < n % workers else 0)
+            cmd = [sys.executable, __file__, "--audit-row", label, "--chains", str(share), "--seed", str(w)]
+            if blas_threads is not None:
+                cmd += ["--blas-threads", str(blas_threads)]
+            procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
+        results = []
+        for proc in procs:
+            stdout, _ = proc.communicate()
+            if proc.returncode:
+                raise RuntimeError(f"audit row {label!r} failed in a worker (exit {proc.returncode})")
+            results.append(json.loads(stdout.strip().splitlines()[-1]))
+        wall = max(r["t_end"] for r in results) - min(r["t_start"] for r in results)
+        cpu = sum(r["cpu_seconds"] for r in results)
+        sys_s = sum(r["sys_seconds"] for r in results)
+        faults = sum(r["page_faults"] for r in results)
+        r0 = results[0]
+        per_million, cpu_million = wall * 1e6 / n, cpu * 1e6 / n
+        mark = "" if n >= 10**6 else "~"
+        print(f"{label:<32} {n:>8} {workers:>7} {wall:>7.1f} {cpu:>7.1f} {n / wall:>9.0f} "
+              f"{mark + format(per_million, '.1f'):>9} {mark + format(cpu_million, '.1f'):>8} {sys_s:>6.1f} "
+              f"{faults:>8} {'yes' if per_million < 60 else 'NO':>5} {AUDIT_CHUNK:>7} {r0['path_mb']:>8.0f} "
+              f"{r0['base_mb']:>8.0f} {max(r['peak_mb'] for r in results):>8.0f}", flush=True)
 
 
 def _rate(sampler, data, n: int, per_chain: bool, seed: int) -> tuple[float, float]:
@@ -180,22 +197,26 @@ def _rate(sampler, data, n: int, per_chain: bool, seed: int) -> tuple[float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="batches 10x smaller (a smoke run)")
-    parser.add_argument("--only", nargs="+", default=None, help="sampler IDs to run")
+    parser.add_argument("--only", nargs="+", default=None,
+                        help="sampler IDs to run (audit-scale rows: substrings of the row label)")
     parser.add_argument("--blas-threads", type=int, default=None, help="limit BLAS threads (needs threadpoolctl)")
     parser.add_argument("--table", choices=("loop", "audit", "both"), default="both",
                         help="batch-vs-loop table, audit-scale table (10^6 chains in chunks), or both")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="audit-scale rows: split the chains between this many processes run together")
     parser.add_argument("--audit-row", default=None, help=argparse.SUPPRESS)  # internal: one row in a subprocess
     parser.add_argument("--chains", type=int, default=10**6, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.blas_threads is not None:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
     if args.audit_row is not None:
-        print(json.dumps(_audit_row(args.audit_row, args.chains, AUDIT_CHUNK)))
+        print(json.dumps(_audit_row(args.audit_row, args.chains, AUDIT_CHUNK, args.seed)))
         return
     if args.table in ("audit", "both"):
-        audit_table(args.quick, args.only, args.blas_threads)
+        audit_table(args.quick, args.only, args.blas_threads, args.workers)
         if args.table == "audit":
             return
         print()
