@@ -96,7 +96,7 @@ def draw_poisson_minibatches(rng: np.random.Generator, n_chains: int, N: int, q:
         return np.zeros((n_chains, 1), dtype=np.intp), np.zeros((n_chains, 1), dtype=bool)
     inv_lam = -1.0 / np.log1p(-q)
     mean, sd = N * q, np.sqrt(N * q * (1.0 - q))
-    cap = int(min(N + 1, np.ceil(mean + sd) + 2))  # K + 1 <= N + 1 gaps always pass N
+    cap = int(min(N + 1, np.ceil(mean + sd)))  # K + 1 <= N + 1 gaps always pass N
     cap_more = int(min(N + 1, max(2, np.ceil(sd))))
     # positions stay below (cap + 1) (N + 1) + N: int32 whenever that fits (half the memory traffic)
     dtype = np.int32 if (max(cap, cap_more) + 2) * (N + 1) < 2**31 else np.int64
