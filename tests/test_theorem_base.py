@@ -117,3 +117,67 @@ def test_large_values_do_not_overflow():
 def test_registry_rejects_unknown_ids_with_hint():
     with pytest.raises(KeyError, match="no theorem"):
         registry.get("wang2015.no_such_item")
+
+
+# --- pins, optional inputs, unknown IDs ------------------------------------------------------------------------
+
+def test_add_pin_reads_the_registered_conclusion():
+    thm = make_theorem()
+    check = thm.add_pin("pin_by_hand", "4B by hand; rel 1e-12", lambda: [({"B": 0.1, "epsilon_target": 1.0}, {"epsilon": 0.4})],
+                        rel=1e-12)
+    assert check.kind == "numeric" and "epsilon" in check.pins
+    assert check.run().passed
+    thm.conclusion["epsilon"] = 5 * thm.symbols["B"]  # a perturbed statement must fail the pin
+    result = check.run()
+    assert not result.passed and "evaluated 0.5" in result.detail and result.expected == pytest.approx(0.4)
+
+
+def test_add_pin_rejects_bad_tolerances_and_empty_cases():
+    thm = make_theorem()
+    with pytest.raises(ValueError, match="rel and abs_tol"):
+        thm.add_pin("bad", "", lambda: [], rel=-1.0)
+    empty = thm.add_pin("empty", "", lambda: [], rel=1e-9)
+    assert not empty.run().passed  # a pin that pins nothing is a failure, not a pass
+
+
+def test_optional_inputs_omit_conclusions_and_leave_hypotheses_unchecked():
+    x, y, z = sp.symbols("x y z", positive=True)
+    thm = Theorem("wang2015.toy_optional", "toy", Source("wang2015", "x"), "privacy",
+                  symbols={"x": x, "y": y, "z": z},
+                  hypotheses=[Hypothesis("z_small", z < 1, "needs z only")],
+                  conclusion={"a": 2 * x, "b": x + y},
+                  optional={"y": "only b", "z": "only the hypothesis"})
+    ev = thm.evaluate(x=1.5)
+    assert ev.conclusion == {"a": 3.0} and ev.omitted == {"b": ["y"]}
+    assert ev.unchecked == ["z_small"] and not ev.guaranteed and ev.failed == []
+    with pytest.raises(KeyError, match="needs y"):
+        ev["b"]
+    full = thm.evaluate(x=1.5, y=2.0, z=0.5)
+    assert full.guaranteed and full.b == 3.5 and full.unchecked == [] and full.omitted == {}
+    with pytest.raises(HypothesisError, match="z_small"):
+        thm.evaluate(x=1.5, z=2.0)
+    with pytest.raises(ValueError, match="missing value"):
+        thm.evaluate(y=1.0)  # x is required
+    json.dumps(ev.to_dict())
+    with pytest.raises(ValueError, match="not symbols"):
+        Theorem("wang2015.toy_bad_optional", "t", Source("wang2015", "x"), "privacy", symbols={"x": x},
+                conclusion={"a": x}, optional={"w": "no such symbol"})
+
+
+def test_registry_refuses_ids_outside_the_catalogue():
+    from dpverify.theorems import catalogue
+
+    thm = make_theorem()  # wang2015.toy_test_item is not a catalogue ID
+    with pytest.raises(KeyError, match="not a catalogue ID"):
+        registry.register(thm)
+    with pytest.raises(KeyError, match="did you mean wang2015.thm1_ops_pure_dp"):
+        catalogue.item("wang2015.thm1_ops_pure_pd")
+    with pytest.raises(ValueError, match="paper must be one of"):
+        registry.all_theorems("wang2016")
+    assert sorted(registry.ids()) == sorted(catalogue.ids()) and len(catalogue.ids()) == 85
+
+
+def test_evaluation_names_a_missing_conclusion():
+    res = make_theorem().evaluate(B=0.25, epsilon_target=1.0)
+    with pytest.raises(AttributeError, match="no conclusion 'epsilonn'"):
+        res.epsilonn  # noqa: B018 - the access itself is what is tested

@@ -1,10 +1,9 @@
 """Bertazzi et al. 2025 catalogue (reconstructed statements): every check, coverage, evaluation and curves.
 
-Sources: shared/papers/bertazzi2025.md (the reconstruction; its section 7 checks are re-run here) and
-shared/papers/INDEX.md (the 18 IDs and their check types).
+The statements are reconstructed from the paper's proofs (see dpverify.theorems.bertazzi2025); the 18 IDs and
+their check letters come from the in-repo catalogue (dpverify.theorems.catalogue).
 """
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,32 +11,12 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.theorems import HypothesisError, registry
+from dpverify.theorems import HypothesisError, catalogue, registry
 from dpverify.theorems import bertazzi2025 as b
 
-# ID -> check types of shared/papers/INDEX.md (hard-coded; cross-checked below when the file is present)
-EXPECTED = {
-    "bertazzi2025.def21_dp": "S",
-    "bertazzi2025.def22_renyi_dp": "S,N",
-    "bertazzi2025.asm31_uniform_convergence": "S",
-    "bertazzi2025.prop32_tv_to_dp": "S,E",
-    "bertazzi2025.cor33_posterior_must_be_dp": "S",
-    "bertazzi2025.prop34_tv_lower_bound": "S,N,E",
-    "bertazzi2025.prop37_mc_estimator": "S,E",
-    "bertazzi2025.prop310_mc_estimator": "S,E",
-    "bertazzi2025.lem41_rn_to_dp": "S",
-    "bertazzi2025.lem42_rn_to_rdp": "S",
-    "bertazzi2025.prop45_path": "S,E",
-    "bertazzi2025.prop46_final_value": "S,E",
-    "bertazzi2025.thm52_ula_final": "S,N,E",
-    "bertazzi2025.thm54_ula_path": "S,N,E",
-    "bertazzi2025.thm56_sgld_final": "S,N,E",
-    "bertazzi2025.thm57_sgld_strongly_convex": "S,N,E",
-    "bertazzi2025.thm58_sgld_path": "S,N,E",
-    "bertazzi2025.lemb1_girsanov": "S",
-}
+# ID -> check letters of the in-repo catalogue (dpverify.theorems.catalogue).
+EXPECTED = {i: catalogue.check_kinds(i) for i in catalogue.ids("bertazzi2025")}
 PLANNED_SAMPLERS = {"ula_final", "ula_path", "noisy_sgd_final", "noisy_sgd_path", "noisy_mc_estimator"}
-INDEX = Path(__file__).resolve().parents[2] / "shared" / "papers" / "INDEX.md"
 
 THEOREMS = registry.all_theorems("bertazzi2025")
 CHECKS = [(t.id, c.name) for t in THEOREMS for c in t.checks]
@@ -57,14 +36,6 @@ def test_all_ids_registered_exactly():
     assert [t.id for t in b.THEOREMS] == list(EXPECTED)
 
 
-def test_ids_match_index_file():
-    if not INDEX.exists():  # the shared folder is optional outside the project machine
-        return
-    rows = [line.split("|") for line in INDEX.read_text().splitlines() if line.startswith("| bertazzi2025.")]
-    from_index = {r[1].strip(): r[3].strip() for r in rows}
-    assert from_index == EXPECTED
-
-
 @pytest.mark.parametrize("theorem_id", list(EXPECTED))
 def test_entry_metadata(theorem_id):
     thm = registry.get(theorem_id)
@@ -73,7 +44,7 @@ def test_entry_metadata(theorem_id):
     assert thm.source.confidence and thm.source.confidence.split()[0] in {"R-high", "R-med", "UNCERTAIN"}
     assert thm.statement and thm.conclusion
     kinds = {c.kind for c in thm.checks}
-    types = EXPECTED[theorem_id].split(",")
+    types = EXPECTED[theorem_id]
     if "S" in types:
         assert "symbolic" in kinds
     if "N" in types:
@@ -139,7 +110,6 @@ def test_bad_keywords_rejected():
 
 def test_section7_check1_every_epsilon_is_the_optimised_conversion():
     """eps_dp(C) == min_alpha eps_rdp(C) + log(1/delta)/(alpha - 1) for every entry with both conclusions."""
-    alpha = sp.Symbol("alpha", positive=True)
     delta = sp.Symbol("delta", positive=True)
     for thm in THEOREMS:
         if not {"epsilon", "rdp"} <= set(thm.conclusion):
@@ -270,3 +240,36 @@ def test_bounds_dominate_exact_ula_law_of_gaussian_target(h, k):
         K=c["K"], M=c["M"], m=c["m"], h=h, delta=1e-5, alpha=alpha)
     path = registry.get("bertazzi2025.thm54_ula_path").evaluate(K=c["K_path"], h=h, k=k, delta=1e-5, alpha=alpha)
     assert final.rdp >= exact and path.rdp >= exact  # path RDP >= final-state RDP by data processing
+
+
+# --- inputs that only one part or only a hypothesis needs; delta = 0 -----------------------------------------------
+
+def test_prop34_accepts_delta_zero():
+    """A pure-DP chain (delta = 0) against a posterior that is not (eps, delta')-DP: TV >= delta'/(1 + e^eps)."""
+    ev = registry.get("bertazzi2025.prop34_tv_lower_bound").evaluate(epsilon=1.0, delta=0, delta_prime=0.2)
+    assert ev.guaranteed and ev.tv_lower == pytest.approx(0.2 / (1 + np.e), rel=1e-15)
+    with pytest.raises(ValueError, match="delta must be >= 0"):
+        registry.get("bertazzi2025.prop34_tv_lower_bound").evaluate(epsilon=1.0, delta=-0.1, delta_prime=0.2)
+
+
+def test_prop32_part_i_needs_no_R_inf_and_part_ii_no_R_n():
+    thm = registry.get("bertazzi2025.prop32_tv_to_dp")
+    part_i = thm.evaluate(epsilon=0.5, delta=0, kappa=1.0, R_n=0.01)
+    assert part_i.guaranteed and part_i.delta == pytest.approx((1 + np.exp(0.5)) * 0.01, rel=1e-15)
+    assert part_i.omitted == {"delta_limit": ["R_inf"]} and "delta_limit" not in part_i.conclusion
+    with pytest.raises(AttributeError, match="needs R_inf"):
+        part_i.delta_limit  # noqa: B018 - the access itself is what is tested
+    part_ii = thm.evaluate(epsilon=0.5, delta=1e-3, kappa=2.0, R_inf=0.05)
+    assert part_ii.delta_limit == pytest.approx(1e-3 + (1 + np.exp(0.5)) * 0.1, rel=1e-15)
+    assert part_ii.omitted == {"delta": ["R_n"]}
+    with pytest.raises(ValueError, match="missing value"):
+        thm.evaluate(delta=0, kappa=1.0, R_n=0.01)  # epsilon is not optional
+
+
+def test_cor33_threshold_without_delta_prime():
+    thm = registry.get("bertazzi2025.cor33_posterior_must_be_dp")
+    ev = thm.evaluate(epsilon=1.0, delta=0, kappa=1.0, R_inf=0.01)
+    assert ev.delta_threshold == pytest.approx((1 + np.e) * 0.01, rel=1e-15)
+    assert ev.unchecked == ["delta_prime_above_threshold"] and not ev.guaranteed
+    with pytest.raises(HypothesisError, match="delta_prime_above_threshold"):
+        thm.evaluate(epsilon=1.0, delta=0, kappa=1.0, R_inf=0.01, delta_prime=0.001)

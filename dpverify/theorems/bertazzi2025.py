@@ -1,10 +1,16 @@
 """Bertazzi, Johnston, Roberts & Durmus 2025 (ICML; arXiv 2502.17150 v1 numbering): the theorem catalogue.
 
-The seed copy of this paper has no formulas; every statement is *reconstructed* from
-``shared/papers/bertazzi2025.md`` (re-derived from the proof skeletons) and carries
-``Source("bertazzi2025", item, location, reconstructed=True, confidence=<tag>)``.
+The text copy of this paper the project worked from lost its displayed formulas; every statement is
+*reconstructed*: re-derived from the structure of the proofs (which lemma feeds which, the constants each
+step produces) and checked by the derivation and numeric checks of its entry. Each carries
+``Source("bertazzi2025", item, location, reconstructed=True, confidence=<tag>)`` with ``R-high`` (the
+statement follows from the proof as reconstructed), ``R-med`` (a constant or the exact form of a hypothesis
+is inferred) or ``UNCERTAIN`` (the wording of a hypothesis is a guess). Where a reconstruction note below
+says "section 7 check k" or "7b", it refers to the numbered cross-checks and the looseness measurements of
+that reconstruction, each re-run here as a check.
 
-Eighteen entries (catalogue IDs of ``shared/papers/INDEX.md``), built in three helper modules:
+Eighteen entries (the ``bertazzi2025.*`` IDs of :mod:`dpverify.theorems.catalogue`), built in three helper
+modules:
 
 - :mod:`.bertazzi2025_sec23` -- Defs 2.1, 2.2; Asm. 3.1; Props 3.2, 3.4, 3.7, 3.10; Cor. 3.3;
 - :mod:`.bertazzi2025_sec4` -- Lemmas 4.1, 4.2, B.1-B.3; Props 4.5 (path), 4.6 (final value);
@@ -70,7 +76,7 @@ __all__ = [
     "is_dp",
 ]
 
-#: Every bertazzi2025 entry, in catalogue (INDEX.md) order.
+#: Every bertazzi2025 entry, in catalogue order (:mod:`dpverify.theorems.catalogue`).
 THEOREMS = tuple(
     sorted(_SEC23 + _SEC4 + _SEC5, key=lambda t: [
         "def21_dp", "def22_renyi_dp", "asm31_uniform_convergence", "prop32_tv_to_dp", "cor33_posterior_must_be_dp",

@@ -1,7 +1,8 @@
 """Closed forms of Bertazzi, Johnston, Roberts & Durmus 2025, and exact reference values.
 
-All statements are *reconstructed* (``shared/papers/bertazzi2025.md``; the seed text has no
-formulas). Notation (the reconstruction's, mapped to dpverify's keyword names):
+All statements are *reconstructed* (re-derived from the paper's proofs: the text copy the project worked from
+lost its displayed formulas; see :mod:`dpverify.theorems.bertazzi2025`). Notation (the reconstruction's, mapped to
+dpverify's keyword names):
 
 - ``k``     number of Markov-chain steps (the paper's ``n``); ``T = k h`` the time horizon;
 - ``K``     bound on the data-dependent drift/gradient (Asm. 5.1, 5.3, 5.5; Props 4.5, 4.6);

@@ -1,7 +1,7 @@
 """Foulds, Geumlek, Welling, Chaudhuri (UAI 2016): the theorem catalogue.
 
-"On the Theory and Practice of Privacy-Preserving Bayesian Data Analysis" (seed ``004``). Every
-``foulds2016.*`` row of ``shared/papers/INDEX.md`` is a :class:`~dpverify.theorems.base.Theorem`
+"On the Theory and Practice of Privacy-Preserving Bayesian Data Analysis". Every
+``foulds2016.*`` item of :mod:`dpverify.theorems.catalogue` is a :class:`~dpverify.theorems.base.Theorem`
 registered under that ID, in catalogue order. The items live in helper modules by section:
 
 - :mod:`dpverify.theorems.foulds2016_posterior` -- Sec. 2: eqs. 2-10, Theorems 1-3;
@@ -196,6 +196,47 @@ def _fig2_ratios():
     lap_ratio = err["laplace"].mean() / err["posterior"].mean()
     ok = abs(ops_ratio / want_ops - 1) < 0.05 and abs(lap_ratio - 1) < 0.06
     return ok, f"OPS/posterior {ops_ratio:.3f} (Thm 5: {want_ops:.3f}); Laplace/posterior {lap_ratio:.3f}", want_ops, ops_ratio
+
+
+def _fig2_cases():
+    from dpverify.mechanisms.laplace import laplace_scale
+
+    out = []
+    for a, e in ((0.05, 0.1), (0.2, 1.3)):
+        c_value = foulds2016_expfam._grid_sensitivity(a)  # eq. 15's sensitivity as a grid supremum
+        out.append(({"a0": a, "epsilon": e}, {"temperature": 2 * c_value / e, "laplace_scale": laplace_scale(2.0, e)}))
+    return out
+
+
+FIG2_L1_ERROR.add_pin(
+    "pin_settings_from_their_items",
+    "temperature = 2 x (eq. 15's sensitivity as a grid supremum)/eps and the Laplace scale of dpverify.mechanisms.laplace "
+    "with L1 sensitivity 2, at the figure's setting and another; rel 1e-12",
+    _fig2_cases, rel=1e-12)
+
+
+def _table1_cases():
+    from dpverify.composition import basic_composition
+    from dpverify.guarantees import ApproxDP
+
+    out = []
+    for t_value, e_val, kk in ((2.5, 0.7, 4), (58.9, 0.1, 30)):
+        rem1 = foulds2016_expfam.REM1_ARE_MEAN.evaluate().are  # Remark 1 (its own checks pin it)
+        thm5 = foulds2016_expfam.THM5_ARE_EXPONENTIAL.evaluate(temperature=t_value).are
+        out.append(({"temperature": t_value, "epsilon": e_val, "k": kk}, {
+            "are_laplace": rem1,
+            "are_exponential": thm5,
+            "epsilon_gibbs_laplace": basic_composition([ApproxDP(e_val, 0.0)]).epsilon,  # one release; Gibbs post-processes
+            "epsilon_gibbs_exponential": basic_composition([ApproxDP(e_val, 0.0)] * kk).epsilon,  # paid per update
+        }))
+    return out
+
+
+TABLE1_COMPARISON.add_pin(
+    "pin_rows_from_their_items",
+    "the ARE column against Remark 1 and Theorem 5 evaluated, the Gibbs costs by dpverify.composition.basic_composition "
+    "of one release (Laplace, then post-processing) and of k updates (exponential mechanism); rel 1e-12",
+    _table1_cases, rel=1e-12)
 
 
 for _thm in (

@@ -1,9 +1,9 @@
 """Shared pieces of the Foulds et al. 2016 catalogue: symbols, source and empirical links.
 
 J. Foulds, J. Geumlek, M. Welling, K. Chaudhuri. On the Theory and Practice of
-Privacy-Preserving Bayesian Data Analysis. UAI 2016 (seed ``004``).
+Privacy-Preserving Bayesian Data Analysis. UAI 2016.
 
-The symbol names are the keyword names of :meth:`Theorem.evaluate` (HELPERS.md conventions):
+The symbol names are the keyword names of :meth:`Theorem.evaluate` (shared across the four papers of the catalogue):
 
 - ``epsilon`` privacy level, ``delta`` (eps, delta)-DP slack or the L1 closeness of Prop. 3;
 - ``C`` Foulds' Delta log Pr(theta, X) = max |log Pr(x'|theta) - log Pr(x|theta)| (eqs. 7-9);
@@ -43,5 +43,5 @@ def source(item: str, location: str) -> Source:
 
 
 def link(sampler: str, description: str) -> EmpiricalLink:
-    """The planned sampler ``sampler`` and its audit ``audits/test_<sampler>.py`` (HELPERS.md)."""
+    """The reference sampler ``sampler`` (``dpverify samplers list``) and its audit file ``audits/test_<sampler>.py``."""
     return EmpiricalLink(sampler, f"audits/test_{sampler}.py", description)

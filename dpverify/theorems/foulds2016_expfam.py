@@ -591,6 +591,120 @@ def _rem1_mc():
 
 
 #: This section's theorems in catalogue order; registered by :mod:`dpverify.theorems.foulds2016`.
+# ----------------------------------------------------------------------------- pins
+# Every conclusion evaluated at points and compared with an independent computation.
+def _grid_sensitivity(a0_value: float) -> float:
+    """sup over x, x' in {0, 1} and p in [a0, 1 - a0] of the log-likelihood difference, on a 200001-point grid that
+    contains both ends (where the supremum sits)."""
+    p = np.linspace(a0_value, 1 - a0_value, 200_001)
+    ll = np.stack([np.log1p(-p), np.log(p)])
+    return float(np.max(np.abs(ll[1] - ll[0])))
+
+
+EQ15_BETA_BERNOULLI.add_pin(
+    "pin_grid_supremum",
+    "sensitivity = the supremum of the Bernoulli log-likelihood difference on a grid of [a0, 1 - a0] containing its "
+    "ends; temperature = 2 x that / eps (eq. 14's T = 2 Delta/eps); a0 = 0.2, 0.05, eps = 1, 0.3; rel 1e-12",
+    lambda: [({"a0": a, "epsilon": e}, {"sensitivity": _grid_sensitivity(a), "temperature": 2 * _grid_sensitivity(a) / e})
+             for a, e in ((0.2, 1.0), (0.05, 0.3))],
+    rel=1e-12)
+
+
+def _eq16_cases():
+    from dpverify.mechanisms.laplace import laplace_scale
+
+    out = []
+    for epsilon in (0.5, 2.0):
+        b = laplace_scale(2.0, epsilon)  # L1 sensitivity 2 (check l1_sensitivity_two)
+        # per count, with projection at 0: the atom at 0 and the continuous part (check privacy_loss_with_projection)
+        s = np.arange(0, 201, dtype=float)
+        atom = np.abs(stats.laplace.logcdf(-s, scale=b) - stats.laplace.logcdf(-s - 1, scale=b))
+        y = np.linspace(1e-9, 400.0, 40001)
+        cont = np.max(np.abs(np.abs(y[None, :] - s[:, None] - 1) - np.abs(y[None, :] - s[:, None])) / b)
+        total = 2 * max(float(atom.max()), float(cont))  # the two counts compose
+        x = np.array([0.0, 1.0])
+        l1 = float(np.max(np.abs((x[:, None] - x[None, :])) + np.abs((1 - x[:, None]) - (1 - x[None, :]))))
+        out.append(({"epsilon": epsilon}, {"sensitivity": l1, "scale": b, "epsilon": total, "delta": 0.0}))
+    return out
+
+
+EQ16_LAPLACE_STATS.add_pin(
+    "pin_exact_release_profile",
+    "the L1 sensitivity of S(x) = (x, 1 - x) over {0, 1}, the core Laplace scale, and the exact pure epsilon of the "
+    "projected two-count release (largest log-ratio over the atom at 0 and the continuous part, counts 0..200), with "
+    "delta 0 (pure DP); rel 1e-9, abs 1e-15",
+    _eq16_cases, rel=1e-9, abs_tol=1e-15)
+
+
+def _expected_kl(n_data: int, p: float = 0.3, b: float = 2.0) -> float:
+    """E over Laplace(b) noise on both counts of KL(Beta(n1_hat + 1, n0_hat + 1) || Beta(n1 + 1, n0 + 1)), projection
+    at 0, by quadrature on [-40, 40]^2 (step 0.1), as in the check beta_bernoulli_expected_kl_order_one_over_n."""
+    grid = np.linspace(-40.0, 40.0, 801)
+    w = np.exp(-np.abs(grid) / b) / (2 * b)
+    weights = np.outer(w, w)
+    weights /= weights.sum()
+    g1, g0 = np.meshgrid(grid, grid, indexing="ij")
+    n1 = round(p * n_data)
+    a, bb = n1 + 1.0, n_data - n1 + 1.0
+    a1, b1 = np.maximum(n1 + g1, 0.0) + 1.0, np.maximum(n_data - n1 + g0, 0.0) + 1.0
+    kl = betaln(a, bb) - betaln(a1, b1) + (a1 - a) * digamma(a1) + (b1 - bb) * digamma(b1) + (a - a1 + bb - b1) * digamma(a1 + b1)
+    return float((weights * kl).sum())
+
+
+LEM1_KL.add_pin(
+    "pin_kl_at_large_n",
+    "the limit against E KL at N = 1e7 (quadrature as in the O(1/N) check; N E KL settles at 11.04, so E KL(1e7) = "
+    "1.1e-6, which bounds the distance to the limit since E KL decreases in N); abs 1e-5 (9x that)",
+    lambda: [({}, {"kl_limit": _expected_kl(10**7)})], rel=0.0, abs_tol=1e-5)
+
+
+def _eq13_cases():
+    out = []
+    for tm, sr, lh in ((1.3, 0.8, 0.4), (2.9, 2.0, 0.0)):
+        # sup over theta in [-tm, tm], statistic differences in [-sr, sr], log-h differences in [-lh, lh] of
+        # |theta (S' - S) + (log h' - log h)|, on a grid containing the box's corners
+        th, ds, dh = np.meshgrid(np.linspace(-tm, tm, 41), np.linspace(-sr, sr, 41), np.linspace(-lh, lh, 41), indexing="ij")
+        out.append(({"theta_max": tm, "stat_range": sr, "log_h_range": lh}, {"sensitivity": float(np.max(np.abs(th * ds + dh)))}))
+    return out
+
+
+EQ13_EXPFAM.add_pin(
+    "pin_grid_supremum",
+    "the supremum of |theta (S(x') - S(x)) + log h(x') - log h(x)| over a grid of the box (corners included); rel 1e-12",
+    _eq13_cases, rel=1e-12)
+
+THM4_ARE_LAPLACE.add_pin(
+    "pin_exact_posterior_draw_are",
+    "the Laplace noise is negligible at large N (check beta_bernoulli_noise_is_negligible), so the ARE is that of one "
+    "exact posterior draw: N Var(draw)/(p(1-p)) summed exactly over n1 ~ Binomial at N = 2e5 (-> 2); rel 2e-3 "
+    "(O(1/N) remainder)",
+    lambda: [({}, {"are": _tempered_draw_are(200_000, 0.3, 1.0)})], rel=2e-3)
+
+THM5_ARE_EXPONENTIAL.add_pin(
+    "pin_exact_tempered_draw_are",
+    "N Var(draw)/(p(1-p)) of one Beta(n1/T + 1, (N - n1)/T + 1) draw summed exactly over n1 at N = 2e5, and its ratio "
+    "to the T = 1 value (the posterior draw); rel 5e-3 (O(T/N) remainder)",
+    lambda: [({"temperature": t_}, {"are": _tempered_draw_are(200_000, 0.3, t_),
+                                    "variance_ratio_to_posterior_draw": _tempered_draw_are(200_000, 0.3, t_)
+                                    / _tempered_draw_are(200_000, 0.3, 1.0)}) for t_ in (2.5, 7.0)],
+    rel=5e-3)
+
+
+def _mean_are(n_data: int, p: float) -> float:
+    """N Var(posterior mean)/(p(1-p)) of Beta(n1 + 1, N - n1 + 1), n1 ~ Binomial(N, p), summed exactly."""
+    n1 = np.arange(n_data + 1)
+    pmf = stats.binom.pmf(n1, n_data, p)
+    mean = (n1 + 1.0) / (n_data + 2.0)
+    return float((pmf @ mean**2 - (pmf @ mean) ** 2 + (pmf @ mean - p) ** 2) / (p * (1 - p) / n_data))
+
+
+REM1_ARE_MEAN.add_pin(
+    "pin_exact_posterior_mean_are",
+    "N E[(posterior mean - p)^2]/(p(1-p)) summed exactly over n1 ~ Binomial at N = 2e5 (the Laplace noise adds O(1/N^2)); "
+    "rel 1e-3",
+    lambda: [({}, {"are": _mean_are(200_000, 0.3)})], rel=1e-3)
+
+
 THEOREMS: tuple[Theorem, ...] = (
     EQ13_EXPFAM,
     EQ15_BETA_BERNOULLI,

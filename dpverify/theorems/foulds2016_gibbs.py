@@ -206,16 +206,21 @@ def _eq20():
 
 @EQ19_PRIVATE_GIBBS.add_check("printed_random_scan_is_beimel_bound", "symbolic")
 def _eq19_beimel():
-    """Foulds Sec. 4.1: the printed 4 Delta Q/N is Beimel's 2 gamma eps with gamma = Q/N and eps = 2 Delta
-    (symbolically, and numerically with dpverify.subsampling.beimel_subsampling at C = 0.25, Q/N = 1/6)."""
-    from dpverify.subsampling import beimel_subsampling
-
+    """Foulds Sec. 4.1: the printed 4 Delta Q/N is Beimel's 2 gamma eps with gamma = Q/N and eps = 2 Delta."""
     concl = EQ19_PRIVATE_GIBBS.conclusion
     gamma = Q / N
     symbolic = sp.simplify(2 * gamma * concl["epsilon"] - concl["epsilon_random_scan_printed"]) == 0
+    return symbolic, "2 (Q/N)(2C) = 4CQ/N"
+
+
+@EQ19_PRIVATE_GIBBS.add_check("printed_random_scan_core_beimel", "numeric")
+def _eq19_beimel_core():
+    """Foulds Sec. 4.1: the printed value equals dpverify.subsampling.beimel_subsampling at C = 0.25, Q/N = 1/6."""
+    from dpverify.subsampling import beimel_subsampling
+
     core = beimel_subsampling(0.5, 0.0, 1 / 6).epsilon
     ours = EQ19_PRIVATE_GIBBS.evaluate(C=0.25, Q=1, N=6).epsilon_random_scan_printed
-    return symbolic and abs(core - ours) < 1e-15, f"2 (Q/N)(2C) = 4CQ/N; core {core} vs sympy {ours}"
+    return abs(core - ours) < 1e-15, f"core {core} vs sympy {ours}", core, ours
 
 
 @EQ19_PRIVATE_GIBBS.add_check("random_scan_counterexample", "numeric")
@@ -279,11 +284,17 @@ def _sec4_samples():
     for kk in range(2, 7):
         total = THM1_COMPOSITION.conclusion["epsilon"].subs({e1: total, e2: one})
         ok = ok and sp.simplify(total - SEC4_GIBBS_COSTS.conclusion["epsilon_samples"].subs(k, kk)) == 0
-    # budget eps' = 10, C = log 4: 3 samples cost 8.32 <= 10, 4 cost 11.09 > 10
+    return ok, f"6 composed draws by Theorem 1: {total}"
+
+
+@SEC4_GIBBS_COSTS.add_check("q_samples_budget_example", "numeric")
+def _sec4_budget():
+    """Foulds Sec. 2.2: a budget eps' = 10 at C = log 4 buys floor(eps'/(2C)) = 3 posterior samples: 3 cost 8.32 <= 10,
+    4 cost 11.09 > 10."""
     c_value, budget = float(np.log(4)), 10.0
     cost = lambda kk: SEC4_GIBBS_COSTS.evaluate(C=c_value, k=kk, epsilon=1).epsilon_samples  # noqa: E731
-    ok = ok and cost(3) <= budget < cost(4) and int(budget // (2 * c_value)) == 3
-    return ok, f"6 composed draws: {total}; eps' = 10, C = log 4: 3 samples cost {cost(3):.3f}, 4 cost {cost(4):.3f}"
+    ok = cost(3) <= budget < cost(4) and int(budget // (2 * c_value)) == 3
+    return ok, f"eps' = 10, C = log 4: 3 samples cost {cost(3):.3f}, 4 cost {cost(4):.3f}"
 
 
 @SEC4_GIBBS_COSTS.add_check("sequence_scan_parallel_composition", "symbolic")
@@ -304,4 +315,74 @@ def _sec4_hmm():
 
 
 #: This section's theorems in catalogue order; registered by :mod:`dpverify.theorems.foulds2016`.
+# ----------------------------------------------------------------------------- pins
+# Every conclusion evaluated at points and compared with an independent computation.
+def _prop3_cases():
+    from dpverify.mechanisms.exponential import discrete_delta, discrete_epsilon
+
+    out = []
+    for e_val, d_val in ((0.5, 0.01), (2.0, 0.05)):
+        a, b = np.exp(e_val) / (1 + np.exp(e_val)), 1 / (1 + np.exp(e_val))
+        eps_exact = discrete_epsilon(np.log([a, b]), np.log([b, a]))  # the exact sampler: randomized response at eps
+        p_x, p_xp = np.array([a + d_val / 2, b - d_val / 2]), np.array([b - d_val / 2, a + d_val / 2])
+        slack = max(discrete_delta(np.log(p_x), np.log(p_xp), e_val), discrete_delta(np.log(p_xp), np.log(p_x), e_val))
+        out.append(({"epsilon": e_val, "delta": d_val}, {"epsilon": eps_exact, "delta": 2 * slack}))
+    return out
+
+
+PROP3_APPROX_SAMPLING.add_pin(
+    "pin_perturbed_randomized_response",
+    "the exact sampler's epsilon (randomized response, computed) is kept; twice the exact slack of the L1-delta "
+    "perturbed pair (tight_example: the slack is (1 + e^eps) delta/2) is the printed (1 + e^eps) delta; rel 1e-10",
+    _prop3_cases, rel=1e-10)
+
+
+def _eq19_cases():
+    from dpverify.mechanisms.exponential import discrete_epsilon
+
+    out = []
+    for c_value, q_value, n_data in ((0.25, 1, 6), (0.6, 3, 5)):
+        # one Gibbs update whose theta_l has m + 1 values, with the worst log-joint pair of sensitivity C (eq. 20): the
+        # exponential mechanism at eps = 2C; its exact epsilon -> 2C as m grows (error ~ e^C/m)
+        # (the m equal outputs grouped into one outcome of m times the mass, m = 1e12: same log-ratios)
+        log_m, a = np.log(1e12), c_value  # eps u/(2 Delta) = 2C C/(2C) = C at u = C
+        upd = discrete_epsilon(np.array([a, log_m]) - np.logaddexp(a, log_m),
+                               np.array([0.0, log_m + a]) - np.logaddexp(0.0, log_m + a))
+        # a pass touches the changed x_j in one update (parallel composition): the pass costs what one update costs
+        out.append(({"C": c_value, "Q": q_value, "N": n_data},
+                    {"epsilon": upd, "epsilon_sequence_scan": upd, "epsilon_random_scan": upd,
+                     "epsilon_random_scan_printed": 2 * (q_value / n_data) * (2 * c_value)}))
+    return out
+
+
+EQ19_PRIVATE_GIBBS.add_pin(
+    "pin_worst_update_and_parallel_composition",
+    "one update's exact epsilon on the worst utility pair with 1e12 + 1 values (equal ones grouped; -> 2C, error ~ e 1e-12); "
+    "a sequence or "
+    "random scan changes one update's input (parallel composition) so costs the same; the printed random-scan value as "
+    "Beimel's 2 gamma eps with gamma = Q/N, eps = 2C; rel 1e-9",
+    _eq19_cases, rel=1e-9)
+
+
+def _sec4_cases():
+    from dpverify.composition import basic_composition
+    from dpverify.guarantees import ApproxDP
+
+    out = []
+    for c_value, kk, t_value, e_val in ((np.log(4), 3, 200, 0.05), (0.3, 7, 11, 1.3)):
+        out.append(({"C": float(c_value), "k": kk, "T": t_value, "epsilon": e_val}, {
+            "epsilon_pass": 2 * float(c_value),  # one update's 2C (Theorem 2), once per pass (parallel composition)
+            "epsilon_samples": basic_composition([ApproxDP(2 * float(c_value), 0.0)] * kk).epsilon,
+            "epsilon_gibbs": basic_composition([ApproxDP(e_val, 0.0)] * (2 * t_value)).epsilon,  # T iterations x 2 updates
+        }))
+    return out
+
+
+SEC4_GIBBS_COSTS.add_pin(
+    "pin_core_basic_composition",
+    "k posterior samples and the HMM run (T iterations of 2 eps-DP updates) composed by dpverify.composition."
+    "basic_composition; a pass costs one update's 2C; rel 1e-12",
+    _sec4_cases, rel=1e-12)
+
+
 THEOREMS: tuple[Theorem, ...] = (PROP3_APPROX_SAMPLING, EQ19_PRIVATE_GIBBS, SEC4_GIBBS_COSTS)

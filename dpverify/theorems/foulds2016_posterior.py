@@ -6,6 +6,8 @@ sensitivity), Theorem 1 (composition), Theorem 2 (2C-DP), Theorem 3 (4B-DP), eqs
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import sympy as sp
 
@@ -142,16 +144,18 @@ def _eq4_factor_two():
 
 @EQ4_EXPONENTIAL.add_check("core_probabilities_match_eq4", "numeric")
 def _eq4_core():
-    """dpverify.mechanisms.exponential.exponential_probabilities equals exp(eps u/(2 Delta))/Z of eq. 4."""
+    """dpverify.mechanisms.exponential.exponential_probabilities equals the Boltzmann form exp(u/T)/Z with the
+    registered temperature T (eq. 4 written as eq. 10)."""
     from dpverify.mechanisms.exponential import exponential_probabilities
 
     u = np.array([-3.0, 0.5, 2.0, 2.5])
     epsilon, delta_u = 0.8, 1.5
     core = exponential_probabilities(u, epsilon, delta_u)
-    w = np.exp(epsilon * u / (2 * delta_u))
+    t_value = EQ4_EXPONENTIAL.evaluate(sensitivity=delta_u, epsilon=epsilon).temperature
+    w = np.exp(u / t_value)
     ours = w / w.sum()
     err = float(np.max(np.abs(core - ours)))
-    return err < 1e-14, f"max |core - eq. 4| = {err:.2e}", 0.0, err
+    return err < 1e-14, f"T = {t_value}; max |core - exp(u/T)/Z| = {err:.2e}", 0.0, err
 
 
 # ----------------------------------------------------------------------------- eqs. 6-9
@@ -431,6 +435,172 @@ def _eq10_core():
     core = exponential_probabilities(log_joint, epsilon, c_value)
     err = float(np.max(np.abs(core - tempered)))
     return err < 1e-13, f"T = {t_value:.4f}; max |core - posterior^(1/T)| = {err:.2e}", 0.0, err
+
+
+# ----------------------------------------------------------------------------- pins
+# Every conclusion evaluated at points and compared with an independent computation.
+def _thm1_cases():
+    from dpverify.composition import basic_composition
+    from dpverify.guarantees import ApproxDP
+
+    out = []
+    for e1, e2, d1, d2 in ((0.5, 1.0, 1e-3, 1e-2), (2.0, 0.1, 0.0, 0.2)):
+        k1, k2 = np.exp(e1) / (1 + np.exp(e1)), np.exp(e2) / (1 + np.exp(e2))
+        eps_joint = float(np.log((k1 * k2) / ((1 - k1) * (1 - k2))))  # two randomized responses: the extreme outcome
+        out.append(({"epsilon_1": e1, "epsilon_2": e2, "delta_1": d1, "delta_2": d2},
+                    {"epsilon": eps_joint, "delta": basic_composition([ApproxDP(e1, d1), ApproxDP(e2, d2)]).delta}))
+    return out
+
+
+THM1_COMPOSITION.add_pin(
+    "pin_joint_randomized_response_and_core",
+    "epsilon: the log-ratio of the extreme outcome of two composed randomized responses (exactly eps1 + eps2); delta: "
+    "dpverify.composition.basic_composition; rel 1e-12",
+    _thm1_cases, rel=1e-12)
+
+
+def _laplace_release_profile(sens_value: float, epsilon: float) -> dict[str, float]:
+    """The Laplace mechanism at dpverify.mechanisms.laplace.laplace_scale: its scale, its exact pure epsilon for a shift
+    of sens_value (largest log-density ratio on a grid through both centres), and the exact delta at that epsilon."""
+    from dpverify.mechanisms.laplace import laplace_delta, laplace_scale
+
+    b = laplace_scale(sens_value, epsilon)
+    x = np.linspace(-60 * b, 60 * b + sens_value, 240_001)
+    loss = np.abs(np.abs(x - sens_value) - np.abs(x)) / b
+    eps_exact = float(loss.max())
+    return {"scale": b, "epsilon": eps_exact, "delta": laplace_delta(eps_exact, sens_value / b)}
+
+
+EQ3_LAPLACE.add_pin(
+    "pin_core_laplace_profile",
+    "scale from dpverify.mechanisms.laplace.laplace_scale; epsilon = the exact pure epsilon of that mechanism (largest "
+    "log-ratio on a grid containing both centres); delta = laplace_delta at it (0); rel 1e-12, abs 1e-15",
+    lambda: [({"sensitivity": s_, "epsilon": e}, _laplace_release_profile(s_, e)) for s_, e in ((2.0, 0.7), (0.3, 3.1))],
+    rel=1e-12, abs_tol=1e-15)
+
+
+def _exp_mech_worst(epsilon: float, delta_u: float, m: float = 1e12) -> tuple[float, float]:
+    """Exact (epsilon, delta at it) of eq. 4 on the worst utility pair with m + 1 outputs (u_X = (Delta, 0, ..., 0),
+    u_X' = (0, Delta, ..., Delta)). The m outputs with equal utilities have equal privacy loss, so they are grouped
+    into one outcome of m times the mass (this changes neither the largest log-ratio nor the hockey-stick); the
+    probabilities are eq. 4's exp(eps u/(2 Delta))/Z with Z by logaddexp. epsilon -> eps as m -> oo (error ~ e^{eps/2}/m)."""
+    from dpverify.mechanisms.exponential import discrete_delta, discrete_epsilon
+
+    a = epsilon / 2  # eps u/(2 Delta) at u = Delta
+    log_m = np.log(m)
+    lp = np.array([a, log_m]) - np.logaddexp(a, log_m)  # D: (the distinguished output, the m others)
+    lq = np.array([0.0, log_m + a]) - np.logaddexp(0.0, log_m + a)  # D'
+    e = discrete_epsilon(lp, lq)
+    return e, max(discrete_delta(lp, lq, e), discrete_delta(lq, lp, e))
+
+
+def _eq4_cases():
+    from dpverify.mechanisms.exponential import exponential_probabilities
+
+    out = []
+    for s_, e in ((1.5, 0.8), (0.4, 2.0)):
+        u = np.array([-1.0, 0.3, 2.2])
+        p = exponential_probabilities(u, e, s_)
+        t_fit = (u[2] - u[0]) / np.log(p[2] / p[0])  # the Boltzmann temperature read off the core mechanism
+        e_exact, d_exact = _exp_mech_worst(e, s_)
+        out.append(({"sensitivity": s_, "epsilon": e}, {"epsilon": e_exact, "delta": d_exact, "temperature": t_fit}))
+    return out
+
+
+EQ4_EXPONENTIAL.add_pin(
+    "pin_worst_pair_and_boltzmann_fit",
+    "epsilon: the exact epsilon of eq. 4 on the worst utility pair with 1e12 + 1 outputs (equal outputs grouped; -> eps, "
+    "error ~ e^{eps/2} 1e-12); delta: its hockey-stick there (0); temperature read off dpverify's exponential mechanism "
+    "as (u_i - u_j)/log(p_i/p_j); rel 1e-9, abs 1e-15",
+    _eq4_cases, rel=1e-9, abs_tol=1e-15)
+
+
+def _eq6_cases():
+    rng = np.random.default_rng(69)
+    out = []
+    for n_x, n_theta in ((3, 5), (4, 2)):
+        ll = rng.normal(size=(n_x, n_theta))  # log Pr(x | theta) for each datum value and parameter value
+        c_value = float(np.max(np.abs(ll[:, None, :] - ll[None, :, :])))  # eq. 9's max over x, x', theta
+        # the sensitivity of the log joint log Pr(theta) + sum_i log Pr(x_i | theta) over every dataset of 3 records and
+        # every neighbour (one record replaced), by brute force
+        prior = rng.normal(size=n_theta)
+        best = 0.0
+        for data in itertools.product(range(n_x), repeat=3):
+            joint = prior + ll[list(data)].sum(axis=0)
+            for i in range(3):
+                for y in range(n_x):
+                    other = list(data)
+                    other[i] = y
+                    best = max(best, float(np.max(np.abs(prior + ll[other].sum(axis=0) - joint))))
+        out.append(({"C": c_value, "epsilon": 0.7}, {"sensitivity": best, "exponent": 0.7 / (2 * best)}))
+    return out
+
+
+EQ6_9_POSTERIOR.add_pin(
+    "pin_log_joint_sensitivity_brute_force",
+    "eq. 9: the sensitivity of the log joint over all datasets of 3 records and their neighbours (random discrete model, "
+    "brute force) equals C = max |log Pr(x'|theta) - log Pr(x|theta)|; exponent eps/(2 Delta) with that Delta; rel 1e-12",
+    _eq6_cases, rel=1e-12)
+
+
+def _two_point_profile(a0_value: float, n_data: int, temp: float = 1.0) -> tuple[float, float]:
+    """Exact (epsilon, delta at it) of one draw from the two-point posterior (raised to 1/temp) over all neighbouring
+    count pairs (n1, n1 + 1); see Theorem 2's tightness check. Both outcomes have positive mass, so epsilon is the
+    largest |log-ratio| and delta the larger hockey-stick, computed for all pairs at once."""
+    logp = _two_point_posterior_log_probs(a0_value, n_data) / temp
+    logp = logp - np.logaddexp.reduce(logp, axis=1, keepdims=True)
+    gap = logp[:-1] - logp[1:]
+    e = float(np.max(np.abs(gap)))
+    p, q = np.exp(logp[:-1]), np.exp(logp[1:])
+    w = np.exp(min(e, 700.0))  # e > 700 only inside the root finder's bracket, where delta is not used
+    d = float(max(np.maximum(p - w * q, 0).sum(axis=1).max(), np.maximum(q - w * p, 0).sum(axis=1).max()))
+    return e, d
+
+
+THM2_POSTERIOR_2C.add_pin(
+    "pin_two_point_posterior",
+    "one draw from the Bernoulli posterior on {a0, 1 - a0} (uniform prior, N = 40): exact epsilon over all neighbouring "
+    "counts -> 2C (the posterior can sit on the worst theta; 1e-9 relative at N = 40) and hockey-stick 0 at it; "
+    "rel 1e-8, abs 1e-15",
+    lambda: [({"C": float(np.log((1 - a) / a))}, dict(zip(("epsilon", "delta"), _two_point_profile(a, 40))))
+             for a in (0.2, 0.35)],
+    rel=1e-8, abs_tol=1e-15)
+
+
+def _thm3_cases():
+    out = []
+    for a in (0.2, 0.35):
+        # a pmf model with |log Pr(x|theta)| <= B on {a0, 1 - a0}: B = -log a0, and the posterior's exact epsilon 2C
+        # (C = log((1-a0)/a0)); Theorem 3 through C <= 2B gives 4B -- evaluated at the B for which 2C = 4B
+        e, d = _two_point_profile(a, 40)
+        out.append(({"B": e / 4}, {"epsilon": e, "delta": d}))
+    return out
+
+
+THM3_POSTERIOR_4B.add_pin(
+    "pin_attained_when_C_is_2B",
+    "where C = 2B the bound 4B is Theorem 2's 2C, attained by the two-point posterior: evaluated at B = (exact epsilon)/4 "
+    "it must return that exact epsilon and delta 0; rel 1e-12, abs 1e-15",
+    _thm3_cases, rel=1e-12, abs_tol=1e-15)
+
+
+def _eq10_cases():
+    out = []
+    for a, e in ((0.2, 1.0), (0.1, 3.0)):
+        c_value = float(np.log((1 - a) / a))
+        # the temperature at which the tempered two-point posterior's exact epsilon is e (brentq on T)
+        from scipy.optimize import brentq
+
+        t_value = brentq(lambda tt: _two_point_profile(a, 400, tt)[0] - e, 1e-3, 1e3, xtol=1e-13, rtol=1e-13)
+        out.append(({"C": c_value, "epsilon": e}, {"temperature": t_value, "epsilon": _two_point_profile(a, 400, t_value)[0]}))
+    return out
+
+
+EQ10_TEMPERATURE.add_pin(
+    "pin_temperature_by_root_finding",
+    "the temperature at which one draw of the tempered two-point posterior (N = 400, where it concentrates on the worst "
+    "theta to ~1e-9) has exact epsilon eps, found by brentq, and that epsilon; rel 1e-7",
+    _eq10_cases, rel=1e-7)
 
 
 #: This section's theorems in catalogue order; registered by :mod:`dpverify.theorems.foulds2016`.

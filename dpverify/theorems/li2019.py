@@ -1,5 +1,5 @@
 """Li, Chen, Liu, Carin (AISTATS 2019), "On Connecting Stochastic Gradient MCMC and Differential Privacy":
-the catalogue (every ``li2019.*`` item of ``shared/papers/INDEX.md``).
+the catalogue (every ``li2019.*`` item of :mod:`dpverify.theorems.catalogue`).
 
 The items live in small modules, each registering its :class:`~dpverify.theorems.base.Theorem` objects:
 
@@ -56,7 +56,7 @@ __all__ = [
     "prop7_omega",
 ]
 
-#: The catalogue IDs of this paper, in INDEX order.
+#: The catalogue IDs of this paper, in catalogue order.
 IDS: tuple[str, ...] = (
     "li2019.def1_dp",
     "li2019.def2_privacy_loss",

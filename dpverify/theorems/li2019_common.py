@@ -39,7 +39,7 @@ __all__ = [
     "harmonic_third",
 ]
 
-#: The shared symbols (HELPERS.md names) with their assumptions. ``T`` counts *iterations* in Li et
+#: The shared symbols (the keyword names of ``Theorem.evaluate``) with their assumptions. ``T`` counts *iterations* in Li et
 #: al. (Algorithm 1: "number of iterations T").
 SYMBOLS: dict[str, sp.Symbol] = {
     "epsilon": sp.Symbol("epsilon", positive=True),

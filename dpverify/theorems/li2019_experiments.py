@@ -185,10 +185,16 @@ def _():
     sig_sq = noise_multiplier_sq(N, q, eta, L)
     u = sp.Symbol("u", positive=True)  # u = eta L^2
     only_product = sp.simplify(sig_sq.subs(eta, u / L**2)).free_symbols.isdisjoint({L})
-    d = figure2_data()
-    curves = d["by_L"]
+    c = sp.Symbol("c", positive=True)  # the registered bound scales exactly as 1/L^2
+    scaling = sp.simplify(fig2.conclusion["decreasing"].subs(L, c * L) * c**2 - fig2.conclusion["decreasing"]) == 0
+    return only_product and scaling, f"sigma^2 in terms of u = eta L^2: {sp.simplify(sig_sq.subs(eta, u / L**2))}; eta_max(cL) c^2 = eta_max(L): {scaling}"
+
+
+@fig2.add_check("data_inverse_square", "numeric", "the figure data by L are exactly 1/L^2 times the L = 1 curve (rel 1e-12)")
+def _():
+    curves = figure2_data()["by_L"]
     worst = max(float(np.max(np.abs(curves[l] * l**2 / curves[1.0] - 1))) for l in FIG2_L)
-    return only_product and worst < 1e-12, f"sigma^2 in terms of u = eta L^2: {sp.simplify(sig_sq.subs(eta, u / L**2))}; max deviation from 1/L^2 scaling {worst:.1e}"
+    return worst < 1e-12, f"max deviation from 1/L^2 scaling {worst:.1e}", 0.0, worst
 
 
 @fig2.add_check("growth_in_N", "numeric",

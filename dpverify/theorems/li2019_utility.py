@@ -240,12 +240,10 @@ def _():
     lhs = A * sp.log(1 / om) ** 5 / om**4
     ok = sp.simplify(sp.expand_log(lhs - T_of_w, force=True)) == 0
     z_ok = sp.simplify(sp.Rational(4, 5) * (T_of_w / A) ** sp.Rational(1, 5) - w * sp.exp(w)) == 0
-    # and numerically through the closed form with LambertW
-    Tn, An = 10**6, 3
-    om_n = PROP7_OMEGA.subs({T: Tn, A: An}).evalf(30)
-    back = (An * sp.log(1 / om_n) ** 5 / om_n**4).evalf(30)
-    ok &= z_ok and abs(back / Tn - 1) < 1e-20
-    return ok, f"symbolic identity {ok}; at T=1e6, A=3: omega = {float(om_n):.6g}, A log^5(1/omega)/omega^4 = {float(back):.10g}"
+    # the registered omega(T) is exp(-(5/4) W(z)) with that z
+    z = sp.Rational(4, 5) * (T / A) ** sp.Rational(1, 5)
+    registered = sp.simplify(prop7.conclusion["omega_of_T"] - sp.exp(-sp.Rational(5, 4) * sp.LambertW(z))) == 0
+    return ok and z_ok and registered, f"A log^5(1/omega)/omega^4 = T on omega = exp(-(5/4) W(z)): {ok}; z = w e^w: {z_ok}"
 
 
 @prop7.add_check("paper_inversion_fails", "numeric",

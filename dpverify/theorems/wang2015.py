@@ -1,5 +1,5 @@
 """Wang, Fienberg, Smola (ICML 2015), "Privacy for Free: Posterior Sampling and Stochastic Gradient
-Monte Carlo" (with supplement): the 28 catalogue items ``wang2015.*`` of ``shared/papers/INDEX.md``.
+Monte Carlo" (with supplement): the 28 ``wang2015.*`` items of :mod:`dpverify.theorems.catalogue`.
 
 Importing this module registers every item (the registry imports it on first use)::
 
@@ -18,7 +18,7 @@ The items live in four helper modules, one per part of the paper:
 
 Shared symbols and the proof chain of Theorem 4 are in :mod:`dpverify.theorems.wang2015_common`.
 """
-from dpverify.theorems import wang2015_ops  # noqa: F401  (each import registers its items, in INDEX order of parts)
+from dpverify.theorems import wang2015_ops  # noqa: F401  (each import registers its items, part by part)
 from dpverify.theorems import wang2015_dp_tools  # noqa: F401
 from dpverify.theorems import wang2015_sgmcmc  # noqa: F401
 from dpverify.theorems import wang2015_sgfs  # noqa: F401

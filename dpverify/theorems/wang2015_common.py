@@ -30,7 +30,7 @@ __all__ = [
     "LOG_A", "LOG_2D", "with_log_symbols", "hockey_stick_rows",
 ]
 
-#: The shared symbols (HELPERS.md names), with their assumptions.
+#: The shared symbols (the keyword names of ``Theorem.evaluate`` across the catalogue), with their assumptions.
 SYMBOLS: dict[str, sp.Symbol] = {
     "epsilon": sp.Symbol("epsilon", positive=True),
     "delta": sp.Symbol("delta", positive=True),
@@ -73,7 +73,7 @@ def source(item: str, location: str) -> Source:
 
 
 def link(sampler: str, description: str) -> EmpiricalLink:
-    """The planned sampler and its audit file (HELPERS.md: ``audits/test_<sampler_id>.py``)."""
+    """The reference sampler (``dpverify samplers list``) and its audit file ``audits/test_<sampler_id>.py``."""
     return EmpiricalLink(sampler, f"audits/test_{sampler}.py", description)
 
 

@@ -427,3 +427,54 @@ thm2.add_pin(
     "sigma against dpverify.mechanisms.gaussian.classic_gaussian_sigma at sensitivities 2.5, 0.3, 7 (not 1, so a lost "
     "factor shows), and the guarantee (eps, delta) is the target the calibration was asked for; rel 1e-12",
     _thm2_cases, rel=1e-12)
+
+
+def _lem2_cases():
+    from dpverify.composition import basic_composition
+    from dpverify.guarantees import ApproxDP
+
+    out = []
+    for e1_, e2_, d1_, d2_ in ((0.3, 0.7, 0.01, 0.02), (1.9, 0.05, 0.0, 1e-6)):
+        # epsilon: the log-ratio of the extreme joint outcome of two independent randomized responses (exactly e1 + e2)
+        k1, k2 = math.exp(e1_) / (1 + math.exp(e1_)), math.exp(e2_) / (1 + math.exp(e2_))
+        eps_joint = math.log((k1 * k2) / ((1 - k1) * (1 - k2)))
+        core = basic_composition([ApproxDP(e1_, d1_), ApproxDP(e2_, d2_)])
+        out.append(({"epsilon_1": e1_, "epsilon_2": e2_, "delta_1": d1_, "delta_2": d2_},
+                    {"epsilon": eps_joint, "delta": core.delta}))
+    return out
+
+
+lem2.add_pin(
+    "pin_joint_randomized_response_and_core",
+    "epsilon: the largest log-ratio of two composed randomized responses (exactly eps1 + eps2, computed); delta: "
+    "dpverify.composition.basic_composition; rel 1e-12",
+    _lem2_cases, rel=1e-12)
+
+
+def _lem3_cases():
+    from dpverify.composition import advanced_composition
+
+    return [({"epsilon": e, "delta": d, "k": k, "delta_prime": dp},
+             {"epsilon": advanced_composition(e, d, k, dp).epsilon, "delta": advanced_composition(e, d, k, dp).delta})
+            for e, d, k, dp in ((0.1, 1e-7, 100, 1e-5), (0.7, 1e-4, 13, 0.05))]
+
+
+lem3.add_pin(
+    "pin_core_advanced_composition",
+    "against dpverify.composition.advanced_composition (the core calculus' implementation of Dwork & Roth Thm 3.20) at "
+    "two points with k != 1; rel 1e-12",
+    _lem3_cases, rel=1e-12)
+
+
+def _lem4_cases():
+    from dpverify.subsampling import beimel_subsampling
+
+    return [({"epsilon": e, "delta": d, "gamma": g},
+             {"epsilon": beimel_subsampling(e, d, g).epsilon, "delta": beimel_subsampling(e, d, g).delta})
+            for e, d, g in ((0.5, 1e-6, 0.1), (0.9, 0.01, 0.35))]
+
+
+lem4.add_pin(
+    "pin_core_beimel",
+    "against dpverify.subsampling.beimel_subsampling at two points inside eps < 1; rel 1e-12",
+    _lem4_cases, rel=1e-12)
