@@ -173,6 +173,16 @@ def test_fixed_size_batches_are_uniform_ordered_tuples(N, size):
         assert n / n_tuples >= 5 and stats.chisquare(counts).pvalue > 1e-6
 
 
+def test_fixed_size_batches_for_few_chains_are_uniform_ordered_tuples():
+    """Few chains per call (n_chains N <= 150 size^2) take the random-key branch: 3,000 calls of 40 chains, each row a
+    uniform ordered 3-tuple of distinct indices of 6 (chi-square over the 120 tuples, rejected only at p < 1e-6)."""
+    rng = np.random.default_rng(28)
+    idx = np.concatenate([draw_minibatches(rng, 40, 6, 3) for _ in range(3000)])
+    code = {t: i for i, t in enumerate(permutations(range(6), 3))}
+    counts = np.bincount([code[t] for t in map(tuple, idx.tolist())], minlength=len(code))
+    assert stats.chisquare(counts).pvalue > 1e-6
+
+
 def test_fixed_size_pairwise_inclusion_at_the_audit_size():
     """b = 10 of N = 100: P(i and j in the batch) = b (b - 1) / (N (N - 1)) for every pair; joint frequencies over
     n = 200,000 rows within z standard errors, z for the 4950 pairs; each record with frequency b/N."""

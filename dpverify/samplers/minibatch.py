@@ -36,12 +36,13 @@ def draw_minibatches(rng: np.random.Generator, n_chains: int, N: int, size: int)
     how the earlier ones were drawn. The row is then a uniform ordered tuple of distinct indices: a uniform subset in
     uniformly random order. Positions are processed one at a time for all chains at once (column-major storage, so
     each comparison is one contiguous pass); a position collides with probability ``j / N <= size / N``, so the
-    expected redraws per chain are about ``size^2 / (2N) <= 4``. Larger batches: the ``size`` smallest of ``N`` i.i.d.
+    expected redraws per chain are about ``size^2 / (2N) <= 4``. Larger batches, or few chains (``n_chains N <= 150
+    size^2``, where the ``size^2 / 2`` numpy calls of the former would dominate): the ``size`` smallest of ``N`` i.i.d.
     uniform keys (a uniform subset), then put in uniformly random order by sorting i.i.d. keys. All exact.
     """
     if size > N:
         raise ValueError(f"mini-batch size must be <= N = {N}; got {size}")
-    if size * size > 8 * N:
+    if size * size > 8 * N or n_chains * N <= 150 * size * size:  # few chains: O(N) keys beat ~size^2/2 numpy calls
         keys = rng.random((n_chains, N))
         chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < N else np.tile(np.arange(N), (n_chains, 1))
         order = np.argsort(rng.random((n_chains, size)), axis=1)
