@@ -189,8 +189,8 @@ def _theorem_section(thm, results: list[dict] | None, samplers: set[str]) -> lis
         + f" -- {_text(src.citation)}",
         f"- **Kind:** {thm.kind}",
         "- **Reconstructed:** "
-        + (f"yes (confidence {_text(src.confidence)}; restored from the reconstruction, the seed text lacks "
-           "the formulas)" if src.reconstructed and src.confidence else "yes" if src.reconstructed else "no"),
+        + (f"yes (confidence {_text(src.confidence)}; restored from the paper's proofs: the text copy worked from "
+           "lost its displayed formulas)" if src.reconstructed and src.confidence else "yes" if src.reconstructed else "no"),
         f"- **Check status:** {_status(_theorem_status(results))}"
         + (f" ({sum(r['passed'] for r in results)}/{len(results)} checks passed)" if results else ""),
         "",
@@ -199,6 +199,10 @@ def _theorem_section(thm, results: list[dict] | None, samplers: set[str]) -> lis
         out += ["**Statement.** " + _text(thm.statement), ""]
     if thm.parameters:
         out += ["**Parameters** (keywords of `evaluate`): " + ", ".join(_code(p) for p in thm.parameters), ""]
+    if thm.optional:
+        out += ["**Optional parameters** (may be left out of `evaluate`):", ""]
+        out += [f"- {_code(k)} -- {_text(why)}" for k, why in thm.optional.items()]
+        out.append("")
     if thm.hypotheses:
         out += ["**Hypotheses.**", ""]
         for h in thm.hypotheses:
@@ -260,8 +264,11 @@ def theorem_pages(results: dict[str, list[dict]]) -> dict[str, str]:
         "",
         f"{len(everything)} theorems, {sum(len(t.checks) for t in everything)} checks; "
         f"checks run for {n_run} theorems, {n_fail} with a failed check. "
-        "A check is a derivation step re-done with sympy (symbolic) or a published number recomputed (numeric); "
-        "the status is the result of running it when these pages were generated. "
+        "A check is a derivation step re-done with sympy (symbolic), or numeric: a published number recomputed, or "
+        "(the `pin_*` checks) the registered conclusion evaluated at points and compared with an independent "
+        "computation -- every theorem has one, and perturbing any conclusion makes a check of that theorem fail "
+        "(`tests/test_catalogue_mutation.py`, `mutation/catalogue.py`). "
+        "The status is the result of running the check when these pages were generated. "
         "From Python: `registry.get(id).explain()`; from a shell: `dpverify theorems show ID`.",
         "",
     ]

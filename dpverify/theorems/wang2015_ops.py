@@ -239,7 +239,8 @@ def _():
         return u - np.logaddexp.reduce(u, axis=1, keepdims=True)
 
     worst = float(np.max(np.abs(logpost(ll) - logpost(llp))))
-    return worst <= 4 * B + 1e-12, f"max |log ratio| = {worst:.4f} <= 4B = {4 * B}", 4 * B, worst
+    bound = thm1.evaluate(B=B).epsilon
+    return worst <= bound + 1e-12, f"max |log ratio| = {worst:.4f} <= 4B = {bound}", bound, worst
 
 
 @thm1.add_check("bound_is_tight", "numeric",
@@ -249,7 +250,8 @@ def _():
     lw = np.log([w, 1 - w])
     post = lambda l: (lambda u: u - np.logaddexp.reduce(u))(np.asarray(l) + lw)  # noqa: E731
     ratio = float(np.max(post([-B, B]) - post([B, -B])))
-    return abs(ratio - 4 * B) < 1e-6, f"log ratio {ratio:.9f} vs 4B = {4 * B}", 4 * B, ratio
+    bound = thm1.evaluate(B=B).epsilon
+    return abs(ratio - bound) < 1e-6, f"log ratio {ratio:.9f} vs 4B = {bound}", bound, ratio
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,7 +302,8 @@ def _():
         return u - np.logaddexp.reduce(u, axis=1, keepdims=True)
 
     worst = float(np.max(np.abs(logpost(x) - logpost(xp))))
-    return worst <= 4 * L * R + 1e-9, f"max |log ratio| = {worst:.4f} <= 4LR = {4 * L * R:.4f}", 4 * L * R, worst
+    bound = thm1l.evaluate(L=L, R=R).epsilon
+    return worst <= bound + 1e-9, f"max |log ratio| = {worst:.4f} <= 4LR = {bound:.4f}", bound, worst
 
 
 # ---------------------------------------------------------------------------------------------
