@@ -864,7 +864,8 @@ def pure_dp_pld(epsilon: float, *, interval: float = DEFAULT_INTERVAL,
                                    components=(("pure-DP", f"epsilon={_fmt(e)}", 1),))
 
 
-def identity_pld(*, interval: float = DEFAULT_INTERVAL, tail_mass: float = DEFAULT_TAIL_MASS) -> PrivacyLossDistribution:
+def identity_pld(*, interval: float = DEFAULT_INTERVAL,
+                 tail_mass: float = DEFAULT_TAIL_MASS) -> PrivacyLossDistribution:
     """The neutral element of composition: no privacy loss (L = 0 with probability 1)."""
     h = _check_interval(interval)
     tail = _check_tail_mass(tail_mass)
@@ -883,7 +884,8 @@ def _check_schedule(q, mu) -> tuple[np.ndarray, np.ndarray]:
     try:
         qa, ma = np.broadcast_arrays(np.atleast_1d(qa), np.atleast_1d(ma))
     except ValueError:
-        raise ValueError(f"q and mu must have the same length (or one be a scalar); got {qa.size} and {ma.size}") from None
+        raise ValueError(
+            f"q and mu must have the same length (or one be a scalar); got {qa.size} and {ma.size}") from None
     if qa.size == 0:
         raise ValueError("the schedule must have at least one step (q and mu are empty)")
     bad = ~((qa > 0) & (qa <= 1))
