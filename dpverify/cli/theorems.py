@@ -184,6 +184,10 @@ def _eval(args) -> int:
     print(format_table(["hypothesis", "holds"], [(k, "yes" if v else "NO") for k, v in result.hypotheses.items()]))
     print()
     print(format_table(["conclusion", "value"], [(k, f"{v:.6g}") for k, v in result.conclusion.items()]))
-    if not result.guaranteed:
+    if result.unchecked:
+        print("\nunchecked (an input they need was left out): " + ", ".join(result.unchecked), file=sys.stderr)
+    if result.failed:
         print("\nNOT GUARANTEED: hypotheses failed: " + ", ".join(result.failed), file=sys.stderr)
+    elif not result.guaranteed:
+        print("\nNOT GUARANTEED: some hypotheses could not be checked (see 'unchecked' above)", file=sys.stderr)
     return 0

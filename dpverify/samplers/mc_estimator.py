@@ -2,8 +2,8 @@
 
 A(D) = pihat_n^D(f) + xi, with pihat_n^D(f) = (1/n) sum_{k=1}^n f(X_k) the ergodic average of a bounded
 test function along a Markov chain targeting pi_D, and xi ~ Laplace(Delta / eps) (Assumption 3.5 with
-(eps_xi, delta_xi) = (Delta / b, 0)). The paper's formulas are missing from the seed: everything here
-follows ``shared/papers/bertazzi2025.md`` (Prop. 3.7 [R-high], Prop. 3.10 [R-med]).
+(eps_xi, delta_xi) = (Delta / b, 0)). The formulas are the catalogue's reconstructions of Bertazzi et al.'s
+statements (Prop. 3.7, high confidence; Prop. 3.10, medium confidence: ``dpverify.theorems.bertazzi2025``).
 
 Target: the truncated beta-Bernoulli posterior pi_D = Beta(alpha0 + n1, beta0 + n0) on [a0, 1 - a0] for
 datasets of a public size N. Chain: the independence Metropolis-Hastings sampler whose proposal is
