@@ -215,3 +215,20 @@ def test_broken_variants_declare_the_correct_mechanism():
         assert not np.allclose(a, b), defect  # the implementation differs
     with pytest.raises(ValueError, match="defect must be one of"):
         registry.make("dp_sgld_broken", model=base.model, N=100, tau=10, T=20, delta=1e-3, step_size=0.4, defect="x")
+
+
+def test_gradient_sensitivities_of_the_models():
+    # add/remove: min(clip, L); replace-one: min(2 clip, the model's gradient-difference bound)
+    m = LogisticRegression(dim=2, R=3.0)
+    assert m.gradient_sensitivity("add_remove") == 3.0 and m.gradient_sensitivity("replace_one") == 6.0
+    assert m.gradient_sensitivity("add_remove", clip=1.0) == 1.0
+    assert m.gradient_sensitivity("replace_one", clip=1.0) == 2.0
+    g = GaussianTarget(2, R=1.0, noise_variance=0.5)
+    assert g.gradient_sensitivity("replace_one") == pytest.approx(4.0)  # 2R/sigma^2
+    assert g.gradient_sensitivity("replace_one", clip=1.0) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="no finite gradient sensitivity under add_remove"):
+        g.gradient_sensitivity("add_remove")
+    nc = NonConvexTarget(2, R=1.0, amplitude=1.0, width=0.5)
+    assert nc.gradient_sensitivity("replace_one") == pytest.approx(2 * (1.0 / 0.5) * math.exp(-0.5))
+    with pytest.raises(ValueError, match="neighbouring must be"):
+        m.gradient_sensitivity("swap")

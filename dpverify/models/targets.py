@@ -391,4 +391,4 @@ class NonConvexTarget(Model):
 
     def gradient_difference_bound(self) -> float:
         """Records differ only through their bumps: ``2 (a/r) e^{-1/2}`` (twice the bump gradient bound)."""
-        return 2 * self.bump_gradient_bound()
+        return 2 * self.bump_gradient_bound
