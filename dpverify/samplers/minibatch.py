@@ -93,13 +93,13 @@ def draw_poisson_minibatches(rng: np.random.Generator, n_chains: int, N: int, q:
         raise ValueError(f"the Poisson sampling rate q must be in [0, 1]; got {q!r}")
     if q >= 1.0:
         return np.tile(np.arange(N), (n_chains, 1)), np.ones((n_chains, N), dtype=bool)
-    if q == 0.0:
+    if q == 0.0 or n_chains == 0:
         return np.zeros((n_chains, 1), dtype=np.intp), np.zeros((n_chains, 1), dtype=bool)
     inv_lam = -1.0 / np.log1p(-q)
     mean, sd = N * q, np.sqrt(N * q * (1.0 - q))
     cap = int(min(N + 1, np.ceil(mean + sd)))  # K + 1 <= N + 1 gaps always pass N
     cap_more = int(min(N + 1, max(2, np.ceil(sd))))
-    # positions stay below (cap + 1) (N + 1) + N: int32 whenever that fits (half the memory traffic)
+    # positions stay below (max(cap, cap_more) + 1) (N + 1): int32 whenever that fits (half the memory traffic)
     dtype = np.int32 if (max(cap, cap_more) + 2) * (N + 1) < 2**31 else np.int64
 
     def positions(shape, start):
