@@ -36,8 +36,9 @@ def test_registered_with_catalogue_ids():
 # -- mini-batches ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("N, size", [(10, 3), (10, 6), (10, 8), (7, 7), (10, 1)])
 def test_minibatches_are_uniform_subsets_without_repeats(N, size):
-    """(10, 3) uses rejection, (10, 6) Floyd's algorithm, (10, 8) and (7, 7) the random-key branch. Each of the C(N, size) subsets has
-    probability 1/C(N, size): chi-square goodness of fit on 60,000 draws, rejected only at p < 1e-6."""
+    """(10, 3) and (10, 6) use sequential rejection, (10, 8) and (7, 7) the random-key branch (dpverify.samplers.minibatch).
+    Each of the C(N, size) subsets has probability 1/C(N, size): chi-square goodness of fit on 60,000 draws, rejected
+    only at p < 1e-6."""
     rng = np.random.default_rng(10)
     n = 60_000
     idx = draw_minibatches(rng, n, N, size)

@@ -58,15 +58,6 @@ def _validate_points(model, X) -> np.ndarray:
     return arr
 
 
-def _sum_per_record(g: np.ndarray, clip: float | None, weights: np.ndarray | None) -> np.ndarray:
-    """Sum over the mini-batch axis (-2) of per-record gradients, clipped and weighted."""
-    if clip is not None:
-        g = clip_gradients(g, clip)
-    if weights is not None:
-        g = g * weights[..., None]
-    return g.sum(axis=-2)
-
-
 class GaussianTarget(Model):
     """Gaussian location model with a Gaussian prior: strongly log-concave, linear full-data gradient.
 
