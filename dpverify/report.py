@@ -137,6 +137,14 @@ def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[
     return notes
 
 
+def legend_lines(marks: dict) -> list[str]:
+    """The table's legend, then the accountant methods behind the ``[n]`` marks (for the CLI tables)."""
+    lines = list(LEGEND)
+    if marks:
+        lines.append("accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
+    return lines
+
+
 def split_known_bad(audits: list[dict]) -> tuple[list[dict], list[dict]]:
     """``(regular, known_bad)``: known-bad cases (deliberately broken implementations, :mod:`dpverify.suite`) pass
     when their violation is found, so they are counted apart from the verdicts of the other audits."""

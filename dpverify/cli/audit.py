@@ -56,7 +56,7 @@ def _run(args) -> int:
 
     from dpverify.cli._output import format_table, print_json
     from dpverify.cli._progress import Progress
-    from dpverify.report import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes
+    from dpverify.report import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
     from dpverify.suite import get_case, run_case
 
     if args.samples is not None and args.samples < 4:
@@ -103,8 +103,6 @@ def _run(args) -> int:
             print(f"loose claim: {note}")
         print(f"test: {r.test}; event: {r.event}")
         print()
-        for line in LEGEND:
+        for line in legend_lines(marks):
             print(f"  {line}")
-        if marks:
-            print("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
     return 1 if r.verdict == "violation" else 0

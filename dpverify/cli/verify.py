@@ -185,9 +185,9 @@ def print_audits(audits: list[dict]) -> None:
     from dpverify.cli._output import format_table
     from dpverify.report import (
         AUDIT_HEADERS,
-        LEGEND,
         accountant_marks,
         audit_cells,
+        legend_lines,
         loose_claim_notes,
         split_known_bad,
     )
@@ -218,10 +218,8 @@ def print_audits(audits: list[dict]) -> None:
             if not res.get("passed"):
                 print(f"  NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}")
     print()
-    for line in LEGEND:
+    for line in legend_lines(marks):
         print(f"  {line}")
-    if marks:
-        print("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
     notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
     if notes:
         print("\nLoose claims (no audit of this pair can contradict them):")
@@ -311,9 +309,7 @@ def _run(args) -> int:
     if audits:
         print_audits(audits)
     bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
-    from dpverify.report import summary_counts
-
-    from dpverify.report import known_bad_summary, split_known_bad
+    from dpverify.report import known_bad_summary, split_known_bad, summary_counts
 
     regular, known_bad = split_known_bad(audits)
     counts = summary_counts(r["verdict"] for r in regular)
