@@ -65,3 +65,8 @@ def test_verdict_rules():
     assert verdict(1.2, 1.0, budget_ceiling=0.1, saturation=8.0) == "violation"
     assert verdict(0.9, 1.0, budget_ceiling=0.45, power_factor=2.0) == "inconclusive"
     assert verdict(0.9, 1.0, budget_ceiling=0.45, power_factor=3.0) == "consistent"
+    # the exact pair epsilon bounds what any audit of the pair certifies: a claim above twice it is not testable here
+    v, why = verdict_reason(0.09, 1.0, epsilon_exact=0.28)
+    assert v == "inconclusive" and "exact epsilon 0.28 < claim / 2" in why
+    assert verdict(0.5, 1.0, epsilon_exact=0.6) == "consistent"
+    assert verdict(0.5, 1.0, epsilon_exact=0.28, budget_ceiling=0.6) == "consistent"  # a known ceiling decides

@@ -327,7 +327,7 @@ def audit(
         ceiling_exact = bool(getattr(privacy_loss, "exact", False))
     sat = saturation(n, alpha=alpha, delta=delta, candidates=candidates)
     verdict, reason = verdict_reason(eps_lower, epsilon, budget_ceiling=ceiling, saturation=sat,
-                                     power_factor=power_factor)
+                                     epsilon_exact=exact_epsilon, power_factor=power_factor)
     return AuditResult(
         epsilon_lower=eps_lower,
         epsilon_claimed=epsilon,

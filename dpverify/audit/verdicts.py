@@ -8,7 +8,8 @@
   * the claim is above the :func:`~dpverify.audit.ceiling.saturation` of the budget (not even a mechanism that
     publishes its input could be certified above the claim with these samples), or
   * the pair's budget ceiling (:mod:`dpverify.audit.ceiling`, known when the mechanism describes its privacy
-    loss) is below ``claim / power_factor``.
+    loss) is below ``claim / power_factor``; or, the ceiling unknown, the pair's exact epsilon is (no event-based
+    audit certifies more than the exact epsilon but by chance: it bounds the ceiling).
 
 - **consistent** -- no violation, and the audit had power against the claim.
 
@@ -33,7 +34,8 @@ def _fmt(x: float) -> str:
 
 
 def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceiling: float | None = None,
-                   saturation: float | None = None, power_factor: float = POWER_FACTOR) -> tuple[str, str]:
+                   saturation: float | None = None, epsilon_exact: float | None = None,
+                   power_factor: float = POWER_FACTOR) -> tuple[str, str]:
     """``(verdict, reason)``: the verdict (module docstring) and one sentence saying why."""
     if epsilon_lower > epsilon_claimed:
         return "violation", (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
@@ -48,6 +50,10 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
         return "inconclusive", (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
                                 f"implementation leaking about {_fmt(epsilon_claimed / budget_ceiling)}x more than "
                                 "the audited run would be flagged at this budget")
+    if budget_ceiling is None and epsilon_exact is not None and epsilon_exact * power_factor < epsilon_claimed:
+        return "inconclusive", (f"the pair's exact epsilon {_fmt(epsilon_exact)} < claim / {power_factor:g}: no audit "
+                                "of this pair can come near the claim (the claim is loose here, or the pair is not "
+                                "the worst one)")
     if epsilon_lower <= 0:
         return "inconclusive", "certified 0: no event separated the two sides at this budget"
     return "consistent", f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"
