@@ -232,3 +232,14 @@ def test_gradient_sensitivities_of_the_models():
     assert nc.gradient_sensitivity("replace_one") == pytest.approx(2 * (1.0 / 0.5) * math.exp(-0.5))
     with pytest.raises(ValueError, match="neighbouring must be"):
         m.gradient_sensitivity("swap")
+
+
+def test_claims_and_accountant_answers_convert_to_the_calculus_guarantees():
+    from dpverify.guarantees import ApproxDP
+
+    s = li()
+    claim, acc = s.guarantee(), s.account(1e-3)
+    assert claim.as_approx_dp() == ApproxDP(claim.epsilon, 1e-3)
+    assert acc.as_approx_dp() == ApproxDP(acc.epsilon, 1e-3)
+    assert claim.as_approx_dp().implies(ApproxDP(acc.epsilon * 1.001, 1e-3))  # the accountant's claim is its epsilon
+    assert acc.epsilon_lower <= acc.epsilon < acc.epsilon_lower + 1e-3  # the PLD bracket is narrow

@@ -42,6 +42,12 @@ class Claim:
     hypotheses: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
 
+    def as_approx_dp(self):
+        """The promised guarantee as the calculus' :class:`~dpverify.guarantees.ApproxDP` (provenance dropped)."""
+        from dpverify.guarantees import ApproxDP
+
+        return ApproxDP(self.epsilon, self.delta)
+
     def to_dict(self) -> dict:
         return {
             "epsilon": self.epsilon,
