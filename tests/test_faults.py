@@ -161,9 +161,24 @@ def test_theorems_eval_out_of_domain_delta_names_it(capsys):
     argv = ["theorems", "eval", "wang2015.thm4_dp_sgld", "epsilon=1", "delta=2", "N=100", "T=10", "tau=10"]
     assert main(argv) == 2
     line = one_error_line(capsys.readouterr().err)
-    assert "delta is a probability: it must be in (0, 1); got 2" in line
+    assert "delta is a probability: it must be < 1; got 2" in line
     assert main(argv + ["--allow-unguaranteed"]) == 2
     assert "delta" in one_error_line(capsys.readouterr().err)
+
+
+def test_theorem_api_rejects_none_and_out_of_domain_values():
+    # the Python API itself, not only the CLI: a clear ValueError naming the input (was AttributeError / sympy's
+    # "Invalid comparison of non-real zoo")
+    from dpverify.theorems import registry
+
+    with pytest.raises(ValueError, match="B must be a number; got None"):
+        registry.get("wang2015.thm1_ops_pure_dp").evaluate(B=None)
+    with pytest.raises(ValueError, match="delta is a probability: it must be < 1; got 2"):
+        registry.get("li2019.thm4_fixed_stepsize").evaluate(epsilon=1, delta=2, N=1000, T=200, q=0.015, L=1,
+                                                            eta=0.0225)
+    with pytest.raises(ValueError, match="q is a sampling rate: it must be <= 1"):
+        registry.get("li2019.thm4_fixed_stepsize").evaluate(epsilon=1, delta=1e-5, N=1000, T=200, q=1.5, L=1,
+                                                            eta=0.0225)
 
 
 def test_theorems_eval_none_and_repeated_values_are_errors(capsys):

@@ -78,6 +78,16 @@ KINDS: tuple[str, ...] = (
 )
 
 
+
+#: Inputs with an upper bound every theorem shares: (bound, whether it is allowed, what the input is).
+PROBABILITY_BOUNDS: dict[str, tuple[float, bool, str]] = {
+    "delta": (1.0, False, "a probability"),
+    "delta_prime": (1.0, False, "a probability"),
+    "delta_total": (1.0, False, "a probability"),
+    "q": (1.0, True, "a sampling rate"),
+    "gamma": (1.0, True, "a sampling rate"),
+}
+
 class HypothesisError(ValueError):
     """Raised by :meth:`Theorem.evaluate` when a hypothesis fails for the given values."""
 
@@ -528,6 +538,8 @@ class Theorem:
         plain: dict[str, float] = {}
         for name, raw in merged.items():
             sym = self.symbols[name]
+            if raw is None:
+                raise ValueError(f"{self.id}: {name} must be a number; got None")
             try:
                 num = sp.nsimplify(raw, rational=False) if isinstance(raw, str) else sp.sympify(raw)
             except (sp.SympifyError, TypeError):
@@ -543,6 +555,11 @@ class Theorem:
                 raise ValueError(f"{self.id}: {name} must be >= 0; got {raw!r}")
             if sym.is_integer and fnum != int(fnum):
                 raise ValueError(f"{self.id}: {name} must be an integer; got {raw!r}")
+            if name in PROBABILITY_BOUNDS:
+                bound, inclusive, what = PROBABILITY_BOUNDS[name]
+                if fnum > bound or (fnum == bound and not inclusive):
+                    raise ValueError(f"{self.id}: {name} is {what}: it must be {'<=' if inclusive else '<'} "
+                                     f"{bound:g}; got {raw!r}")
             subs[sym] = sp.Integer(int(fnum)) if sym.is_integer else num
             plain[name] = fnum
         return subs, plain
@@ -566,7 +583,11 @@ class Theorem:
         """
         subs, plain = self._substitutions(values)
         unchecked = [h.name for h in self.hypotheses if self._missing_for(h.condition, subs)]
-        holds = {h.name: h.holds(subs) for h in self.hypotheses if h.name not in unchecked}
+        try:
+            holds = {h.name: h.holds(subs) for h in self.hypotheses if h.name not in unchecked}
+        except TypeError as exc:  # sympy comparing a non-real value: the inputs leave the theorem's domain
+            raise ValueError(f"{self.id}: a hypothesis cannot be evaluated at {plain} (outside the theorem's "
+                             f"domain: {exc})") from None
         failed = [n for n, ok in holds.items() if not ok]
         if failed and not allow_unguaranteed:
             details = [f"{n}: {self._hyp(n).condition}" for n in failed]
