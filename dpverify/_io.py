@@ -59,38 +59,32 @@ _LOCK = "lock"
 _CHECKPOINT = "checkpoint.jsonl"
 
 
-def jsonable(x: Any) -> Any:
-    """Plain JSON: numpy scalars and arrays to Python, inf/nan to strings (JSON has no infinities),
-    anything else unknown to its ``str``."""
+def _convert(x: Any, finite_floats_only: bool) -> Any:
     if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
         x = x.item()
     if hasattr(x, "tolist") and not isinstance(x, (str, bytes)):
         x = x.tolist()
-    if isinstance(x, float) and not math.isfinite(x):
+    if finite_floats_only and isinstance(x, float) and not math.isfinite(x):
         return str(x)
     if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
+        return {str(k): _convert(v, finite_floats_only) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [jsonable(v) for v in x]
+        return [_convert(v, finite_floats_only) for v in x]
     if x is None or isinstance(x, (bool, int, float, str)):
         return x
     return str(x)
+
+
+def jsonable(x: Any) -> Any:
+    """Plain JSON: numpy scalars and arrays to Python, inf/nan to strings (JSON has no infinities),
+    anything else unknown to its ``str``."""
+    return _convert(x, finite_floats_only=True)
 
 
 def plain(x: Any) -> Any:
     """Like :func:`jsonable` but floats stay floats (inf and NaN included): for checkpoints, which must give back
     exactly the numbers that were stored (``json.dumps(..., allow_nan=True)`` writes them as ``Infinity``/``NaN``)."""
-    if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
-        x = x.item()
-    if hasattr(x, "tolist") and not isinstance(x, (str, bytes)):
-        x = x.tolist()
-    if isinstance(x, dict):
-        return {str(k): plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    if x is None or isinstance(x, (bool, int, float, str)):
-        return x
-    return str(x)
+    return _convert(x, finite_floats_only=False)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -294,9 +294,6 @@ def _in_child_killed_at(step: int, work) -> str:
     ``work()``; returns "killed" or "finished"."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
-        import shutil  # noqa: F401
-        import tempfile  # noqa: F401
-
         count = [0]
         try:
             for mod_name, name in _FS_STEPS:
@@ -338,7 +335,7 @@ def _write_legacy_report(root: Path, tag: str) -> None:
     """The plain-file layout of dpverify before run directories (both files written in place)."""
     root.mkdir(parents=True)
     (root / "report.json").write_text(json.dumps({"run_id": "legacy", "theorems": _fake_rows(tag), "audits": []}))
-    (root / "report.html").write_text(f"<!doctype html><html><head><meta name='dpverify-run-id' content='legacy'>"
+    (root / "report.html").write_text("<!doctype html><html><head><meta name='dpverify-run-id' content='legacy'>"
                                       "</head><body></body></html>")
 
 

@@ -7,7 +7,6 @@ import pytest
 from dpverify.accounting import DEFAULT_ORDERS, rdp_sampled_gaussian
 from dpverify.mechanisms.description import (
     FixedSizeSampling,
-    FullBatch,
     GaussianStep,
     MechanismDescription,
     PoissonSampling,
