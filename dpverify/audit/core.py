@@ -60,12 +60,18 @@ from dpverify.audit.statistics import (
     mean_difference_projection,
 )
 from dpverify.audit.tradeoff import tradeoff_curve
+from dpverify.audit.vector_statistics import additive_log_ratio, vector_candidates
 from dpverify.audit.verdicts import POWER_FACTOR, verdict_reason
 
 __all__ = ["AuditResult", "audit", "TESTS"]
 
 #: Names accepted by ``audit(test=...)`` besides "auto" and a callable statistic.
-TESTS = ("threshold", "likelihood_ratio", "events", "classifier", "boosting")
+TESTS = ("threshold", "likelihood_ratio", "events", "classifier", "boosting", "additive")
+
+#: Names accepted by ``audit(mode=...)``: "mathematical" audits the idealised mechanism (the log-likelihood ratio is
+#: rounded, :mod:`.likelihood_ratio`); "implementation" also looks for floating-point artefacts of the code that
+#: runs (:mod:`.floating_point`; Mironov 2012).
+MODES = ("mathematical", "implementation")
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,8 @@ class AuditResult:
     ceiling_exact: bool = False
     #: the most any pair at all could be certified with these samples
     saturation: float | None = None
+    #: "mathematical" or "implementation" (:data:`MODES`)
+    mode: str = "mathematical"
 
     @property
     def is_violation(self) -> bool:
@@ -126,8 +134,20 @@ class AuditResult:
         return out
 
 
-def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> list[Statistic]:
-    """The statistics to try, fitted on the fit samples ``f0`` (of M(D)) and ``f1`` (of M(D'))."""
+def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed, mode="mathematical") -> list[Statistic]:
+    """The statistics to try, fitted on the fit samples ``f0`` (of M(D)) and ``f1`` (of M(D')); in implementation
+    mode, plus the floating-point statistics of :mod:`.floating_point`."""
+    found = _mathematical_statistics(test, mechanism, dataset, neighbour, f0, f1, seed)
+    if mode == "implementation":
+        from dpverify.audit.floating_point import implementation_statistics
+
+        found = found + implementation_statistics(f0, f1, mechanism=mechanism, dataset=dataset, neighbour=neighbour,
+                                                  seed=seed)
+    return found
+
+
+def _mathematical_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> list[Statistic]:
+    """The statistics of the idealised mechanism (every mode)."""
     if callable(test):
         name = getattr(test, "__name__", "custom")
         return [Statistic(f"custom:{name}", f"{name}(x)", test)]
@@ -150,6 +170,8 @@ def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> 
         return [learned_log_odds(f0, f1, model="logistic", seed=seed)]
     if test == "boosting":
         return [learned_log_odds(f0, f1, model="boosting", seed=seed)]
+    if test == "additive":
+        return [additive_log_ratio(f0, f1, seed=seed)]
     # auto: the Neyman-Pearson statistic when densities are known; otherwise every cheap proxy.
     if whitebox:
         return [whitebox_statistic(mechanism, dataset, neighbour)]
@@ -160,6 +182,7 @@ def _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed) -> 
         found.append(outcome_log_ratio(f0, f1))
     elif not scalar:
         found.append(learned_log_odds(f0, f1, model="logistic", seed=seed))
+        found.extend(vector_candidates(f0, f1, seed=seed))
     return found
 
 
@@ -213,6 +236,7 @@ def audit(
     privacy_loss: Any = None,
     power_factor: float = POWER_FACTOR,
     progress: Callable[[int, int], None] | None = None,
+    mode: str = "mathematical",
 ) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
@@ -235,7 +259,9 @@ def audit(
     (else ``mechanism.account(delta)`` if present); ``privacy_loss``: the pair's privacy-loss masses for the
     budget ceiling (else ``mechanism.pair_privacy_loss(dataset, neighbour)`` if present; see the module
     docstring); ``power_factor``: see :mod:`dpverify.audit.verdicts`; ``progress(done, total)`` is called after
-    every chunk of samples drawn (both sides count as one chunk).
+    every chunk of samples drawn (both sides count as one chunk). ``mode``: "mathematical" (default) audits the
+idealised mechanism; "implementation" also tries statistics aimed at floating-point artefacts of the outputs
+(:data:`MODES`, :mod:`.floating_point`).
 
     The method is the module docstring's; the returned bound holds with probability >= confidence.
     """
@@ -250,6 +276,8 @@ def audit(
     selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)
     chunk_size = check_positive_int(chunk_size, "chunk_size")
     candidates = check_positive_int(candidates, "candidates")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     if not callable(test) and test != "auto" and test not in TESTS:
         raise ValueError(f"test must be 'auto', one of {TESTS}, or a callable statistic; got {test!r}")
     if exact_epsilon is None and callable(getattr(mechanism, "exact_epsilon", None)):
@@ -273,7 +301,7 @@ def audit(
     # Selection: every statistic fitted on (f0, f1), its best event per orientation scored on (v0, v1).
     pool = []
     scored = {}
-    for stat in _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed):
+    for stat in _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed, mode):
         s0, s1 = stat(v0), stat(v1)
         scored[id(stat)] = (s0, s1)
         pool.extend((stat, event) for event in best_thresholds(s0, s1, delta=delta, alpha=alpha))
@@ -341,6 +369,7 @@ def audit(
         ceiling_basis=ceiling_basis or "",
         ceiling_exact=ceiling_exact,
         saturation=sat,
+        mode=mode,
         samples=samples,
         confidence=confidence,
         seed=seed,

@@ -1,0 +1,70 @@
+"""What a library regression check audits: one public function of a DP library, its claim and its candidate pairs.
+
+A :class:`LibraryFunction` wraps one call of a library's public API as a mechanism of the auditor's protocol
+(:mod:`dpverify.audit.core`: ``mechanism(dataset, n, rng)`` returns ``n`` outputs on axis 0, every random number
+seeded from ``rng``), says what the library claims for that call (read from the library: the argument it was
+given, its privacy map or its accountant, never re-typed), under which neighbouring relation, and which adjacent
+pairs to try (:func:`dpverify.libraries.pairs` and the worst-pair search choose among them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = ["Claimed", "LibraryFunction", "ADJACENCIES"]
+
+#: Neighbouring relations a library may declare.
+ADJACENCIES = ("add_remove", "replace")
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """The (epsilon, delta) a library claims for one call, and where the numbers were read (e.g.
+    ``"opendp privacy map m.map(1)"``, ``"diffprivlib BudgetAccountant.spent"``, ``"opacus RDPAccountant"``)."""
+
+    epsilon: float
+    delta: float
+    source: str
+
+
+@dataclass(frozen=True)
+class LibraryFunction:
+    """One public function of a DP library, ready to audit.
+
+    - ``library``, ``version``: the distribution name and its installed version;
+    - ``name``: the call as a user writes it (e.g. ``"tools.mean(bounds=(0, 1))"``);
+    - ``mechanism(dataset, n, rng) -> (n, ...) array``: ``n`` independent releases on ``dataset``, seeded from
+      ``rng`` (the auditor's protocol);
+    - ``claim(dataset) -> Claimed``: the guarantee the library states for the call, read from the library;
+    - ``pairs``: candidate adjacent pairs ``(dataset, neighbour)`` under ``adjacency`` (the search picks among
+      them, :mod:`dpverify.libraries.search`);
+    - ``expected``: if not empty, why a violation is expected and documented (e.g. diffprivlib's
+      ``PrivacyLeakWarning`` when bounds are computed from the data): such a finding is labelled expected, not a bug;
+    - ``snippet(dataset, neighbour) -> str``: Python that reproduces one release on each side with the library
+      alone (for a report's reproduction of a violation);
+    - ``test``: the auditor's ``test`` argument ("auto" unless a statistic suits the output better).
+    """
+
+    library: str
+    version: str
+    name: str
+    mechanism: Callable[[Any, int, np.random.Generator], np.ndarray]
+    claim: Callable[[Any], Claimed]
+    pairs: Sequence[tuple[Any, Any]]
+    adjacency: str = "add_remove"
+    expected: str = ""
+    snippet: Callable[[Any, Any], str] | None = None
+    test: Any = "auto"
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.adjacency not in ADJACENCIES:
+            raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {self.adjacency!r}")
+        if not self.pairs:
+            raise ValueError(f"{self.library} {self.name}: pairs must hold at least one (dataset, neighbour) pair")
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.library}.{self.name}"
