@@ -18,7 +18,8 @@ grid of ``f(D) + noise``, and an event "s >= epsilon exactly" separates the two 
 perfectly (measured: lower bound 7.7 for Laplace with exact epsilon 1 at 10^5 samples). That is
 the floating-point attack of Mironov 2012 ("On significance of the least significant bits for
 differential privacy", CCS 2012); the auditor measures the mathematical privacy loss, so it
-rounds the artefact away. To look for such attacks, pass a custom statistic to ``audit``.
+rounds the artefact away. To look for such attacks, audit in implementation mode (``audit(..., mode=
+"implementation")``, :mod:`.floating_point`), which also tries the unrounded ratio (``decimals=None``).
 """
 from __future__ import annotations
 
@@ -34,23 +35,41 @@ __all__ = ["log_likelihood_ratio", "whitebox_statistic", "DECIMALS"]
 DECIMALS = 9
 
 
-def log_likelihood_ratio(log_density: Callable, dataset, neighbour) -> Statistic:
-    """The statistic ``s(x) = log_density(dataset, x) - log_density(neighbour, x)``."""
+def _rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    return values if decimals is None else np.round(values, decimals)
+
+
+def _check_decimals(decimals: int | None) -> int | None:
+    if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer))
+                                 or decimals < 0):
+        raise ValueError(f"decimals must be None (unrounded) or an integer >= 0; got {decimals!r}")
+    return decimals
+
+
+def log_likelihood_ratio(log_density: Callable, dataset, neighbour, *, decimals: int | None = DECIMALS) -> Statistic:
+    """The statistic ``s(x) = log_density(dataset, x) - log_density(neighbour, x)``, rounded to ``decimals``
+    decimals (default :data:`DECIMALS`; ``None``: unrounded, named ``likelihood_ratio:unrounded``, the
+    floating-point statistic of implementation mode)."""
+    decimals = _check_decimals(decimals)
 
     def s(x: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             values = np.asarray(log_density(dataset, x), dtype=float) - np.asarray(log_density(neighbour, x), dtype=float)
         if np.isnan(values).any():
             raise ValueError("log_density gave NaN or -inf on both datasets for some outputs (outside both supports?)")
-        return np.round(values, DECIMALS)
+        return _rounded(values, decimals)
 
+    if decimals is None:
+        return Statistic("likelihood_ratio:unrounded", "log p_D(x) - log p_D'(x), unrounded", s)
     return Statistic("likelihood_ratio", "log p_D(x) - log p_D'(x)", s)
 
 
-def whitebox_statistic(mechanism, dataset, neighbour) -> Statistic:
+def whitebox_statistic(mechanism, dataset, neighbour, *, decimals: int | None = DECIMALS) -> Statistic:
     """The mechanism's own white-box log-likelihood ratio ``mechanism.log_likelihood_ratio(dataset, neighbour)``
     (a callable ``outputs -> (n,)``), e.g. the per-step mixture likelihood ratio of a released Markov chain path
-    computed from the sampler's mechanism description and its own gradients. Rounded like the exact ratio."""
+    computed from the sampler's mechanism description and its own gradients. Rounded like the exact ratio
+    (``decimals=None``: unrounded, named ``likelihood_ratio:unrounded``)."""
+    decimals = _check_decimals(decimals)
     llr = mechanism.log_likelihood_ratio(dataset, neighbour)
     description = getattr(llr, "description", "white-box log p_D(x) - log p_D'(x)")
 
@@ -58,6 +77,8 @@ def whitebox_statistic(mechanism, dataset, neighbour) -> Statistic:
         values = np.asarray(llr(x), dtype=float)
         if np.isnan(values).any():
             raise ValueError("the mechanism's log_likelihood_ratio gave NaN for some outputs")
-        return np.round(values, DECIMALS)
+        return _rounded(values, decimals)
 
+    if decimals is None:
+        return Statistic("likelihood_ratio:unrounded", f"{description}, unrounded", s)
     return Statistic("whitebox_llr", description, s)
