@@ -4,9 +4,11 @@ Method (each step is one module, see :mod:`dpverify.audit`):
 
 1. draw ``samples`` outputs of M(dataset) and M(neighbour), seeded and in chunks
    (:mod:`.split`);
-2. on the selection part, fit every candidate scalar statistic on its first half and choose the
-   threshold event maximising the epsilon lower bound on its second half
-   (:mod:`.statistics`, :mod:`.likelihood_ratio`, :mod:`.events`, :mod:`.classifier`);
+2. on the selection part, fit every candidate scalar statistic on its first half (at most ``fit_cap`` outputs per
+   side) and choose the threshold event maximising the epsilon lower bound on the rest
+   (:mod:`.statistics`, :mod:`.likelihood_ratio`, :mod:`.events`, :mod:`.classifier`): the candidate thresholds
+   come from the first ``threshold_sample`` scoring outputs per side, the counts of every candidate event from the
+   whole scoring part, accumulated chunk by chunk;
    keep the ``candidates`` best (statistic, event, orientation) triples (default 1);
 3. on the estimation part (never seen by step 2) count those events on both sides;
 4. certify ``epsilon_lower = max(0, log((L_hi - delta) / U_lo))`` from two one-sided
@@ -33,6 +35,12 @@ same way, e.g. a chain's per-step mixture likelihood ratio); ``exact_epsilon(dat
 ``(losses, p, q, p_inf, q_inf)`` of the pair, whose ``basis`` says what it is and ``exact`` whether it is the pair's
 own law or an upper bound on it, e.g. :class:`~dpverify.mechanisms.description.PairPrivacyLoss`; for the budget
 ceiling).
+
+Memory and processes: besides at most ``fit_cap + threshold_sample`` outputs per side held for fitting and fixing the
+candidate thresholds, only one chunk per side and per process is in memory at a time, whatever ``samples`` is. With
+``workers > 1`` the chunks after the fit (scoring and estimation) are drawn, evaluated and counted in worker processes
+that return integer counts only (:mod:`.parallel`); every chunk has its own seed and the counts are summed, so the
+result is bit-identical for any number of workers.
 """
 from __future__ import annotations
 
@@ -50,14 +58,24 @@ from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.datasets import check_adjacent
 from dpverify.audit.events import is_discrete, outcome_log_ratio
 from dpverify.audit.likelihood_ratio import DECIMALS, log_likelihood_ratio, whitebox_statistic
-from dpverify.audit.split import DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, SplitPlan, draw
+from dpverify.audit.parallel import ChunkRunner, check_workers
+from dpverify.audit.split import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_SELECTION_FRACTION,
+    FIT_CAP,
+    THRESHOLD_SAMPLE,
+    ChunkSampler,
+    SplitPlan,
+)
 from dpverify.audit.statistics import (
     Statistic,
     ThresholdEvent,
-    best_thresholds,
+    best_events,
+    count_at_least,
     flatten,
     identity,
     mean_difference_projection,
+    threshold_candidates,
 )
 from dpverify.audit.tradeoff import tradeoff_curve
 from dpverify.audit.vector_statistics import additive_log_ratio, vector_candidates
@@ -237,6 +255,9 @@ def audit(
     power_factor: float = POWER_FACTOR,
     progress: Callable[[int, int], None] | None = None,
     mode: str = "mathematical",
+    workers: int = 1,
+    fit_cap: int = FIT_CAP,
+    threshold_sample: int = THRESHOLD_SAMPLE,
 ) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
@@ -262,6 +283,10 @@ def audit(
     every chunk of samples drawn (both sides count as one chunk). ``mode``: "mathematical" (default) audits the
 idealised mechanism; "implementation" also tries statistics aimed at floating-point artefacts of the outputs
 (:data:`MODES`, :mod:`.floating_point`).
+    ``workers``: processes that draw and count the chunks after the fit (:mod:`.parallel`; the numbers do not depend
+    on it). ``fit_cap``: at most this many outputs per side fit the statistics; ``threshold_sample``: at most this many
+    scoring outputs per side fix the candidate thresholds (both bound the memory; below them the audit is the
+    unbounded one).
 
     The method is the module docstring's; the returned bound holds with probability >= confidence.
     """
@@ -276,6 +301,9 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
     selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)
     chunk_size = check_positive_int(chunk_size, "chunk_size")
     candidates = check_positive_int(candidates, "candidates")
+    workers = check_workers(workers)
+    fit_cap = check_positive_int(fit_cap, "fit_cap")
+    threshold_sample = check_positive_int(threshold_sample, "threshold_sample")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     if not callable(test) and test != "auto" and test not in TESTS:
@@ -294,32 +322,93 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
     alpha = 1.0 - confidence
 
     plan = SplitPlan.make(samples, selection_fraction, chunk_size)
-    (sel0, sel1), estimation = draw(mechanism, (dataset, neighbour), plan, seed, progress=progress)
-    half = plan.n_selection // 2
-    f0, f1, v0, v1 = sel0[:half], sel1[:half], sel0[half:], sel1[half:]
+    sampler = ChunkSampler(mechanism, (dataset, neighbour), plan, seed)
+    total = sampler.n_chunks
+    done = [0]
 
-    # Selection: every statistic fitted on (f0, f1), its best event per orientation scored on (v0, v1).
-    pool = []
-    scored = {}
-    for stat in _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed, mode):
-        s0, s1 = stat(v0), stat(v1)
-        scored[id(stat)] = (s0, s1)
-        pool.extend((stat, event) for event in best_thresholds(s0, s1, delta=delta, alpha=alpha))
-    pool.sort(key=lambda pair: -pair[1].score)
-    chosen = pool[:candidates]
-    oracle = _privacy_loss_event(pool, privacy_loss, plan.n_estimation, alpha, delta, candidates + 1)
-    if oracle is not None:
-        chosen.append(oracle)
+    def report(k: int = 1) -> None:
+        done[0] += k
+        if progress is not None:
+            progress(done[0], total)
 
-    # Estimation: count the chosen events on fresh samples (each statistic evaluated once per chunk).
-    stats = {id(stat): stat for stat, _ in chosen}
-    k0 = np.zeros(len(chosen), dtype=np.int64)
-    k1 = np.zeros(len(chosen), dtype=np.int64)
-    for c0, c1 in estimation:
-        values = {key: (stat(c0), stat(c1)) for key, stat in stats.items()}
-        for j, (stat, event) in enumerate(chosen):
-            k0[j] += event.count(values[id(stat)][0])
-            k1[j] += event.count(values[id(stat)][1])
+    # Selection, held part: the fit outputs and the threshold sample (bounded by fit_cap + threshold_sample).
+    n_fit = min(plan.n_selection // 2, fit_cap)
+    n_score = plan.n_selection - n_fit
+    held = n_fit + min(n_score, threshold_sample)
+    drawn, j_next, parts = 0, 0, ([], [])
+    while drawn < held:
+        c0, c1 = sampler.chunk(j_next)
+        parts[0].append(c0)
+        parts[1].append(c1)
+        drawn += c0.shape[0]
+        j_next += 1
+        report()
+    sel0, sel1 = (np.concatenate(p) for p in parts)
+    del parts
+    f0, f1 = sel0[:n_fit], sel1[:n_fit]
+    v0, v1 = sel0[n_fit:held], sel1[n_fit:held]
+    rest0, rest1 = sel0[held:], sel1[held:]  # the tail of the last chunk drawn: scored, not held for thresholds
+
+    # Selection: every statistic fitted on (f0, f1); candidate thresholds from (v0, v1); counts over all scoring outputs.
+    statistics = _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed, mode)
+    del f0, f1
+    sample_values = [(stat(v0), stat(v1)) for stat in statistics]
+    del v0, v1
+    thresholds = [threshold_candidates(s0, s1) for s0, s1 in sample_values]
+    k_score = [[count_at_least(s0, t), count_at_least(s1, t)] for (s0, s1), t in zip(sample_values, thresholds)]
+
+    def score_counts(c0: np.ndarray, c1: np.ndarray) -> list:
+        return [(count_at_least(stat(c0), t), count_at_least(stat(c1), t)) for stat, t in zip(statistics, thresholds)]
+
+    def add_scores(found: list) -> None:
+        for acc, (a, b) in zip(k_score, found):
+            acc[0] += a
+            acc[1] += b
+
+    if rest0.shape[0]:
+        add_scores(score_counts(rest0, rest1))
+    del sel0, sel1, rest0, rest1
+
+    def work(task: tuple) -> Any:
+        """One chunk: drawn, evaluated and reduced to integer counts (run in a worker process when workers > 1)."""
+        kind, j, events = task
+        c0, c1 = sampler.chunk(j)
+        if kind == "score":
+            return score_counts(c0, c1)
+        values: dict = {}
+        out = np.zeros((2, len(events)), dtype=np.int64)
+        for e, (i, threshold) in enumerate(events):
+            if i not in values:  # each statistic evaluated once per chunk
+                values[i] = (statistics[i](c0), statistics[i](c1))
+            out[0, e] = np.count_nonzero(values[i][0] >= threshold)
+            out[1, e] = np.count_nonzero(values[i][1] >= threshold)
+        return out
+
+    n_sel_chunks = len(sampler.selection_sizes)
+    remaining = total - j_next
+    with ChunkRunner(work, workers if remaining > 1 else 1) as runner:
+        for found in runner.map([("score", j, None) for j in range(j_next, n_sel_chunks)]):
+            add_scores(found)
+            report()
+
+        pool = []
+        for stat, (k0s, k1s), t in zip(statistics, k_score, thresholds):
+            pool.extend((stat, event) for event in best_events(k0s, n_score, k1s, n_score, t, delta=delta, alpha=alpha))
+        pool.sort(key=lambda pair: -pair[1].score)
+        chosen = pool[:candidates]
+        oracle = _privacy_loss_event(pool, privacy_loss, plan.n_estimation, alpha, delta, candidates + 1)
+        if oracle is not None:
+            chosen.append(oracle)
+
+        # Estimation: count the chosen events on fresh samples.
+        index = {id(stat): i for i, stat in enumerate(statistics)}
+        events = [(index[id(stat)], event.threshold) for stat, event in chosen]
+        k0 = np.zeros(len(chosen), dtype=np.int64)
+        k1 = np.zeros(len(chosen), dtype=np.int64)
+        for found in runner.map([("count", j, events) for j in range(n_sel_chunks, total)]):
+            k0 += found[0]
+            k1 += found[1]
+            report()
     n = plan.n_estimation
     bounds = [float(epsilon_lower_bound(k0[j], n, k1[j], n, delta=delta, alpha=alpha,
                                         orientation=event.orientation, candidates=len(chosen)))
@@ -378,6 +467,6 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
         counts=counts,
         candidates=evaluated,
         wall_time=time.perf_counter() - start,
-        # descriptive only: the chosen statistic's trade-off on the selection-scoring samples
-        tradeoff=tradeoff_curve(*scored[id(stat)], dataset_high=(not event.complement) == event.d_high),
+        # descriptive only: the chosen statistic's trade-off on the threshold sample of the scoring part
+        tradeoff=tradeoff_curve(*sample_values[index[id(stat)]], dataset_high=(not event.complement) == event.d_high),
     )

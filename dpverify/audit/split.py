@@ -34,7 +34,7 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_SELECTION_FRACTION", "DEFAULT_CHUNK_SIZE", "RNG_PROBE_SIZE", "SplitPlan", "draw", "check_outputs",
-    "check_rng_use", "NonReproducibleMechanismWarning",
+    "check_rng_use", "NonReproducibleMechanismWarning", "ChunkSampler", "FIT_CAP", "THRESHOLD_SAMPLE",
 ]
 
 #: Fraction of the samples per side used to choose the test (the rest certify).
@@ -43,6 +43,12 @@ DEFAULT_SELECTION_FRACTION = 0.2
 DEFAULT_CHUNK_SIZE = 1 << 20
 #: Outputs per call of the rng probe (:func:`check_rng_use`).
 RNG_PROBE_SIZE = 32
+#: At most this many outputs per side fit the statistics (the rest of the selection part scores thresholds), so the
+#: memory of an audit does not grow with its budget (:mod:`dpverify.audit.core`).
+FIT_CAP = 1 << 20
+#: At most this many scoring outputs per side are held in memory to fix the candidate thresholds; the counts of the
+#: candidate events are then accumulated chunk by chunk over the whole scoring part.
+THRESHOLD_SAMPLE = 1 << 20
 
 
 class NonReproducibleMechanismWarning(UserWarning):
@@ -158,55 +164,82 @@ def check_rng_use(mechanism: Callable, dataset: Any, seed_sequence: np.random.Se
     return "ok"
 
 
+class ChunkSampler:
+    """Draws chunk ``j`` of both sides on demand: ``default_rng(chunk_seeds[side][j])`` (module docstring), outputs
+    checked by :func:`check_outputs`. Chunk indices run over the selection chunks, then the estimation chunks, of
+    ``plan``; a chunk's outputs depend only on ``(seed, plan, j)``, never on which process draws it or when, which is
+    what lets worker processes draw chunks in any order with results identical to one process.
+
+    ``check_rng``: first run :func:`check_rng_use` on ``datasets[0]`` with seeds from a third child of the root seed
+    sequence (the two sides' streams do not depend on it).
+    """
+
+    names = ("dataset", "neighbour")
+
+    def __init__(self, mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int, check_rng: bool = True):
+        root = np.random.SeedSequence(seed)
+        sides = root.spawn(2)
+        if check_rng:
+            check_rng_use(mechanism, datasets[0], root.spawn(1)[0])
+        self.mechanism = mechanism
+        self.datasets = datasets
+        self.plan = plan
+        self.selection_sizes = plan.chunk_sizes(plan.n_selection)
+        self.estimation_sizes = plan.chunk_sizes(plan.n_estimation)
+        self.sizes = self.selection_sizes + self.estimation_sizes
+        self.chunk_seeds = [s.spawn(len(self.sizes)) for s in sides]
+        #: trailing shape of one output, fixed by the first chunk drawn (all later chunks must match it)
+        self.shape: tuple | None = None
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.sizes)
+
+    def side(self, side: int, j: int) -> np.ndarray:
+        """Chunk ``j`` of one side (0: dataset, 1: neighbour)."""
+        size = self.sizes[j]
+        out = check_outputs(
+            self.mechanism(self.datasets[side], size, np.random.default_rng(self.chunk_seeds[side][j])),
+            size, self.names[side], self.shape,
+        )
+        if self.shape is None:
+            self.shape = out.shape[1:]
+        return out
+
+    def chunk(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ``j`` of both sides."""
+        return self.side(0, j), self.side(1, j)
+
+
 def draw(
     mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int,
     progress: Callable[[int, int], None] | None = None, check_rng: bool = True,
 ) -> tuple[tuple[np.ndarray, np.ndarray], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Selection outputs of both sides, and an iterator over estimation chunks (pairs of arrays).
 
-    Chunk seeds follow the module docstring. The estimation chunks are drawn lazily, so a caller
-    that only counts an event never holds more than one chunk per side in memory.
+    Chunk seeds follow the module docstring (:class:`ChunkSampler`). The estimation chunks are drawn lazily, so a
+    caller that only counts an event never holds more than one chunk per side in memory (the selection part is held
+    whole: :func:`dpverify.audit.core.audit` streams it instead).
     ``progress(done, total)`` is called after each chunk index is drawn on both sides.
-    ``check_rng``: first run :func:`check_rng_use` on ``datasets[0]`` with seeds from a third child of the root
-    seed sequence (the two sides' streams, and so the audit's numbers, do not depend on it).
     """
-    root = np.random.SeedSequence(seed)
-    sides = root.spawn(2)
-    if check_rng:
-        check_rng_use(mechanism, datasets[0], root.spawn(1)[0])
-    sel_sizes = plan.chunk_sizes(plan.n_selection)
-    est_sizes = plan.chunk_sizes(plan.n_estimation)
-    chunk_seeds = [s.spawn(len(sel_sizes) + len(est_sizes)) for s in sides]
-    names = ("dataset", "neighbour")
-    shape: list = [None]
-
-    def one(side: int, j: int, size: int) -> np.ndarray:
-        out = check_outputs(
-            mechanism(datasets[side], size, np.random.default_rng(chunk_seeds[side][j])),
-            size,
-            names[side],
-            shape[0],
-        )
-        if shape[0] is None:
-            shape[0] = out.shape[1:]
-        return out
-
-    total = len(sel_sizes) + len(est_sizes)
+    sampler = ChunkSampler(mechanism, datasets, plan, seed, check_rng=check_rng)
+    n_sel = len(sampler.selection_sizes)
+    total = sampler.n_chunks
 
     def report(done: int) -> None:
         if progress is not None:
             progress(done, total)
 
     parts: tuple[list, list] = ([], [])
-    for j, size in enumerate(sel_sizes):
+    for j in range(n_sel):
         for side in (0, 1):
-            parts[side].append(one(side, j, size))
+            parts[side].append(sampler.side(side, j))
         report(j + 1)
     selection = tuple(np.concatenate(p) for p in parts)
 
     def estimation() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for j, size in enumerate(est_sizes, start=len(sel_sizes)):
-            pair = one(0, j, size), one(1, j, size)
+        for j in range(n_sel, total):
+            pair = sampler.chunk(j)
             report(j + 1)
             yield pair
 

@@ -12,6 +12,12 @@ without densities the auditor uses the proxies below or a learned one (:mod:`.cl
   discriminant direction, exact Neyman-Pearson for Gaussians with a common isotropic covariance);
 - :func:`best_thresholds` / :func:`best_threshold` -- the threshold and orientation maximising the Clopper-Pearson epsilon
   lower bound (:func:`dpverify.audit.bounds.epsilon_lower_bound`) on the scoring samples.
+
+The threshold search is split in three steps so that it can run on a stream of scoring samples in bounded memory
+(:mod:`dpverify.audit.core`): :func:`threshold_candidates` fixes the candidate thresholds ``t_1 < ... < t_m`` from a
+bounded sample of the scoring values; :func:`count_at_least` counts ``#{s >= t_j}`` on one chunk of values (integer
+counts, so the counts of a stream are the sum of the counts of its chunks, in any order); :func:`best_events` scores
+the four orientations from the summed counts. ``best_thresholds`` is the three steps on values held in memory.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import numpy as np
 from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
 
 __all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_thresholds",
-           "best_threshold"]
+           "best_threshold", "threshold_candidates", "count_at_least", "best_events"]
 
 
 @dataclass(frozen=True)
@@ -94,31 +100,61 @@ def mean_difference_projection(x0: np.ndarray, x1: np.ndarray) -> Statistic:
                      lambda x: (flatten(x) - center) @ w)
 
 
+def threshold_candidates(s0: np.ndarray, s1: np.ndarray, *, max_candidates: int = 512) -> np.ndarray:
+    """Sorted candidate thresholds from statistic values ``s0`` (under M(D)) and ``s1`` (under M(D')).
+
+    The distinct pooled values, thinned to ``max_candidates`` pooled quantiles (``method="inverted_cdf"``: actual
+    sample values, so atoms of ``s`` are kept whole) when there are more.
+    """
+    pooled = np.concatenate([np.ravel(s0), np.ravel(s1)])
+    cand = np.unique(pooled)
+    if cand.size > max_candidates:
+        cand = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, max_candidates), method="inverted_cdf"))
+    return cand
+
+
+def count_at_least(values: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """``k[j] = #{i : values[i] >= candidates[j]}`` for sorted ``candidates`` (int64, one entry per candidate).
+
+    One binary search per value (``searchsorted(candidates, v, "right")`` = number of candidates ``<= v``), a
+    histogram of those positions, and its reversed cumulative sum: O(n log m) time, O(m) memory beyond the input, and
+    integer counts that add up exactly over the chunks of a stream.
+    """
+    values = np.ravel(values)
+    cand = np.asarray(candidates, dtype=float)
+    position = np.searchsorted(cand, values, side="right")
+    hist = np.bincount(position, minlength=cand.size + 1)
+    # value v is >= cand[j] iff position(v) > j
+    return np.cumsum(hist[::-1])[::-1][1:].astype(np.int64)
+
+
+def best_events(k0: np.ndarray, n0: int, k1: np.ndarray, n1: int, candidates: np.ndarray, *, delta: float,
+                alpha: float) -> list[ThresholdEvent]:
+    """For each of the four orientations, the candidate threshold maximising the epsilon lower bound
+    (:func:`epsilon_lower_bound`, vectorised over candidates) given the counts ``k0[j] = #{s >= t_j}`` among ``n0``
+    values under M(D) and ``k1`` among ``n1`` under M(D'); best first (ties: the first candidate)."""
+    cand = np.asarray(candidates, dtype=float)
+    events = []
+    for complement, d_high in ORIENTATIONS:
+        scores = epsilon_lower_bound(k0, n0, k1, n1, delta=delta, alpha=alpha, orientation=(complement, d_high))
+        j = int(np.argmax(scores))
+        events.append(ThresholdEvent(float(cand[j]), complement, d_high, float(scores[j])))
+    return sorted(events, key=lambda e: -e.score)
+
+
 def best_thresholds(
     s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float, max_candidates: int = 512
 ) -> list[ThresholdEvent]:
     """For each of the four orientations, the threshold event maximising the epsilon lower bound on
     the scoring samples ``s0`` (statistic values under M(D)) and ``s1`` (under M(D')); best first.
 
-    Candidate thresholds are the distinct pooled values, thinned to ``max_candidates`` pooled
-    quantiles (actual sample values, so atoms of ``s`` are kept whole); for each, the counts of
-    ``{s >= t}`` on both sides come from binary search in the sorted samples, and every orientation
-    is scored with :func:`epsilon_lower_bound` (vectorised over candidates).
+    Candidate thresholds are :func:`threshold_candidates`; for each, the counts of ``{s >= t}`` on both sides come
+    from :func:`count_at_least`, and every orientation is scored by :func:`best_events`.
     """
-    a, b = np.sort(np.ravel(s0)), np.sort(np.ravel(s1))
-    pooled = np.concatenate([a, b])
-    cand = np.unique(pooled)
-    if cand.size > max_candidates:
-        cand = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, max_candidates), method="inverted_cdf"))
-    k0 = a.size - np.searchsorted(a, cand, side="left")
-    k1 = b.size - np.searchsorted(b, cand, side="left")
-    events = []
-    for complement, d_high in ORIENTATIONS:
-        scores = epsilon_lower_bound(k0, a.size, k1, b.size, delta=delta, alpha=alpha,
-                                     orientation=(complement, d_high))
-        j = int(np.argmax(scores))
-        events.append(ThresholdEvent(float(cand[j]), complement, d_high, float(scores[j])))
-    return sorted(events, key=lambda e: -e.score)
+    a, b = np.ravel(s0), np.ravel(s1)
+    cand = threshold_candidates(a, b, max_candidates=max_candidates)
+    return best_events(count_at_least(a, cand), a.size, count_at_least(b, cand), b.size, cand, delta=delta,
+                       alpha=alpha)
 
 
 def best_threshold(s0: np.ndarray, s1: np.ndarray, *, delta: float, alpha: float,

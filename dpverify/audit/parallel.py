@@ -1,0 +1,121 @@
+"""Run the per-chunk work of an audit in worker processes; only small results (integer counts) come back.
+
+An audit's work after the statistics are fitted is a map over chunk indices followed by a sum: chunk ``j`` is drawn
+from its own seed (:class:`dpverify.audit.split.ChunkSampler`), turned into statistic values and reduced to integer
+counts. Integer sums do not depend on the order in which chunks finish, so any number of workers and any schedule
+give bit-identical counts (the design of a map-reduce over independently seeded blocks; numpy's "Parallel random
+number generation" guide for the seeding).
+
+The work function closes over the mechanism and the fitted statistics, which need not be picklable. On platforms with
+the ``fork`` start method (Linux) the pool is created after the function is registered, so the workers inherit it;
+only the task arguments (chunk index and small numpy arrays) and the results are pickled. Elsewhere, or inside a
+daemonic process (which may not have children), the work runs in the calling process with a
+:class:`ParallelFallbackWarning`.
+
+Workers ignore SIGINT (Ctrl-C reaches the whole process group; the parent handles it and terminates the pool), ask the
+kernel to kill them when the parent dies (Linux ``PR_SET_PDEATHSIG``), and use one BLAS/OpenMP thread each
+(``threadpoolctl``); the calling process does the same while it runs chunks itself, so one process and many give the
+same floating-point results.
+"""
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import signal
+import warnings
+from typing import Any, Callable, Iterable, Iterator
+
+from threadpoolctl import threadpool_limits
+
+from dpverify._validation import check_positive_int
+
+__all__ = ["ChunkRunner", "ParallelFallbackWarning", "check_workers", "fork_available"]
+
+#: Work functions of the live runners, by token; a forked worker inherits this table.
+_WORK: dict[int, Callable[[Any], Any]] = {}
+_TOKENS = itertools.count()
+
+
+class ParallelFallbackWarning(UserWarning):
+    """``workers > 1`` was asked for but the work runs in one process (no ``fork`` start method, or a daemonic
+    process)."""
+
+
+def check_workers(workers: Any) -> int:
+    """``workers`` as a positive int (a ``TypeError``/``ValueError`` naming it otherwise)."""
+    return check_positive_int(workers, "workers")
+
+
+def fork_available() -> bool:
+    """True if worker processes can inherit closures: the ``fork`` start method exists and this process may have
+    children (it is not a daemonic worker itself)."""
+    return "fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:  # Linux: die with the parent even if it is killed without cleaning up
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+    threadpool_limits(1)
+
+
+def _call(task: tuple[int, Any]) -> Any:
+    token, payload = task
+    return _WORK[token](payload)
+
+
+class ChunkRunner:
+    """``with ChunkRunner(work, workers) as run: for result in run.map(tasks): ...``
+
+    ``work(task) -> result`` is called once per task, in the calling process (``workers == 1``) or in a pool of
+    ``workers`` forked processes created on entering the ``with`` block; :meth:`map` yields the results in completion
+    order (callers reduce them by an order-free sum). Leaving the block terminates the pool, also on an exception or
+    Ctrl-C, so no worker outlives the audit.
+    """
+
+    def __init__(self, work: Callable[[Any], Any], workers: int = 1):
+        self.work = work
+        self.workers = check_workers(workers)
+        if self.workers > 1 and not fork_available():
+            warnings.warn(
+                f"workers={self.workers} needs the 'fork' start method (Linux) in a non-daemonic process to hand the "
+                "mechanism and fitted statistics to worker processes; running in one process instead",
+                ParallelFallbackWarning, stacklevel=3,
+            )
+            self.workers = 1
+        self._token = next(_TOKENS)
+        self._pool = None
+        self._limits = None
+
+    def __enter__(self) -> "ChunkRunner":
+        _WORK[self._token] = self.work
+        if self.workers > 1:
+            self._pool = multiprocessing.get_context("fork").Pool(self.workers, initializer=_worker_init)
+        else:
+            self._limits = threadpool_limits(1)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            if self._pool is not None:
+                self._pool.terminate()
+                self._pool.join()
+        finally:
+            self._pool = None
+            if self._limits is not None:
+                self._limits.restore_original_limits()
+                self._limits = None
+            _WORK.pop(self._token, None)
+
+    def map(self, tasks: Iterable[Any]) -> Iterator[Any]:
+        """Results of ``work`` on every task, in completion order."""
+        if self._pool is None:
+            for task in tasks:
+                yield self.work(task)
+            return
+        yield from self._pool.imap_unordered(_call, [(self._token, t) for t in tasks], chunksize=1)
