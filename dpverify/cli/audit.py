@@ -1,11 +1,15 @@
 """``dpverify audit SAMPLER_ID``: one audit of a reference sampler from the command line.
 
 The sampler is audited on its suite case's adjacent pair (:mod:`dpverify.suite`) against the claim
-its theorem gives for the parameters (or an explicit ``--epsilon``/``--delta``).
+its theorem gives for the parameters (or an explicit ``--epsilon``/``--delta``). ``--mode implementation`` also
+tries the floating-point statistics of :mod:`dpverify.audit.floating_point` (the bits of the outputs, Mironov 2012).
 """
 from __future__ import annotations
 
 import argparse
+
+#: ``--mode`` values, as :data:`dpverify.audit.core.MODES` (kept here so that building the parser imports no numpy).
+MODES = ("mathematical", "implementation")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,6 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--samples", type=int, default=None, help="samples per side (default: the quick budget)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence of the certified bound, in (0, 1)")
     p.add_argument("--seed", type=int, default=0, help="root seed (integer >= 0)")
+    p.add_argument("--mode", choices=MODES, default="mathematical",
+                   help="mathematical (default): audit the idealised mechanism, outputs read as real numbers; "
+                        "implementation: also look for floating-point artefacts of the code that runs (low-order bits "
+                        "and the set of float outputs that depend on the data, Mironov 2012)")
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.set_defaults(func=_run)
 
@@ -69,8 +77,13 @@ def _run(args) -> int:
     kwargs = {}
     # progress lines on stderr for an audit that runs longer than a few seconds
     progress = Progress(1, "audit", item_lines=False)
-    if "progress" in inspect.signature(run_case).parameters:
+    accepted = inspect.signature(run_case).parameters
+    if "progress" in accepted:
         kwargs["progress"] = progress.chunk_callback(case.id)
+    if "mode" in accepted:
+        kwargs["mode"] = args.mode
+    elif args.mode != "mathematical":
+        raise ValueError("--mode implementation needs dpverify.suite.run_case(mode=...), which this version lacks")
     progress.start_item(case.id)
     try:
         res = run_case(
@@ -101,7 +114,7 @@ def _run(args) -> int:
         print(f"verdict: {r.verdict}: {r.verdict_reason or '-'}")
         for note in loose_claim_notes(res.case, a):
             print(f"loose claim: {note}")
-        print(f"test: {r.test}; event: {r.event}")
+        print(f"mode: {getattr(r, 'mode', 'mathematical')}; test: {r.test}; event: {r.event}")
         print()
         for line in legend_lines(marks):
             print(f"  {line}")
