@@ -15,6 +15,11 @@ with the largest epsilon:
 - :func:`search_exact` -- ``scipy.optimize.differential_evolution`` over a parametrised family of
   pairs, maximising a computable exact pair epsilon (e.g. ``mechanism.exact_epsilon`` or
   :func:`dpverify.audit.exact.pair_epsilon`). No sampling; the result is the exact value found.
+- :func:`search_then_certify` -- a fixed total screening budget split over the candidate pairs, then the best
+  pair(s) re-audited on fresh samples. The screening only *chooses*; the certificate comes from samples it never
+  saw, so the final bound needs no correction for the number of pairs screened, only for the number ``top`` of
+  pairs re-audited (Bonferroni). This is the selection/estimation split of :mod:`dpverify.audit.split` lifted
+  from events to pairs (Ding et al. 2018, Sec. 4; Bichsel et al. 2021, DP-Sniper, Sec. 5).
 """
 from __future__ import annotations
 
@@ -28,7 +33,8 @@ from dpverify._validation import check_positive_int, check_probability
 from dpverify.audit.core import AuditResult, audit
 from dpverify.audit.datasets import replace_one
 
-__all__ = ["PairSearch", "random_pairs", "search_audits", "search_hypothesis", "search_exact"]
+__all__ = ["PairSearch", "random_pairs", "search_audits", "search_hypothesis", "search_exact", "CertifiedSearch",
+           "search_then_certify"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +146,86 @@ def search_exact(exact_epsilon: Callable[[Any, Any], float], make_pair: Callable
     d, n = make_pair(res.x)
     return PairSearch(d, n, float(exact_epsilon(d, n)), "scipy:differential_evolution", len(values),
                       None, tuple(values))
+
+
+@dataclass(frozen=True)
+class CertifiedSearch:
+    """Result of :func:`search_then_certify`.
+
+    ``index``: position of the certified pair in the candidate list; ``screening``: one dict per candidate
+    (its screening bound and selection score, or ``skipped`` with the reason); ``final``: the audit of the chosen
+    pair on fresh samples (its bound holds with probability >= ``confidence``); ``finals``: the audits of the
+    ``top`` re-audited pairs (each at ``1 - alpha/top``); ``search_samples``: samples per side per screened pair."""
+
+    dataset: Any
+    neighbour: Any
+    index: int
+    final: AuditResult
+    finals: tuple
+    screening: tuple
+    search_samples: int
+    final_samples: int
+
+
+def _score(result: AuditResult) -> tuple[float, float]:
+    """Screening rank: the screening bound, then the best selection score (a tie-breaker when screens certify 0)."""
+    sel = max((c.get("selection_score", 0.0) for c in result.candidates), default=0.0)
+    return float(result.epsilon_lower), float(sel if np.isfinite(sel) else 0.0)
+
+
+def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon: float, delta: float = 0.0,
+                        search_budget: int, final_samples: int, confidence: float = 0.95, seed: int = 0,
+                        test="auto", top: int = 1, min_screen: int = 40, adjacency: str | None = None,
+                        mode: str = "mathematical", skip: tuple = (ValueError, ArithmeticError)) -> CertifiedSearch:
+    """Screen every candidate pair under one total budget, then certify the best on fresh samples.
+
+    1. Screening: each of the ``K`` pairs gets ``max(min_screen, search_budget // K)`` samples per side (so the
+       total is ``search_budget``, up to the floor) and one audit (seed ``SeedSequence([seed, 0])`` child ``k``);
+       pairs are ranked by the screening bound, ties by the selection score. A pair on which the mechanism raises
+       one of ``skip`` (e.g. the library refuses an empty dataset, or returns NaN/inf, which
+       :func:`dpverify.audit.split.check_outputs` rejects) is recorded as skipped with the reason.
+    2. Final audit: the ``top`` best pairs are audited again with ``final_samples`` per side and fresh seeds
+       (``SeedSequence([seed, 1])``), each at confidence ``1 - alpha/top``, alpha = 1 - confidence.
+
+    Validity: the choice of pairs is a function of the screening samples alone, independent of the final
+    samples, so conditional on the choice each final bound is a valid Clopper-Pearson bound; the union bound
+    over the ``top`` final audits makes their maximum valid with probability >= ``confidence``. The screening
+    budget therefore buys power (a better pair), never confidence; the confidence is paid only by ``top``.
+    """
+    if len(pairs) == 0:
+        raise ValueError("pairs must contain at least one (dataset, neighbour) pair")
+    search_budget = check_positive_int(search_budget, "search_budget", minimum=4)
+    final_samples = check_positive_int(final_samples, "final_samples", minimum=4)
+    top = check_positive_int(top, "top")
+    min_screen = check_positive_int(min_screen, "min_screen", minimum=4)
+    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    per_pair = max(min_screen, search_budget // len(pairs))
+    screen_seeds = [int(s) for s in np.random.SeedSequence([seed, 0]).generate_state(len(pairs))]
+    final_seeds = [int(s) for s in np.random.SeedSequence([seed, 1]).generate_state(top)]
+    screening: list[dict] = []
+    ranked: list[tuple[tuple[float, float], int]] = []
+    for k, ((d, n), s) in enumerate(zip(pairs, screen_seeds)):
+        label = getattr(pairs[k], "label", f"pair {k}")
+        try:
+            r = audit(mechanism, d, n, epsilon=epsilon, delta=delta, samples=per_pair, confidence=confidence,
+                      seed=s, test=test, adjacency=adjacency, mode=mode)
+        except skip as exc:
+            screening.append({"pair": label, "skipped": f"{type(exc).__name__}: {exc}"})
+            continue
+        score = _score(r)
+        ranked.append((score, k))
+        screening.append({"pair": label, "epsilon_lower": score[0], "selection_score": score[1],
+                          "samples": per_pair})
+    if not ranked:
+        raise ValueError("the mechanism failed on every candidate pair: "
+                         + "; ".join(f"{s['pair']}: {s['skipped']}" for s in screening))
+    ranked.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
+    chosen = [k for _, k in ranked[:top]]
+    per_final = 1.0 - (1.0 - confidence) / len(chosen)
+    finals = tuple(audit(mechanism, pairs[k][0], pairs[k][1], epsilon=epsilon, delta=delta, samples=final_samples,
+                         confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode)
+                   for k, s in zip(chosen, final_seeds))
+    j = int(np.argmax([r.epsilon_lower for r in finals]))
+    k = chosen[j]
+    return CertifiedSearch(pairs[k][0], pairs[k][1], k, finals[j], finals, tuple(screening), per_pair,
+                           final_samples)

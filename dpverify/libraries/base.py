@@ -13,10 +13,27 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["Claimed", "LibraryFunction", "ADJACENCIES"]
+__all__ = ["Claimed", "LibraryFunction", "LabelledPair", "ADJACENCIES"]
 
 #: Neighbouring relations a library may declare.
 ADJACENCIES = ("add_remove", "replace")
+
+
+class LabelledPair(tuple):
+    """An adjacent pair ``(dataset, neighbour)`` that says which family it comes from (``label``, e.g.
+    ``"outlier:add"``) and how it was built (``note``); it is a plain 2-tuple everywhere else."""
+
+    label: str
+    note: str
+
+    def __new__(cls, dataset: Any, neighbour: Any, label: str, note: str = "") -> "LabelledPair":
+        obj = super().__new__(cls, (dataset, neighbour))
+        obj.label = str(label)
+        obj.note = str(note)
+        return obj
+
+    def __getnewargs__(self):  # pickling (worker processes) keeps the label
+        return (self[0], self[1], self.label, self.note)
 
 
 @dataclass(frozen=True)
@@ -44,7 +61,12 @@ class LibraryFunction:
       ``PrivacyLeakWarning`` when bounds are computed from the data): such a finding is labelled expected, not a bug;
     - ``snippet(dataset, neighbour) -> str``: Python that reproduces one release on each side with the library
       alone (for a report's reproduction of a violation);
-    - ``test``: the auditor's ``test`` argument ("auto" unless a statistic suits the output better).
+    - ``test``: the auditor's ``test`` argument ("auto" unless a statistic suits the output better);
+    - ``cost``: relative cost of one release (1 for a scalar tool of about 0.2 ms; a model fit is about 10): the
+      runner divides its sample budgets by it (:mod:`dpverify.libraries.runner`);
+    - ``reproducible``: False when the library draws its noise from the operating system, not from ``rng``
+      (OpenDP): the auditor's reproducibility probe then warns, and the runner records that the verdict is
+      reproduced by re-running on fresh samples, not sample by sample.
     """
 
     library: str
@@ -58,12 +80,16 @@ class LibraryFunction:
     snippet: Callable[[Any, Any], str] | None = None
     test: Any = "auto"
     tags: tuple[str, ...] = field(default_factory=tuple)
+    cost: float = 1.0
+    reproducible: bool = True
 
     def __post_init__(self) -> None:
         if self.adjacency not in ADJACENCIES:
             raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {self.adjacency!r}")
         if not self.pairs:
             raise ValueError(f"{self.library} {self.name}: pairs must hold at least one (dataset, neighbour) pair")
+        if not self.cost > 0:
+            raise ValueError(f"{self.library} {self.name}: cost must be > 0; got {self.cost!r}")
 
     @property
     def qualified_name(self) -> str:

@@ -1,0 +1,192 @@
+"""Run a library's catalogue: worst-pair search, final audit and confirmation per function; one result row each.
+
+Per function (:class:`~dpverify.libraries.base.LibraryFunction`), with the budget's sample counts divided by the
+function's ``cost``:
+
+1. **search** -- :func:`dpverify.libraries.search.certify`: the candidate pairs share ``search`` samples per side
+   in total (screening), and the best pair is audited on fresh samples (``final`` per side) at the confidence
+   asked for (default 0.95). Only the final audit's samples enter the certificate: the screening chose the pair
+   and is never counted again, so the number of pairs screened costs no confidence (see
+   :func:`dpverify.audit.search.search_then_certify`).
+2. **confirmation** -- if the final audit certifies above the claim, the same pair is audited once more with a new
+   seed on fresh samples (:func:`dpverify.libraries.search.confirm`). A violation is a *finding* only if it
+   reproduces there; each certificate holds at the stated confidence on its own, and under a correct claim both
+   exceed it with probability at most ``alpha^2`` (independent samples).
+
+The row's ``label``: ``finding`` (a confirmed violation nobody documented), ``expected`` (a confirmed violation of a
+documented leak, ``LibraryFunction.expected``), ``expected, not found`` (the documented leak was not certified at
+this budget: the audit lacked power), ``not reproduced`` (the final audit's violation did not recur: not a finding),
+``unavailable`` (the library call itself fails in this environment, e.g. an incompatible dependency), ``error``
+(the audit failed), or ``""``.
+"""
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from dpverify.libraries.base import LibraryFunction
+from dpverify.libraries.search import array_code, certify, confirm
+
+__all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed"]
+
+#: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
+LIBRARIES = ("diffprivlib", "opendp", "opacus")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Samples per side: ``search`` shared by all candidate pairs of a function, ``final`` for the re-audit of the
+    chosen pair and again for its confirmation; both divided by the function's ``cost`` (floors ``min_search``,
+    ``min_final``)."""
+
+    name: str
+    search: int
+    final: int
+    min_search: int = 200
+    min_final: int = 200
+
+    def for_cost(self, cost: float) -> tuple[int, int]:
+        return (max(self.min_search, int(self.search / cost)), max(self.min_final, int(self.final / cost)))
+
+
+#: quick: seconds per function (the default test run); standard: about a minute per function; full: the table of
+#: docs/libraries.md.
+BUDGETS = {
+    "quick": Budget("quick", search=1_600, final=1_000),
+    "standard": Budget("standard", search=12_000, final=10_000),
+    "full": Budget("full", search=40_000, final=40_000, min_search=2_000, min_final=4_000),
+}
+
+
+def load(library: str):
+    """The module ``dpverify.libraries.<library>``; ``ValueError`` for an unknown name, ``ImportError`` (with its
+    install hint) when the module or the library behind it is missing."""
+    if library not in LIBRARIES:
+        raise ValueError(f"library must be one of {', '.join(LIBRARIES)}; got {library!r}")
+    name = f"dpverify.libraries.{library}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            raise ImportError(f"{library}: no catalogue is available yet (module {name} is missing)") from None
+        raise
+
+
+def library_version(module) -> str:
+    v = getattr(module, "VERSION", None)
+    if v is None and callable(getattr(module, "version", None)):
+        v = module.version()
+    return str(v)
+
+
+def select(functions: Iterable[LibraryFunction], only: str | None) -> list[LibraryFunction]:
+    """Functions whose name (or qualified name) matches the glob ``only`` or contains it (all if None)."""
+    fns = list(functions)
+    if not only:
+        return fns
+    return [f for f in fns if any(fnmatch.fnmatch(s, only) or only in s for s in (f.name, f.qualified_name))]
+
+
+def _pair_dict(pair: tuple, label: str, note: str) -> dict:
+    d, n = np.asarray(pair[0], dtype=float), np.asarray(pair[1], dtype=float)
+    return {"family": label, "note": note, "dataset": array_code(d), "neighbour": array_code(n),
+            "sizes": [int(d.shape[0]), int(n.shape[0])]}
+
+
+def _reproduction(fn: LibraryFunction, d: Any, n: Any, final: dict) -> str:
+    if fn.snippet is None:
+        return ""
+    return (fn.snippet(d, n) + f"\n# The audit's event: {final['event']}. Under ({final['epsilon_claimed']:.4g}, "
+            f"{final['delta']:.3g})-DP its frequency in a is at most e^eps times that in b, plus delta (and vice "
+            f"versa);\n# the audit counted {final['counts']['dataset_in_event']} vs "
+            f"{final['counts']['neighbour_in_event']} of {final['counts']['n_estimation']}.")
+
+
+def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confidence: float = 0.95,
+                 progress: Callable[[str], None] | None = None) -> dict:
+    """Search, final audit and confirmation of one function (module docstring); the report row."""
+    start = time.perf_counter()
+    row: dict[str, Any] = {"case": fn.qualified_name, "library": fn.library, "version": fn.version,
+                           "function": fn.name, "adjacency": fn.adjacency, "expected": fn.expected,
+                           "tags": list(fn.tags), "reproducible": fn.reproducible}
+    try:
+        claim = fn.claim(fn.pairs[0][0])
+    except Exception as exc:  # the library call itself fails here: not a privacy verdict
+        row.update(verdict="unavailable", label="unavailable", error=f"{type(exc).__name__}: {exc}",
+                   seconds=time.perf_counter() - start)
+        return row
+    search, final_n = budget.for_cost(fn.cost)
+    row["claimed"] = {"epsilon": claim.epsilon, "delta": claim.delta, "source": claim.source}
+    try:
+        with warnings.catch_warnings():
+            if not fn.reproducible:  # deliberate: the noise comes from the OS (see the LibraryFunction docstring)
+                from dpverify.audit.split import NonReproducibleMechanismWarning
+
+                warnings.simplefilter("ignore", NonReproducibleMechanismWarning)
+            if progress:
+                progress(f"{fn.qualified_name}: screening {len(fn.pairs)} pairs")
+            found = certify(fn, search_budget=search, final_samples=final_n, confidence=confidence, seed=seed)
+            final = found.final.to_dict()
+            conf = None
+            if found.final.is_violation:
+                if progress:
+                    progress(f"{fn.qualified_name}: confirming on fresh samples")
+                conf = confirm(fn, found.dataset, found.neighbour, samples=final_n, seed=seed,
+                               confidence=confidence).to_dict()
+    except Exception as exc:
+        row.update(verdict="error", label="error", error=f"{type(exc).__name__}: {exc}",
+                   seconds=time.perf_counter() - start)
+        return row
+    pair = fn.pairs[found.index]
+    label_name, note = getattr(pair, "label", f"pair {found.index}"), getattr(pair, "note", "")
+    violation = final["verdict"] == "violation"
+    confirmed = violation and conf is not None and conf["verdict"] == "violation"
+    if confirmed:
+        label = "expected" if fn.expected else "finding"
+    elif violation:
+        label = "not reproduced"
+    else:
+        label = "expected, not found" if fn.expected else ""
+    row.update(
+        verdict=final["verdict"], label=label, certified=final["epsilon_lower"],
+        confirm_certified=None if conf is None else conf["epsilon_lower"],
+        worst_pair=_pair_dict(pair, label_name, note), pair=label_name, audit=final, confirm=conf,
+        screening=list(found.screening),
+        budget={"name": budget.name, "search_per_side": search, "final_per_side": final_n,
+                "screen_per_pair": found.search_samples, "confidence": confidence, "seed": seed},
+        snippet=_reproduction(fn, found.dataset, found.neighbour, final) if violation else "",
+        seconds=time.perf_counter() - start,
+    )
+    # the report's known-bad convention: an expected violation "passes" when it is found
+    if fn.expected:
+        row["known_bad"] = True
+        row["passed"] = confirmed
+    return row
+
+
+def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "quick", *, seed: int = 0,
+                  confidence: float = 0.95, progress: Callable[[str], None] | None = None,
+                  on_row: Callable[[dict], None] | None = None) -> list[dict]:
+    """:func:`run_function` on each function in order; ``budget`` a name of :data:`BUDGETS` or a :class:`Budget`."""
+    if isinstance(budget, str):
+        if budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(BUDGETS)}; got {budget!r}")
+        budget = BUDGETS[budget]
+    rows = []
+    for fn in functions:
+        row = run_function(fn, budget, seed=seed, confidence=confidence, progress=progress)
+        rows.append(row)
+        if on_row:
+            on_row(row)
+    return rows
+
+
+def failed(rows: Iterable[dict]) -> bool:
+    """True when a row is a finding, an error, or an expected violation that was not found (exit status 1)."""
+    return any(r.get("label") in ("finding", "error", "expected, not found") for r in rows)
