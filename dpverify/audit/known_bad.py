@@ -158,11 +158,11 @@ class ReportNoisyMax:
         return np.stack([index.astype(float), noisy[np.arange(n), index]], axis=1)
 
 
-#: Lyu, Su & Li 2017, Fig. 1: Alg. 1 (theirs, correct), Alg. 3 (Roth 2011: outputs the noisy query
-#: value), Alg. 4 (Lee & Clifton 2014: query noise without the factor c, epsilon1 = epsilon/4),
+#: Lyu, Su & Li 2017, Fig. 1: Alg. 1 (theirs, correct), Alg. 2 (Dwork & Roth 2014, Alg. 2: fresh threshold
+#: noise after every "above", correct), Alg. 3 (Roth 2011: outputs the noisy query value), Alg. 4 (Lee & Clifton 2014: query noise without the factor c, epsilon1 = epsilon/4),
 #: Alg. 5 (Stoddard et al. 2014: no query noise, no cutoff), Alg. 6 (Chen et al. 2015: no cutoff,
 #: query noise without the factor 2c).
-SVT_VARIANTS = ("alg1", "alg3", "alg4", "alg5", "alg6")
+SVT_VARIANTS = ("alg1", "alg2", "alg3", "alg4", "alg5", "alg6")
 
 
 @dataclass(frozen=True)
@@ -174,6 +174,8 @@ class SparseVector:
 
     - ``alg1``: epsilon1 = epsilon/2, nu_i = Lap(2 c Delta/epsilon2), stop after c aboves:
       epsilon-DP (their Thm 2).
+    - ``alg2``: epsilon1 = epsilon/2, rho = Lap(c Delta/epsilon1) drawn afresh after every "above",
+      nu_i = Lap(2 c Delta/epsilon2), stop after c: epsilon-DP (Dwork & Roth 2014, Thm 3.25).
     - ``alg3``: epsilon1 = epsilon/2, nu_i = Lap(c Delta/epsilon2), stop after c, and an "above"
       releases q_i + nu_i: output is ``[flags, values]`` (values 0 where not above). Not
       epsilon'-DP for any finite epsilon' (their Sec. 4).
@@ -197,14 +199,32 @@ class SparseVector:
         if self.variant not in SVT_VARIANTS:
             raise ValueError(f"variant must be one of {SVT_VARIANTS}; got {self.variant!r}")
 
+    @property
+    def epsilon1(self) -> float:
+        """The threshold's share of the budget: epsilon/4 for ``alg4``, epsilon/2 otherwise."""
+        return self.epsilon / 4.0 if self.variant == "alg4" else self.epsilon / 2.0
+
+    @property
+    def threshold_scale(self) -> float:
+        """Scale of the threshold noise rho: c Delta/epsilon1 for ``alg2``, Delta/epsilon1 otherwise."""
+        return (self.c if self.variant == "alg2" else 1.0) * self.sensitivity / self.epsilon1
+
+    @property
+    def query_scale(self) -> float:
+        """Scale of the per-query noise nu_i (0: no noise), the table of the class docstring."""
+        eps2 = self.epsilon - self.epsilon1
+        return {"alg1": 2.0 * self.c / eps2, "alg2": 2.0 * self.c / eps2, "alg3": self.c / eps2, "alg4": 1.0 / eps2,
+                "alg5": 0.0, "alg6": 1.0 / eps2}[self.variant] * self.sensitivity
+
+    @property
+    def cutoff(self) -> bool:
+        """Whether the run stops after ``c`` aboves (all but ``alg5``/``alg6``)."""
+        return self.variant in ("alg1", "alg2", "alg3", "alg4")
+
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
         q = np.asarray(dataset, dtype=float).reshape(-1)
-        eps1 = self.epsilon / 4.0 if self.variant == "alg4" else self.epsilon / 2.0
-        eps2 = self.epsilon - eps1
-        query_scale = {"alg1": 2.0 * self.c / eps2, "alg3": self.c / eps2, "alg4": 1.0 / eps2,
-                       "alg5": 0.0, "alg6": 1.0 / eps2}[self.variant] * self.sensitivity
-        cutoff = self.variant in ("alg1", "alg3", "alg4")
-        rho = rng.laplace(0.0, self.sensitivity / eps1, size=n)
+        query_scale, cutoff = self.query_scale, self.cutoff
+        rho = rng.laplace(0.0, self.threshold_scale, size=n)
         flags = np.full((n, q.size), -1, dtype=np.int8)
         values = np.zeros((n, q.size))
         aboves = np.zeros(n, dtype=np.int64)
@@ -215,6 +235,9 @@ class SparseVector:
             flags[:, i] = np.where(live, above, flags[:, i])
             values[:, i] = np.where(live & above, noisy, 0.0)
             aboves += live & above
+            if self.variant == "alg2":
+                fresh = live & above
+                rho = np.where(fresh, rng.laplace(0.0, self.threshold_scale, size=n), rho)
         if self.variant == "alg3":
             return np.concatenate([flags.astype(float), values], axis=1)
         return flags

@@ -1,0 +1,188 @@
+"""Report noisy max (Ding, Wang, Wang, Zhang & Kifer 2018, "Detecting violations of differential privacy", CCS,
+Algs. 5-8; DP-Sniper's ``ReportNoisyMax1-4``) and the exponential mechanism, with their exact pair laws.
+
+For answers q_1..q_m plus i.i.d. noise with density f and CDF F (Laplace or exponential, scale b):
+
+- the argmax index has ``P(i) = int f(x - q_i) prod_{j != i} F(x - q_j) dx`` (the i-th noisy answer is at x and
+  all others below it), computed by composite Gauss-Legendre quadrature split at the kinks x = q_j
+  (:mod:`._numerics`);
+- the maximum value has density ``g(x) = sum_i f(x - q_i) prod_{j != i} F(x - q_j)`` in closed form; its exact
+  pair epsilon at delta = 0 is ``sup_x |log g_D(x) - log g_D'(x)|``, on a dense grid over the range where the
+  log-ratio still moves (beyond 60 scales from the answers it is constant to e^-60); infinite when the supports
+  differ (exponential noise: the maximum is never below max_i q_i).
+
+Adjacency: the answers are sensitivity-1 queries, every answer moving by at most 1 in any direction (l_inf
+shift; replace-one adjacency for general queries). Scale 2/epsilon makes the index epsilon-DP there (Dwork & Roth
+2014, Claim 3.9 with sensitivity 2 for non-monotone changes); scale 1/epsilon suffices only when all answers move
+in the same direction (counting queries under add/remove: monotone shift).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+from dpverify._validation import check_epsilon, check_positive_int, check_real
+from dpverify.audit.standard._numerics import (
+    exponential_logcdf,
+    exponential_logpdf,
+    gauss_legendre_nodes,
+    laplace_logcdf,
+    laplace_logpdf,
+    log_integral,
+)
+from dpverify.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
+
+__all__ = ["NOISES", "RELEASES", "NoisyMax", "index_log_probabilities", "max_log_density", "ExponentialSelection"]
+
+NOISES = ("laplace", "exponential")
+RELEASES = ("index", "value")
+#: How many noise scales beyond the answers the integrals and suprema extend (tail mass e^-60).
+TAIL_SCALES = 60.0
+
+
+def _answers(dataset) -> np.ndarray:
+    q = np.asarray(dataset, dtype=float).reshape(-1)
+    if q.size < 1 or not np.all(np.isfinite(q)):
+        raise ValueError(f"dataset must be a non-empty vector of finite query answers; got {dataset!r}")
+    return q
+
+
+def _log_f_F(noise: str):
+    if noise == "laplace":
+        return laplace_logpdf, laplace_logcdf
+    return exponential_logpdf, exponential_logcdf
+
+
+def _leave_one_out_sum(logF: np.ndarray) -> np.ndarray:
+    """sum_{j != i} logF[..., j] for every i, by prefix and suffix sums (no inf - inf)."""
+    zeros = np.zeros(logF.shape[:-1] + (1,))
+    prefix = np.concatenate([zeros, np.cumsum(logF, axis=-1)[..., :-1]], axis=-1)
+    suffix = np.concatenate([np.cumsum(logF[..., ::-1], axis=-1)[..., ::-1][..., 1:], zeros], axis=-1)
+    return prefix + suffix
+
+
+@functools.lru_cache(maxsize=256)
+def _index_log_probabilities(q: tuple, noise: str, scale: float) -> np.ndarray:
+    qa = np.array(q)
+    hi = qa.max() + TAIL_SCALES * scale
+    lo = qa.max() if noise == "exponential" else qa.min() - TAIL_SCALES * scale
+    x, logw = gauss_legendre_nodes(lo, hi, qa, max_width=scale / 4.0)
+    logf, logF = _log_f_F(noise)
+    d = x[:, None] - qa[None, :]
+    integrand = logf(d, scale) + _leave_one_out_sum(logF(d, scale))
+    return log_integral(integrand.T, logw)
+
+
+def index_log_probabilities(answers, noise: str, scale: float) -> np.ndarray:
+    """log P(argmax_i (q_i + Z_i) = i) for i.i.d. noise Z of the given kind and scale (module docstring)."""
+    if noise not in NOISES:
+        raise ValueError(f"noise must be one of {NOISES}; got {noise!r}")
+    scale = check_real("scale", scale, low=0.0, low_inclusive=False)
+    return _index_log_probabilities(tuple(_answers(answers).tolist()), noise, scale).copy()
+
+
+def max_log_density(answers, x, noise: str, scale: float) -> np.ndarray:
+    """log g(x), g the density of max_i (q_i + Z_i) (module docstring), vectorised over ``x``."""
+    q = _answers(answers)
+    logf, logF = _log_f_F(noise)
+    d = np.asarray(x, dtype=float).reshape(-1)[:, None] - q[None, :]
+    with np.errstate(invalid="ignore"):
+        return logsumexp(logf(d, scale) + _leave_one_out_sum(logF(d, scale)), axis=1)
+
+
+@dataclass(frozen=True)
+class NoisyMax:
+    """Report noisy max over sensitivity-1 answers: ``argmax_i q_i + Z_i`` (``release="index"``) or
+    ``max_i q_i + Z_i`` (``release="value"``), Z i.i.d. ``noise`` of scale ``scale_factor / epsilon``.
+
+    Ding et al. 2018: Alg. 5 = (laplace, index), Alg. 6 = (exponential, index), Alg. 7 = (laplace, value),
+    Alg. 8 = (exponential, value), all with scale_factor 2. The index versions are epsilon-DP; the value
+    versions are not (Alg. 7's value is (m/2) epsilon-DP on m answers all shifted by 1; Alg. 8's has
+    infinite epsilon: its support starts at max_i q_i).
+    """
+
+    epsilon: float
+    noise: str = "laplace"
+    release: str = "index"
+    scale_factor: float = 2.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_real("scale_factor", self.scale_factor, low=0.0, low_inclusive=False)
+        if self.noise not in NOISES:
+            raise ValueError(f"noise must be one of {NOISES}; got {self.noise!r}")
+        if self.release not in RELEASES:
+            raise ValueError(f"release must be one of {RELEASES}; got {self.release!r}")
+
+    @property
+    def scale(self) -> float:
+        return self.scale_factor / self.epsilon
+
+    def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        q = _answers(dataset)
+        n = check_positive_int(n, "n")
+        if self.noise == "laplace":
+            z = rng.laplace(0.0, self.scale, size=(n, q.size))
+        else:
+            z = rng.exponential(self.scale, size=(n, q.size))
+        noisy = q + z
+        return np.argmax(noisy, axis=1) if self.release == "index" else noisy.max(axis=1)
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        if self.release == "index":
+            table = index_log_probabilities(dataset, self.noise, self.scale)
+            return table[np.asarray(outputs).reshape(-1).astype(int)]
+        return max_log_density(dataset, outputs, self.noise, self.scale)
+
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
+        if self.release == "index":
+            return discrete_epsilon(index_log_probabilities(dataset, self.noise, self.scale),
+                                    index_log_probabilities(neighbour, self.noise, self.scale), delta)
+        if delta != 0.0:
+            return None
+        return max_value_epsilon(dataset, neighbour, self.noise, self.scale)
+
+
+def max_value_epsilon(dataset, neighbour, noise: str, scale: float, grid: int = 100_001) -> float:
+    """sup_x |log g_D(x) - log g_D'(x)| for the noisy maximum value (module docstring)."""
+    qa, qb = _answers(dataset), _answers(neighbour)
+    if noise == "exponential":
+        if qa.max() != qb.max():
+            return math.inf
+        lo = qa.max() + 1e-9 * scale
+    else:
+        lo = min(qa.min(), qb.min()) - TAIL_SCALES * scale
+    hi = max(qa.max(), qb.max()) + TAIL_SCALES * scale
+    x = np.unique(np.concatenate([np.linspace(lo, hi, grid), qa, qb]))
+    x = x[x >= lo]
+    with np.errstate(invalid="ignore"):
+        r = max_log_density(qa, x, noise, scale) - max_log_density(qb, x, noise, scale)
+    return float(np.nanmax(np.abs(r)))
+
+
+@dataclass(frozen=True)
+class ExponentialSelection:
+    """The exponential mechanism (McSherry & Talwar 2007, Thm 6) on a utility vector ``dataset`` of
+    sensitivity ``utility_sensitivity``: index i with probability proportional to exp(eps u_i / (2 Delta_u)).
+    Sampling, log-pmf and exact epsilon are :mod:`dpverify.mechanisms.exponential`'s."""
+
+    epsilon: float
+    utility_sensitivity: float = 1.0
+
+    @property
+    def em(self) -> ExponentialMechanism:
+        return ExponentialMechanism(self.epsilon, self.utility_sensitivity)
+
+    def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.em.sample(_answers(dataset), n, rng)
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        return self.em.log_density(_answers(dataset), np.asarray(outputs).reshape(-1))
+
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
+        return discrete_epsilon(self.em.log_probabilities(_answers(dataset)),
+                                self.em.log_probabilities(_answers(neighbour)), delta)

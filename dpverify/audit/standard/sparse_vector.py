@@ -1,0 +1,290 @@
+"""The sparse vector technique family with exact outcome laws: Lyu, Su & Li 2017 ("Understanding the sparse vector
+technique for differential privacy", PVLDB 10(6), Fig. 1, Algs. 1-6; DP-Sniper's ``SparseVectorTechnique1-6``)
+and NumericalSVT (Wang, Ding, Wang, Kifer & Zhang 2019, "Proving differential privacy with shadow execution",
+PLDI; DP-Sniper's ``NumericalSVT``).
+
+All variants compare ``q_i + nu_i >= T + rho`` with one threshold noise rho ~ Lap(b_rho) and i.i.d. query noise
+nu_i ~ Lap(b_nu) (or none). Given rho = r the comparisons are independent with
+``P(above_i | r) = P(nu >= T + r - q_i)``, so a flag pattern o (1 above, 0 below, -1 after the cutoff) has
+
+    P(o) = int f_rho(r) prod_{i: o_i = 1} S_nu(T + r - q_i) prod_{i: o_i = 0} F_nu(T + r - q_i) dr,
+
+computed by composite Gauss-Legendre quadrature in log space, split at the kinks r = 0 and r = q_i - T
+(:mod:`._numerics`), over every pattern: 2^m without cutoff, sum_{j <= c} C(m, j) with one. The exact pair
+epsilon of the flags is then that of two discrete laws (:func:`dpverify.mechanisms.exponential.discrete_epsilon`).
+
+Alg. 3 with c = 1 releases the noisy answer v = q_k + nu_k of the first above k: the pair (k, v) has density
+``f_nu(v - q_k) G_k(v)`` with ``G_k(v) = int_{r <= v - T} f_rho(r) prod_{i<k} F_nu(T + r - q_i) dr``, tabulated
+on a grid of step 1/32 by cumulative 4-point Gauss-Legendre sums; the exact epsilon is the supremum of the log
+density ratio over k and the grid, together with the no-above outcome.
+
+NumericalSVT releases q_i + eta_i (eta ~ Lap(3c/epsilon)) for each above, 0 for each below and -1000 after the
+c-th above (DP-Sniper's encoding, kept numeric for the auditor). Values are independent of the pattern given the
+pattern, so the log density is ``log P(pattern) + sum_{above} log Lap(z_i - q_i)`` and the supremum of the log
+ratio is ``max_o [log P_D(o)/P_D'(o) + sum_{i above in o} |q_i - q'_i| / (3c/epsilon)]`` (each value term reaches
+its bound on a half-line), in both directions.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpverify._validation import check_epsilon, check_positive_int, check_real
+from dpverify.audit.known_bad import SparseVector
+from dpverify.audit.standard._numerics import (
+    NEG,
+    gauss_legendre_nodes,
+    laplace_logcdf,
+    laplace_logpdf,
+    laplace_logsf,
+    log_integral,
+)
+from dpverify.mechanisms.exponential import discrete_epsilon
+
+__all__ = ["flag_patterns", "pattern_log_probabilities", "TabulatedSVT", "SVTWithValues", "NumericalSVT"]
+
+TAIL_SCALES = 60.0
+MAX_QUERIES = 12
+ABORTED = -1000.0
+
+
+def _answers(dataset) -> np.ndarray:
+    q = np.asarray(dataset, dtype=float).reshape(-1)
+    if not 1 <= q.size <= MAX_QUERIES or not np.all(np.isfinite(q)):
+        raise ValueError(f"dataset must be 1 to {MAX_QUERIES} finite query answers; got {dataset!r}")
+    return q
+
+
+@functools.lru_cache(maxsize=64)
+def flag_patterns(m: int, c: int | None) -> np.ndarray:
+    """Every possible flag vector (rows, int8): all of {0,1}^m without cutoff (``c=None``); with a cutoff, the
+    vectors with at most c ones, -1 after the c-th one."""
+    if c is None:
+        return np.array(list(itertools.product((0, 1), repeat=m)), dtype=np.int8)
+    rows = []
+    for j in range(0, min(c, m) + 1):
+        for ones in itertools.combinations(range(m), j):
+            row = np.zeros(m, dtype=np.int8)
+            row[list(ones)] = 1
+            if j == c:
+                row[ones[-1] + 1:] = -1
+            rows.append(row)
+    return np.array(rows, dtype=np.int8)
+
+
+def _codes(flags: np.ndarray) -> np.ndarray:
+    """Base-3 code of each flag row (entries -1, 0, 1)."""
+    f = np.asarray(flags).astype(np.int64) + 1
+    return f @ (3 ** np.arange(f.shape[1], dtype=np.int64))
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern_log_probabilities(q: tuple, threshold: float, rho_scale: float, nu_scale: float, c: int | None):
+    qa = np.array(q)
+    patterns = flag_patterns(qa.size, c)
+    kinks = np.concatenate([[0.0], qa - threshold])
+    wide = max(rho_scale, nu_scale)
+    narrow = min(rho_scale, nu_scale) if nu_scale > 0 else rho_scale
+    r, logw = gauss_legendre_nodes(kinks.min() - TAIL_SCALES * wide, kinks.max() + TAIL_SCALES * wide, kinks,
+                                   max_width=narrow / 2.0, order=8)
+    d = threshold + r[None, :] - qa[:, None]  # (m, G): above_i iff nu_i >= d
+    if nu_scale > 0:
+        log_above, log_below = laplace_logsf(d, nu_scale), laplace_logcdf(d, nu_scale)
+    else:
+        log_above, log_below = np.where(d <= 0, 0.0, NEG), np.where(d > 0, 0.0, NEG)
+    log_above, log_below = np.maximum(log_above, NEG), np.maximum(log_below, NEG)
+    base = laplace_logpdf(r, rho_scale)
+    if c is None:
+        # all 2^m patterns by doubling, in the order of flag_patterns (query 0 the most significant bit)
+        rows = base[None, :]
+        for i in range(qa.size):
+            rows = np.stack([rows + log_below[i], rows + log_above[i]], axis=1).reshape(-1, r.size)
+        out = log_integral(rows, logw)
+    else:
+        ones = (patterns == 1).astype(float)
+        zeros = (patterns == 0).astype(float)
+        out = log_integral(ones @ log_above + zeros @ log_below + base, logw)
+    out[out < NEG / 2] = -math.inf
+    return patterns, out
+
+
+def pattern_log_probabilities(answers, threshold: float, rho_scale: float, nu_scale: float, c: int | None):
+    """``(patterns, log P(pattern))`` for the flags of a sparse vector run (module docstring)."""
+    q = _answers(answers)
+    rho_scale = check_real("rho_scale", rho_scale, low=0.0, low_inclusive=False)
+    nu_scale = check_real("nu_scale", nu_scale, low=0.0)
+    patterns, logp = _pattern_log_probabilities(tuple(q.tolist()), float(threshold), rho_scale, nu_scale, c)
+    return patterns, logp.copy()
+
+
+def _lookup(patterns: np.ndarray, logp: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    table = np.full(3 ** patterns.shape[1], -math.inf)
+    table[_codes(patterns)] = logp
+    return table[_codes(flags)]
+
+
+@dataclass(frozen=True)
+class TabulatedSVT:
+    """A flag-releasing :class:`~dpverify.audit.known_bad.SparseVector` (every variant but ``alg3``; ``alg2``
+    only with c = 1, where it coincides in law with ``alg1`` at the same scales) with its tabulated law:
+    ``log_density`` looks each flag row up in the pattern table, ``exact_epsilon`` is the discrete pair epsilon."""
+
+    svt: SparseVector
+
+    def __post_init__(self) -> None:
+        if self.svt.variant == "alg3":
+            raise ValueError("variant 'alg3' releases values: use SVTWithValues")
+        if self.svt.variant == "alg2" and self.svt.c != 1:
+            raise ValueError("the exact law of 'alg2' (fresh threshold noise) is tabulated only for c = 1")
+
+    def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.svt(_answers(dataset), n, rng)
+
+    def table(self, dataset):
+        s = self.svt
+        return pattern_log_probabilities(dataset, s.threshold, s.threshold_scale, s.query_scale,
+                                         s.c if s.cutoff else None)
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        patterns, logp = self.table(dataset)
+        return _lookup(patterns, logp, np.asarray(outputs).reshape(-1, patterns.shape[1]))
+
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
+        return discrete_epsilon(self.table(dataset)[1], self.table(neighbour)[1], delta)
+
+
+@functools.lru_cache(maxsize=64)
+def _value_tables(q: tuple, threshold: float, rho_scale: float, nu_scale: float, lo: float, hi: float):
+    """Edges r_j and log G_k(r_j) for k = 0..m (row m at the last edge: the no-above probability)."""
+    qa = np.array(q)
+    h = 1.0 / 32.0
+    edges = np.arange(lo, hi + h / 2, h)
+    x, w = np.polynomial.legendre.leggauss(4)
+    nodes = (edges[:-1, None] + edges[1:, None]) / 2.0 + (h / 2.0) * x[None, :]
+    logw = np.log(h / 2.0 * w)
+    logF = laplace_logcdf(threshold + nodes[None, :, :] - qa[:, None, None], nu_scale)  # (m, cells, 4)
+    prefix = np.concatenate([np.zeros((1,) + nodes.shape), np.cumsum(logF, axis=0)], axis=0)  # (m+1, cells, 4)
+    from scipy.special import logsumexp
+
+    cells = logsumexp(prefix + laplace_logpdf(nodes, rho_scale)[None] + logw, axis=2)  # (m+1, cells)
+    logG = np.logaddexp.accumulate(cells, axis=1)
+    return edges[1:], logG
+
+
+@dataclass(frozen=True)
+class SVTWithValues:
+    """Lyu et al. Alg. 3 (``SparseVector(variant="alg3")``) with c = 1: output ``[flags, values]`` (2m numbers).
+    Exact law as in the module docstring; ``log_density`` interpolates log G_k linearly between grid edges
+    (error ~1e-7 in the log density), enough for the likelihood-ratio statistic."""
+
+    svt: SparseVector
+
+    def __post_init__(self) -> None:
+        if self.svt.variant != "alg3" or self.svt.c != 1:
+            raise ValueError("SVTWithValues tabulates variant 'alg3' with c = 1 only")
+
+    def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.svt(_answers(dataset), n, rng)
+
+    def _range(self, *datasets):
+        q = np.concatenate([_answers(d) for d in datasets])
+        wide = max(self.svt.threshold_scale, self.svt.query_scale)
+        return (math.floor(min(q.min() - self.svt.threshold, 0.0) - 40 * wide),
+                math.ceil(max(q.max() - self.svt.threshold, 0.0) + 40 * wide))
+
+    def _tables(self, dataset, bounds):
+        s = self.svt
+        return _value_tables(tuple(_answers(dataset).tolist()), float(s.threshold), s.threshold_scale,
+                             s.query_scale, *bounds)
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        q = _answers(dataset)
+        m = q.size
+        out = np.asarray(outputs, dtype=float).reshape(-1, 2 * m)
+        flags, values = out[:, :m], out[:, m:]
+        edges, logG = self._tables(dataset, self._range(dataset))
+        hit = flags == 1
+        k = np.where(hit.any(axis=1), np.argmax(hit, axis=1), m)
+        result = np.full(out.shape[0], logG[m, -1])  # no above
+        for j in range(m):
+            rows = k == j
+            if rows.any():
+                v = values[rows, j]
+                result[rows] = (laplace_logpdf(v - q[j], self.svt.query_scale)
+                                + np.interp(v - self.svt.threshold, edges, logG[j]))
+        return result
+
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
+        if delta != 0.0:
+            return None
+        qa, qb = _answers(dataset), _answers(neighbour)
+        bounds = self._range(dataset, neighbour)
+        edges, ga = self._tables(dataset, bounds)
+        _, gb = self._tables(neighbour, bounds)
+        v = edges + self.svt.threshold
+        b = self.svt.query_scale
+        worst = abs(ga[-1, -1] - gb[-1, -1])
+        for j in range(qa.size):
+            r = laplace_logpdf(v - qa[j], b) - laplace_logpdf(v - qb[j], b) + ga[j] - gb[j]
+            worst = max(worst, float(np.max(np.abs(r))))
+        return worst
+
+
+@dataclass(frozen=True)
+class NumericalSVT:
+    """NumericalSVT (module docstring; Wang et al. 2019): rho1 ~ Lap(3/epsilon), per query rho2 ~ Lap(6c/epsilon)
+    for the comparison ``q_i + rho2_i >= T + rho1`` and eta ~ Lap(3c/epsilon) for the released value; 0 for a
+    below, -1000 after the c-th above. epsilon-DP for sensitivity-1 answers (each moving by at most 1)."""
+
+    epsilon: float
+    c: int = 2
+    threshold: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_positive_int(self.c, "c")
+
+    @property
+    def scales(self) -> tuple[float, float, float]:
+        """(rho1, rho2, eta) scales: 3/epsilon, 6c/epsilon, 3c/epsilon."""
+        return 3.0 / self.epsilon, 6.0 * self.c / self.epsilon, 3.0 * self.c / self.epsilon
+
+    def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        q = _answers(dataset)
+        n = check_positive_int(n, "n")
+        b1, b2, b3 = self.scales
+        rho = rng.laplace(0.0, b1, size=n)
+        out = np.full((n, q.size), ABORTED)
+        count = np.zeros(n, dtype=np.int64)
+        for i in range(q.size):
+            live = count < self.c
+            above = live & (q[i] + rng.laplace(0.0, b2, size=n) >= self.threshold + rho)
+            z = q[i] + rng.laplace(0.0, b3, size=n)
+            out[:, i] = np.where(live, np.where(above, z, 0.0), ABORTED)
+            count += above
+        return out
+
+    def table(self, dataset):
+        b1, b2, _ = self.scales
+        return pattern_log_probabilities(dataset, self.threshold, b1, b2, self.c)
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        q = _answers(dataset)
+        out = np.asarray(outputs, dtype=float).reshape(-1, q.size)
+        flags = np.where(out == ABORTED, -1, np.where(out == 0.0, 0, 1)).astype(np.int8)
+        patterns, logp = self.table(dataset)
+        values = np.where(flags == 1, laplace_logpdf(out - q, self.scales[2]), 0.0).sum(axis=1)
+        return _lookup(patterns, logp, flags) + values
+
+    def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
+        if delta != 0.0:
+            return None
+        qa, qb = _answers(dataset), _answers(neighbour)
+        patterns, la = self.table(dataset)
+        _, lb = self.table(neighbour)
+        value_room = ((patterns == 1) * np.abs(qa - qb)[None, :]).sum(axis=1) / self.scales[2]
+        return float(max(np.max(la - lb + value_room), np.max(lb - la + value_room)))
