@@ -206,15 +206,16 @@ def implementation_statistics(f0: np.ndarray, f1: np.ndarray, *, mechanism: Any 
 
 
 def violation_note(test: str) -> str | None:
-    """One plain sentence for a violation found by a statistic of this module (``test`` = the result's
-    ``test``), None for the others."""
-    if test == "fp:reachable":
-        what = "which floating-point values it can output"
-    elif test == "fp:ulp_pattern":
-        what = "the low-order bits of its floating-point outputs"
-    elif test == "likelihood_ratio:unrounded":
-        what = "the last bits of its floating-point outputs (seen through the unrounded likelihood ratio)"
-    else:
+    """One plain sentence to append to the verdict reason of a violation found by a statistic of this module
+    (``test`` = the result's ``test``); None for the other statistics."""
+    what = {
+        "fp:reachable": "the set of floating-point values it can output depends on the data: some outputs are "
+                        "reachable from one query value and impossible from the other",
+        "fp:ulp_pattern": "the low-order bits of its floating-point outputs depend on the data",
+        "likelihood_ratio:unrounded": "the last bits of its floating-point outputs depend on the data, as seen "
+                                      "through the unrounded likelihood ratio",
+    }.get(test)
+    if what is None:
         return None
-    return (f"the floating-point implementation leaks through {what}, which depend on the data "
-            "(Mironov 2012); the idealised mechanism may still be private -- use exact or snapped sampling")
+    return (f"floating-point leak: {what} (Mironov 2012); the idealised mechanism may be private, the code that runs "
+            "is not -- use an exact or snapping sampler")
