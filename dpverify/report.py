@@ -350,6 +350,8 @@ def _html(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
             parts.append(f"<tr><td>{esc(r['id'])}</td><td>{esc(str(r['item']))}{rec}</td><td class='{cls}'>"
                          f"{esc(r['status'])}</td><td>{len(r['checks'])}</td><td>{esc(failed)}</td></tr>")
         parts.append("</table></section>")
+    if any(isinstance(r, dict) and r.get("library") for r in audits):
+        parts.append(_library_section(audits))
     if audits:
         parts.append(_audit_section(audits))
     if paper_figs:
@@ -359,6 +361,43 @@ def _html(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
             parts.append(f"<figure>{img}<figcaption><b>{esc(name)}</b>: {esc(caption)}</figcaption></figure>")
         parts.append("</section>")
     parts.append(f"<footer><p class='legend'>run {esc(run_id)}</p></footer></body></html>")
+    return "\n".join(parts)
+
+
+def _library_section(rows: list[dict]) -> str:
+    """The library audits (``dpverify audit-library``, :mod:`dpverify.libraries.runner`): per function the library's
+    version, the claim and where it was read, the certified bound (and the confirmation's), the worst pair found,
+    the verdict and its label, and a reproduction snippet for every violation."""
+    esc = html.escape
+    lib_rows = [r for r in rows if r.get("library")]
+    parts = ["<section id='libraries'><h2>Library audits</h2>",
+             "<p>Each function: a worst-pair search under a fixed screening budget, a final audit of the best pair on "
+             "fresh samples, and, for a violation, a confirmation with a new seed. A violation is a <b>finding</b> "
+             "only if it reproduces and is not documented; <b>expected</b> marks a documented leak that was found."
+             "</p><table id='library-table'><tr><th>library</th><th>version</th><th>function</th><th>claimed</th>"
+             "<th>claim read from</th><th>certified</th><th>confirmation</th><th>worst pair</th><th>verdict</th>"
+             "<th>label</th></tr>"]
+    for r in lib_rows:
+        c = r.get("claimed") or {}
+        pair = r.get("worst_pair") or {}
+        cls = {"finding": "fail", "error": "fail", "expected, not found": "fail", "expected": "ok"}.get(
+            r.get("label") or "", "")
+        delta = f" (delta {float(c['delta']):.1e})" if c.get("delta") else ""
+        parts.append(
+            f"<tr><td>{esc(str(r['library']))}</td><td>{esc(str(r.get('version', '')))}</td>"
+            f"<td><code>{esc(str(r.get('function', '')))}</code></td>"
+            f"<td>{esc(fmt_epsilon(c.get('epsilon')))}{esc(delta)}</td>"
+            f"<td>{esc(str(c.get('source', r.get('error', ''))))}</td><td>{esc(fmt_epsilon(r.get('certified')))}</td>"
+            f"<td>{esc(fmt_epsilon(r.get('confirm_certified')))}</td>"
+            f"<td>{esc(str(pair.get('family', '-')))}<br><span class='reason'>{esc(str(pair.get('note', '')))}</span></td>"
+            f"<td>{esc(str(r.get('verdict', '')))}</td><td class='{cls}'>{esc(str(r.get('label') or ''))}</td></tr>")
+    parts.append("</table>")
+    for r in lib_rows:
+        if r.get("snippet"):
+            expected = f"<p class='reason'>expected: {esc(r['expected'])}</p>" if r.get("expected") else ""
+            parts.append(f"<h3>Reproduction: {esc(r['case'])} ({esc(r.get('label') or r.get('verdict', ''))})</h3>"
+                         f"{expected}<pre class='snippet'>{esc(r['snippet'])}</pre>")
+    parts.append("</section>")
     return "\n".join(parts)
 
 
