@@ -31,7 +31,7 @@ from scipy import optimize
 
 from dpverify._validation import check_positive_int, check_probability
 from dpverify.audit.core import AuditResult, audit
-from dpverify.audit.datasets import replace_one
+from dpverify.audit.datasets import check_adjacent, replace_one
 
 __all__ = ["PairSearch", "random_pairs", "search_audits", "search_hypothesis", "search_exact", "CertifiedSearch",
            "search_then_certify"]
@@ -181,7 +181,8 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon:
 
     1. Screening: each of the ``K`` pairs gets ``max(min_screen, search_budget // K)`` samples per side (so the
        total is ``search_budget``, up to the floor) and one audit (seed ``SeedSequence([seed, 0])`` child ``k``);
-       pairs are ranked by the screening bound, ties by the selection score. A pair on which the mechanism raises
+       pairs are ranked by the screening bound, ties by the selection score. With ``adjacency`` given, every pair
+       is checked first (a pair that is not adjacent is a ValueError naming it). A pair on which the mechanism raises
        one of ``skip`` (e.g. the library refuses an empty dataset, or returns NaN/inf, which
        :func:`dpverify.audit.split.check_outputs` rejects) is recorded as skipped with the reason.
     2. Final audit: the ``top`` best pairs are audited again with ``final_samples`` per side and fresh seeds
@@ -199,6 +200,12 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon:
     top = check_positive_int(top, "top")
     min_screen = check_positive_int(min_screen, "min_screen", minimum=4)
     confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    if adjacency is not None:  # a non-adjacent candidate is a bug of the caller, not a pair to skip
+        for k, (d, n) in enumerate(pairs):
+            try:
+                check_adjacent(d, n, adjacency)
+            except ValueError as exc:
+                raise ValueError(f"candidate pair {getattr(pairs[k], 'label', k)}: {exc}") from None
     per_pair = max(min_screen, search_budget // len(pairs))
     screen_seeds = [int(s) for s in np.random.SeedSequence([seed, 0]).generate_state(len(pairs))]
     final_seeds = [int(s) for s in np.random.SeedSequence([seed, 1]).generate_state(top)]

@@ -32,7 +32,7 @@ import numpy as np
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
 from dpverify.libraries.search import array_code, record_pairs
 
-__all__ = ["catalogue", "version", "EPSILON"]
+__all__ = ["catalogue", "version", "EPSILON", "float_sum_probe"]
 
 #: The epsilon every catalogue call is made with (the claim itself is read from the accountant).
 EPSILON = 1.0
@@ -255,3 +255,39 @@ def catalogue() -> list[LibraryFunction]:
     """diffprivlib's audited functions (module docstring): 15 tools calls (9 with bounds, 3 outside their
     adjacency, 3 without bounds) and 6 models (ImportError with an install hint if diffprivlib is missing)."""
     return _tools_entries() + _models_entries()
+
+
+def float_sum_probe(sizes: tuple[int, ...] = (8, 128, 1_000, 100_000), upper: float = 2.0**53) -> list[dict]:
+    """Realized sensitivity of diffprivlib's bounded sums in float64, read through the public API.
+
+    ``tools.sum``/``tools.nansum`` with bounds ``(0, U)`` declare sensitivity ``U`` (``U - L``). In floating point
+    the computed sums of two neighbours can differ by more than that (Casacuberta et al. 2022, Sec. 3: rounding
+    errors of the additions). Called with ``epsilon=inf`` the library adds no noise and returns its computed sum,
+    so the realized difference ``|sum(D) - sum(D')|`` is observed without reimplementing anything.
+
+    The datasets make rounding go one way: ``U = 2^53`` first, then records of 3 at every 8th position (numpy's
+    pairwise summation keeps 8 running sums, so they meet ``U`` in one of them), zeros elsewhere. Near ``2^53`` the
+    float64 spacing is 2, and ``x + 3`` rounds to ``x + 4`` (ties to even), so every 3 added after ``U`` adds 4: the
+    sum of ``D`` is overestimated. The neighbour replaces ``U`` by 0, and its sum of small integers is exact. Hence
+    ``|sum(D) - sum(D')| > U`` by the accumulated rounding. Returns one dict per (function, n): ``realized``,
+    ``declared``, ``ratio = realized / declared`` (> 1: the sensitivity is underestimated, and a Laplace release
+    spends ``ratio`` times the claimed epsilon on this pair)."""
+    tools, _, BudgetAccountant, _ = _import()
+    out = []
+    for fname in ("sum", "nansum"):
+        fn = getattr(tools, fname)
+
+        def value(x: np.ndarray) -> float:
+            return float(fn(x, epsilon=float("inf"), bounds=(0.0, upper), random_state=0,
+                            accountant=BudgetAccountant()))
+
+        for n in sizes:
+            d = np.zeros(n)
+            d[::8] = 3.0
+            d[0] = upper
+            nb = d.copy()
+            nb[0] = 0.0
+            realized = abs(value(d) - value(nb))
+            out.append({"function": f"tools.{fname}(bounds=(0, 2**53))", "n": int(n), "realized": realized,
+                        "declared": upper, "ratio": realized / upper, "excess": realized - upper})
+    return out
