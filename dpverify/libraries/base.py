@@ -94,3 +94,29 @@ class LibraryFunction:
     @property
     def qualified_name(self) -> str:
         return f"{self.library}.{self.name}"
+
+    @classmethod
+    def from_release(cls, library: str, version: str, name: str, release: Callable[[Any, int], Any],
+                     claim: Callable[[Any], Claimed], pairs: Sequence[tuple[Any, Any]], **options: Any
+                     ) -> "LibraryFunction":
+        """A :class:`LibraryFunction` from a one-release call: ``release(dataset, seed) -> output`` (one output: a
+        number or a small array) makes one call of the library with its own seed argument set to ``seed``. The
+        mechanism draws one seed from the auditor's ``rng`` per output, so the audit is reproducible from its seed
+        whenever the library honours its seed argument. ``options``: the other fields (``adjacency``,
+        ``expected``, ``snippet``, ``test``, ``tags``, ``cost``, ``reproducible``).
+
+        A maintainer's function in a few lines (see docs/libraries.md)::
+
+            fn = LibraryFunction.from_release(
+                "mylib", mylib.__version__, "private_sum(bounds=(0, 1))",
+                release=lambda d, seed: mylib.private_sum(d, epsilon=1.0, bounds=(0, 1), seed=seed),
+                claim=lambda d: Claimed(1.0, 0.0, "the epsilon argument"),
+                pairs=record_pairs(0.0, 1.0, adjacency="replace"), adjacency="replace")
+            row = run_function(fn, BUDGETS["standard"])
+        """
+
+        def mechanism(dataset: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+            seeds = rng.integers(2**31, size=n)
+            return np.asarray([np.asarray(release(dataset, int(s)), dtype=float) for s in seeds])
+
+        return cls(library, version, name, mechanism, claim, pairs, **options)
