@@ -72,6 +72,7 @@ from dpverify.audit.statistics import (
     ThresholdEvent,
     best_events,
     count_at_least,
+    evaluate,
     flatten,
     identity,
     mean_difference_projection,
@@ -352,13 +353,14 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
     # Selection: every statistic fitted on (f0, f1); candidate thresholds from (v0, v1); counts over all scoring outputs.
     statistics = _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed, mode)
     del f0, f1
-    sample_values = [(stat(v0), stat(v1)) for stat in statistics]
+    sample_values = [(evaluate(stat, v0), evaluate(stat, v1)) for stat in statistics]
     del v0, v1
     thresholds = [threshold_candidates(s0, s1) for s0, s1 in sample_values]
     k_score = [[count_at_least(s0, t), count_at_least(s1, t)] for (s0, s1), t in zip(sample_values, thresholds)]
 
     def score_counts(c0: np.ndarray, c1: np.ndarray) -> list:
-        return [(count_at_least(stat(c0), t), count_at_least(stat(c1), t)) for stat, t in zip(statistics, thresholds)]
+        return [(count_at_least(evaluate(stat, c0), t), count_at_least(evaluate(stat, c1), t))
+                for stat, t in zip(statistics, thresholds)]
 
     def add_scores(found: list) -> None:
         for acc, (a, b) in zip(k_score, found):
@@ -379,7 +381,7 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
         out = np.zeros((2, len(events)), dtype=np.int64)
         for e, (i, threshold) in enumerate(events):
             if i not in values:  # each statistic evaluated once per chunk
-                values[i] = (statistics[i](c0), statistics[i](c1))
+                values[i] = (evaluate(statistics[i], c0), evaluate(statistics[i], c1))
             out[0, e] = np.count_nonzero(values[i][0] >= threshold)
             out[1, e] = np.count_nonzero(values[i][1] >= threshold)
         return out

@@ -18,6 +18,10 @@ The threshold search is split in three steps so that it can run on a stream of s
 bounded sample of the scoring values; :func:`count_at_least` counts ``#{s >= t_j}`` on one chunk of values (integer
 counts, so the counts of a stream are the sum of the counts of its chunks, in any order); :func:`best_events` scores
 the four orientations from the summed counts. ``best_thresholds`` is the three steps on values held in memory.
+
+:func:`evaluate` computes a statistic on a batch of outputs, once per distinct output when the outputs are discrete
+(integer rows taking few values, e.g. noisy-max indices or sparse-vector answer patterns): a statistic is a function of
+one output, so ``s(x_i) = s(u_{k(i)})`` with ``u`` the distinct rows and ``k`` the row's index among them.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ import numpy as np
 from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
 
 __all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_thresholds",
-           "best_threshold", "threshold_candidates", "count_at_least", "best_events"]
+           "best_threshold", "threshold_candidates", "count_at_least", "best_events", "evaluate", "row_keys"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,76 @@ def flatten(outputs: np.ndarray) -> np.ndarray:
     """Outputs as an ``(n, d)`` float matrix (scalars become one column, paths are flattened)."""
     arr = np.asarray(outputs, dtype=float)
     return arr.reshape(arr.shape[0], -1)
+
+
+#: Outputs are reduced to their distinct rows only when there are at most this many (and at most a quarter of the
+#: batch); the table of row keys is dense when the key range is at most ``_DENSE_KEYS``.
+MAX_DISTINCT_ROWS = 4096
+_DENSE_KEYS = 1 << 20
+
+
+def row_keys(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Mixed-radix integer keys of integer-valued rows: ``(keys, low, radix)`` with
+    ``key(x) = sum_c (x_c - low_c) prod_{c' > c} radix_{c'}``, so rows are equal iff their keys are, and a key is decoded
+    by the inverse digits. None when the outputs are not integer-valued (bool, int, or float holding integers) or the key
+    range does not fit in an int64."""
+    arr = np.asarray(outputs)
+    rows = arr.reshape(arr.shape[0], -1)
+    if rows.shape[0] == 0 or rows.dtype.kind not in "biuf":
+        return None
+    low = rows.min(axis=0)
+    high = rows.max(axis=0)
+    if rows.dtype.kind == "f":
+        if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))) or max(-low.min(), high.max()) > 2.0 ** 52:
+            return None
+    low = low.astype(np.int64)
+    radix = high.astype(np.int64) - low + 1
+    if float(np.prod(radix.astype(float))) >= 2.0 ** 62:
+        return None
+    keys = np.zeros(rows.shape[0], dtype=np.int64)
+    for c in range(rows.shape[1]):  # Horner's scheme, one vectorised pass per column
+        column = rows[:, c]
+        if rows.dtype.kind == "f" and not np.array_equal(column, np.floor(column)):
+            return None
+        keys *= radix[c]
+        keys += column.astype(np.int64) - low[c]
+    return keys, low, radix
+
+
+def evaluate(statistic: Callable[[np.ndarray], np.ndarray], outputs: np.ndarray) -> np.ndarray:
+    """``statistic(outputs)``, computed on the distinct rows only when the outputs are discrete (module docstring).
+
+    Applies when :func:`row_keys` gives keys and the batch holds at most ``min(MAX_DISTINCT_ROWS, n/4)`` distinct rows;
+    the distinct rows are decoded from their keys (same values and dtype as the outputs) and the statistic's values are
+    gathered back. Exact for any statistic of one output; otherwise the statistic is called on the whole batch.
+    """
+    arr = np.asarray(outputs)
+    n = arr.shape[0]
+    found = row_keys(arr) if n >= 64 else None
+    if found is None:
+        return statistic(arr)
+    keys, low, radix = found
+    top = int(keys.max()) + 1
+    if top <= _DENSE_KEYS:
+        present = np.zeros(top, dtype=bool)
+        present[keys] = True
+        distinct = np.flatnonzero(present)
+        if distinct.size > min(MAX_DISTINCT_ROWS, n // 4):
+            return statistic(arr)
+        position = np.zeros(top, dtype=np.int64)
+        position[distinct] = np.arange(distinct.size)
+        inverse = position[keys]
+    else:
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        if distinct.size > min(MAX_DISTINCT_ROWS, n // 4):
+            return statistic(arr)
+    digits = np.empty((distinct.size, radix.size), dtype=np.int64)
+    rest = distinct.copy()
+    for c in range(radix.size - 1, -1, -1):  # one pass per column (outputs have few columns when they are discrete)
+        rest, digits[:, c] = np.divmod(rest, radix[c])
+    unique_rows = (digits + low).astype(arr.dtype).reshape((distinct.size,) + arr.shape[1:])
+    values = np.asarray(statistic(unique_rows), dtype=float).reshape(-1)
+    return values[inverse]
 
 
 def identity(x0: np.ndarray, x1: np.ndarray) -> Statistic:

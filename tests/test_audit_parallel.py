@@ -1,0 +1,118 @@
+"""audit(workers=...): chunks drawn and counted in forked worker processes (dpverify.audit.parallel).
+
+The numbers must not depend on the number of workers (each chunk has its own seed; integer counts are summed), workers
+must see the fitted statistics (closures, inherited by fork), errors and Ctrl-C must reach the caller without leaving
+processes behind, and each worker runs one BLAS thread."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import numpy as np
+import pytest
+
+import dpverify.audit.parallel as parallel
+from dpverify.audit import audit
+from dpverify.audit.known_bad import ReportNoisyMax
+from dpverify.audit.parallel import ChunkRunner, ParallelFallbackWarning
+
+pytestmark = pytest.mark.skipif(not parallel.fork_available(), reason="worker processes need the fork start method")
+
+D0, D1 = np.array([0.0]), np.array([1.0])
+# Small chunks and caps so that most of the selection is streamed through the workers as well as the estimation.
+STREAM = dict(chunk_size=2_000, fit_cap=1_500, threshold_sample=1_000)
+
+
+def numbers(result) -> dict:
+    out = result.to_dict()
+    out.pop("wall_time")
+    return out
+
+
+def gaussian_path(dataset, n, rng):
+    """A 4-step random walk with drift dataset[0]: vector outputs, so 'auto' fits a projection, a logistic classifier
+    and the vector candidates -- closures the workers must inherit."""
+    return np.cumsum(float(dataset[0]) + rng.normal(size=(n, 4)), axis=1)
+
+
+def test_workers_give_bit_identical_results_discrete_outputs():
+    mech = ReportNoisyMax(1.0)
+    d0, d1 = np.array([1.0, 1.0, 1.0]), np.array([0.0, 2.0, 2.0])
+    runs = [numbers(audit(mech, d0, d1, epsilon=1.0, samples=30_000, seed=11, workers=w, **STREAM)) for w in (1, 2, 4)]
+    assert runs[0] == runs[1] == runs[2]
+    assert runs[0]["counts"]["n_estimation"] == 24_000
+
+
+def test_workers_give_bit_identical_results_fitted_vector_statistics():
+    runs = [numbers(audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=20_000, seed=5, workers=w,
+                          candidates=3, **STREAM)) for w in (1, 2)]
+    assert runs[0] == runs[1]
+    assert len(runs[0]["candidates"]) == 3
+
+
+def test_progress_counts_every_chunk_once_with_workers():
+    calls = []
+    audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=20_000, seed=5, workers=2,
+          progress=lambda done, total: calls.append((done, total)), **STREAM)
+    total = 20_000 // STREAM["chunk_size"]  # 4,000 selection + 16,000 estimation outputs, in chunks of 2,000
+    assert [d for d, _ in calls] == list(range(1, total + 1)) and {t for _, t in calls} == {total}
+
+
+def nan_in_last_chunk(dataset, n, rng):
+    out = float(np.sum(dataset)) + rng.laplace(0.0, 1.0, n)
+    if n == 777:  # the last estimation chunk only (see below), drawn in a worker
+        out[0] = np.nan
+    return out
+
+
+def test_worker_errors_reach_the_caller_and_no_worker_survives():
+    # 20,972 per side: selection ceil(0.2 x 20,972) = 4,195 = 2 x 2,000 + 195, estimation 16,777 = 8 x 2,000 + 777.
+    with pytest.raises(ValueError, match="NaN"):
+        audit(nan_in_last_chunk, D0, D1, epsilon=1.0, samples=20_972, seed=0, workers=2, **STREAM)
+    assert multiprocessing.active_children() == []
+
+
+def test_ctrl_c_in_the_parent_terminates_the_workers():
+    def interrupt(done, total):
+        if done > 3:  # after the held selection chunks, while workers are running
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=40_000, seed=0, workers=2, progress=interrupt,
+              **STREAM)
+    assert multiprocessing.active_children() == []
+
+
+def test_workers_run_one_blas_thread():
+    from threadpoolctl import threadpool_info
+
+    parent = os.getpid()
+
+    def checked(dataset, n, rng):
+        if os.getpid() != parent:
+            threads = {info["num_threads"] for info in threadpool_info()}
+            if threads - {1}:
+                raise RuntimeError(f"worker runs {threads} threads")
+        return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, n)
+
+    r = audit(checked, D0, D1, epsilon=1.0, samples=20_000, seed=0, workers=2, **STREAM)
+    assert r.counts["n_estimation"] == 16_000
+
+
+def test_without_fork_one_process_with_a_warning(monkeypatch):
+    expected = numbers(audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=10_000, seed=2, **STREAM))
+    monkeypatch.setattr(parallel, "fork_available", lambda: False)
+    with pytest.warns(ParallelFallbackWarning, match="one process"):
+        got = numbers(audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=10_000, seed=2, workers=2,
+                            **STREAM))
+    assert got == expected
+
+
+def test_chunk_runner_returns_every_result_once():
+    offset = 10  # a closure variable: inherited by the forked workers, never pickled
+
+    with ChunkRunner(lambda j: j + offset, 2) as run:
+        assert sorted(run.map(range(20))) == list(range(10, 30))
+    with ChunkRunner(lambda j: j + offset, 1) as run:
+        assert list(run.map(range(3))) == [10, 11, 12]
+    assert multiprocessing.active_children() == []
