@@ -33,7 +33,8 @@ import numpy as np
 from dpverify.libraries.base import LibraryFunction
 from dpverify.libraries.search import array_code, certify, confirm
 
-__all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed"]
+__all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
+           "markdown_table"]
 
 #: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
 LIBRARIES = ("diffprivlib", "opendp", "opacus")
@@ -190,3 +191,22 @@ def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "
 def failed(rows: Iterable[dict]) -> bool:
     """True when a row is a finding, an error, or an expected violation that was not found (exit status 1)."""
     return any(r.get("label") in ("finding", "error", "expected, not found") for r in rows)
+
+
+def markdown_table(rows: Iterable[dict]) -> str:
+    """The rows as the Markdown table of docs/libraries.md: library, version, function, claimed (epsilon, delta),
+    certified (final audit / confirmation), worst pair, verdict, label."""
+    from dpverify.report import fmt_epsilon
+
+    lines = ["| library | version | function | claimed | certified | worst pair | verdict | label |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c = r.get("claimed") or {}
+        claimed = "-" if not c else fmt_epsilon(c["epsilon"]) + (f" (δ={c['delta']:.0e})" if c.get("delta") else "")
+        cert = fmt_epsilon(r.get("certified"))
+        if r.get("confirm_certified") is not None:
+            cert += f" / {fmt_epsilon(r['confirm_certified'])}"
+        func = str(r["function"]).replace("|", "\\|")
+        lines.append(f"| {r['library']} | {r['version']} | `{func}` | {claimed} | {cert} | {r.get('pair') or '-'} | "
+                     f"{r['verdict']} | {r.get('label') or ''} |")
+    return "\n".join(lines)
