@@ -171,7 +171,7 @@ def query_values(mechanism: Any, dataset: Any, neighbour: Any, output: np.ndarra
         try:
             mu0 = np.asarray(fn(dataset), dtype=np.float64)
             mu1 = np.asarray(fn(neighbour), dtype=np.float64)
-        except (TypeError, ValueError):
+        except Exception:  # an attribute of another meaning, or a query that cannot take these datasets
             return None
         shape = np.shape(output)
         try:
