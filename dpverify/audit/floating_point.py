@@ -6,7 +6,7 @@
   (thresholds, classifiers, histograms), and the exact log-likelihood ratio is rounded to
   :data:`~dpverify.audit.likelihood_ratio.DECIMALS` decimals so that its last bits cannot be used. A violation
   means the mathematics (noise scale, calibration, composition) is wrong.
-- ``"implementation"`` audits the *float64 program*: besides the statistics above it tries the ones below, which
+- ``"implementation"`` audits the *floating-point program*: besides the statistics above it tries the ones below, which
   read the bits of the outputs. A float sampler ``x = fl(mu + n)`` (query value ``mu``, noise ``n`` a double)
   cannot produce every double, and which doubles it produces depends on ``mu``: rounding to the nearest double
   throws away the low bits of ``n`` that fall below the spacing (ulp) of the result, and where ``|x|`` is small
@@ -41,8 +41,8 @@ power):
 
 Outputs that are not floating point (integers, booleans) carry no floating-point artefact of this kind (an
 integer output is a post-processing whose law the mathematical statistics already see), so no statistic is added
-for them. Every statistic is vectorised numpy on the bit patterns (``float64.view(uint64)``); on 10^6 scalar
-outputs each takes well under a second.
+for them. Every statistic is vectorised numpy on the bit patterns (``float64.view(uint64)``; float32 and float16
+outputs are read in their own format); on 10^6 scalar outputs each takes well under a second.
 """
 from __future__ import annotations
 
@@ -76,23 +76,34 @@ def is_float_output(x: np.ndarray) -> bool:
     return np.issubdtype(np.asarray(x).dtype, np.floating)
 
 
-def _values(x: np.ndarray) -> np.ndarray:
-    """Outputs as an (n, d) float64 matrix (float16/32 widen exactly)."""
+#: IEEE 754 binary formats: dtype -> (unsigned view, fraction bits). Other floats (long double) are read as binary64.
+_FORMATS = {np.dtype(np.float16): (np.uint16, 10), np.dtype(np.float32): (np.uint32, 23),
+            np.dtype(np.float64): (np.uint64, 52)}
+
+
+def _native(x: np.ndarray) -> np.ndarray:
+    """Outputs as an (n, d) matrix in their own binary format (binary16/32/64; anything else as binary64), so that
+    the bits read are the bits released."""
     arr = np.asarray(x)
-    return np.ascontiguousarray(arr.reshape(arr.shape[0], -1), dtype=np.float64)
+    dtype = arr.dtype if arr.dtype in _FORMATS else np.dtype(np.float64)
+    return np.ascontiguousarray(arr.reshape(arr.shape[0], -1), dtype=dtype)
 
 
 def bit_classes(x: np.ndarray) -> np.ndarray:
     """The bit class of every value: ``(sign, biased exponent) * (TRAILING_ZERO_CAP + 1) + min(tz, cap)`` with
-    ``tz`` the trailing zero bits of the 52-bit significand field (52 for a power of two or zero) -- equivalently
-    the sign, the binade and the position of the lowest set bit. Shape (n, d), int64 in
-    ``[0, 2^12 (TRAILING_ZERO_CAP + 1))``. IEEE 754-2008 binary64 layout (sign 1, exponent 11, fraction 52 bits)."""
-    bits = _values(x).view(np.uint64)
-    sign_exp = (bits >> np.uint64(52)).astype(np.int64)
-    fraction = bits & np.uint64((1 << 52) - 1)
+    ``tz`` the trailing zero bits of the significand's fraction field (the field's width for a power of two or
+    zero) -- equivalently the sign, the binade and the position of the lowest set bit. Read in the outputs' own
+    format (IEEE 754-2008 binary64: sign 1, exponent 11, fraction 52 bits; binary32: 1, 8, 23; binary16: 1, 5,
+    10), so that float32 outputs are not widened into trailing zeros. Shape (n, d), int64 in
+    ``[0, 2^12 (TRAILING_ZERO_CAP + 1))``."""
+    values = _native(x)
+    view, width = _FORMATS[values.dtype]
+    bits = values.view(view).astype(np.uint64)
+    sign_exp = (bits >> np.uint64(width)).astype(np.int64)
+    fraction = bits & np.uint64((1 << width) - 1)
     lowest = fraction & (~fraction + np.uint64(1))  # the lowest set bit (two's complement), 0 for a zero fraction
-    # lowest is 0 or a power of two <= 2^51, exact in float64; frexp(2^k) = (0.5, k + 1)
-    tz = np.where(fraction == 0, 52, np.frexp(lowest.astype(np.float64))[1] - 1)
+    # lowest is 0 or a power of two < 2^52, exact in float64; frexp(2^k) = (0.5, k + 1)
+    tz = np.where(fraction == 0, width, np.frexp(lowest.astype(np.float64))[1] - 1)
     return sign_exp * (TRAILING_ZERO_CAP + 1) + np.minimum(tz, TRAILING_ZERO_CAP)
 
 
@@ -139,10 +150,13 @@ def ulp_pattern_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
 
 
 def reachability_classes(x: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> np.ndarray:
-    """Per value, ``2 r0 + r1`` with ``r_i = [fl(fl(x - mu_i) + mu_i) == x]`` (float64 arithmetic, round to
-    nearest): ``r_i = 1`` proves ``x`` reachable as ``fl(mu_i + n)`` with the double ``n = fl(x - mu_i)``.
-    ``mu0``, ``mu1`` broadcast against one output. Shape (n, d), int64 in [0, 4)."""
-    arr = np.asarray(x, dtype=np.float64)
+    """Per value, ``2 r0 + r1`` with ``r_i = [fl(fl(x - mu_i) + mu_i) == x]`` (round to nearest, in the outputs' own
+    format, ``mu_i`` rounded to it): ``r_i = 1`` proves ``x`` reachable as ``fl(mu_i + n)`` with the float
+    ``n = fl(x - mu_i)``. ``mu0``, ``mu1`` broadcast against one output. Shape (n, d), int64 in [0, 4)."""
+    arr = np.asarray(x)
+    if arr.dtype not in _FORMATS:
+        arr = arr.astype(np.float64)
+    mu0, mu1 = np.asarray(mu0, dtype=arr.dtype), np.asarray(mu1, dtype=arr.dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         r0 = (arr - mu0) + mu0 == arr
         r1 = (arr - mu1) + mu1 == arr
@@ -152,7 +166,6 @@ def reachability_classes(x: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> np.
 def reachable_log_ratio(x0: np.ndarray, x1: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> Statistic:
     """``fp:reachable``: the naive-Bayes log ratio of the reachability classes (:func:`reachability_classes`) for
     the query values ``mu0`` = query(D), ``mu1`` = query(D') (Mironov 2012, Sec. 4)."""
-    mu0, mu1 = np.asarray(mu0, dtype=np.float64), np.asarray(mu1, dtype=np.float64)
     m = _fit_rows(x0)
     table = _ClassTable(reachability_classes(x0[:m], mu0, mu1), reachability_classes(x1[:m], mu0, mu1), 4)
     return Statistic("fp:reachable",
