@@ -9,7 +9,12 @@ private: no violation) and "MISS"/"FALSE ALARM" otherwise.
 
 Usage::
 
-    python benchmarks/suite.py [--sizes 1e5 1e6 1e7] [--only NAME ...] [--seeds 3] [--markdown]
+    python benchmarks/suite.py [--sizes 1e5 1e6 1e7] [--only NAME ...] [--seeds 3] [--markdown] [--black-box]
+
+By default the auditor sees the cases' ``log_density`` (closed form or tabulated) and uses the exact
+likelihood-ratio statistic. ``--black-box`` hides it (only ``mechanism(dataset, n, rng)`` and the exact epsilon for
+the verdict are passed), so the auditor must learn its statistic from samples as DP-Sniper does: that is the
+like-for-like comparison with DP-Sniper's ratios.
 
 Time on 2 shared cores (measured with other jobs running, so inflated): building the cases 6-12 s (exact
 epsilons, once); all 28 cases at 10^5 per side about 10 s per seed; at 10^6 about 80 s per seed; at 10^7 about
@@ -27,11 +32,21 @@ from dpverify.audit import audit
 from dpverify.audit.standard_suite import cases, get
 
 
+class BlackBox:
+    """Only the sampler of a mechanism: hides ``log_density`` and every other white-box attribute."""
+
+    def __init__(self, mechanism) -> None:
+        self._mechanism = mechanism
+
+    def __call__(self, dataset, n, rng):
+        return self._mechanism(dataset, n, rng)
+
+
 def _fmt(x: float, digits: int = 4) -> str:
     return "inf" if math.isinf(x) else f"{x:.{digits}f}"
 
 
-def run(names: list[str] | None, sizes: list[int], seeds: int, markdown: bool) -> int:
+def run(names: list[str] | None, sizes: list[int], seeds: int, markdown: bool, black_box: bool = False) -> int:
     selected = cases() if not names else [get(n) for n in names]
     cols = ["case", "private", "claimed", "exact", "certified", "ratio", "DP-Sniper", "samples/side", "time [s]",
             "violations", "verdict"]
@@ -47,8 +62,9 @@ def run(names: list[str] | None, sizes: list[int], seeds: int, markdown: bool) -
             lowers, times, violations = [], [], 0
             for seed in range(seeds):
                 t0 = time.perf_counter()
-                r = audit(case.mechanism, case.dataset, case.neighbour, epsilon=case.epsilon_claimed,
-                          delta=case.delta, samples=n, seed=seed)
+                mech = BlackBox(case.mechanism) if black_box else case.mechanism
+                r = audit(mech, case.dataset, case.neighbour, epsilon=case.epsilon_claimed, delta=case.delta,
+                          samples=n, seed=seed, exact_epsilon=case.epsilon_exact)
                 times.append(time.perf_counter() - t0)
                 lowers.append(r.epsilon_lower)
                 violations += r.verdict == "violation"
@@ -75,6 +91,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="case names (default: all)")
     parser.add_argument("--seeds", type=int, default=3, help="audits per case and size (seeds 0..k-1)")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    parser.add_argument("--black-box", action="store_true", help="hide log_density (sampler only)")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error("--seeds must be >= 1")
@@ -88,7 +105,7 @@ def main() -> None:
                 get(n)
     except ValueError as e:
         parser.error(str(e))
-    sys.exit(run(names, sizes, args.seeds, args.markdown))
+    sys.exit(run(names, sizes, args.seeds, args.markdown, args.black_box))
 
 
 if __name__ == "__main__":
