@@ -6,16 +6,16 @@
   (thresholds, classifiers, histograms), and the exact log-likelihood ratio is rounded to
   :data:`~dpverify.audit.likelihood_ratio.DECIMALS` decimals so that its last bits cannot be used. A violation
   means the mathematics (noise scale, calibration, composition) is wrong.
-- ``"implementation"`` audits the *floating-point program*: besides the statistics above it tries the ones below, which
-  read the bits of the outputs. A float sampler ``x = fl(mu + n)`` (query value ``mu``, noise ``n`` a double)
+- ``"implementation"`` audits the *floating-point program*: besides the statistics above it tries the ones below,
+  which read the bits of the outputs. A float sampler ``x = fl(mu + n)`` (query value ``mu``, noise ``n`` a double)
   cannot produce every double, and which doubles it produces depends on ``mu``: rounding to the nearest double
   throws away the low bits of ``n`` that fall below the spacing (ulp) of the result, and where ``|x|`` is small
   compared with ``|mu|`` the result lies on the grid of ``ulp(mu)`` and ``ulp(n)``, which differ between two
-  query values. Mironov 2012 ("On significance of the least significant bits for differential privacy", CCS 2012,
-  Sec. 3-4) shows that the set of outputs reachable from ``mu`` and from ``mu'`` then differ on a large fraction of
-  the outputs, so that an output seen reveals ``mu`` outright: the float Laplace mechanism is not epsilon-DP for
-  any epsilon. His fix, the snapping mechanism (Sec. 5: clamp, add noise, round to a power-of-two grid coarser
-  than the noise's resolution, clamp), and exact samplers on a grid (Canonne, Kamath & Steinke 2020, "The
+  query values. Mironov 2012 ("On significance of the least significant bits for differential privacy", CCS 2012)
+  shows that the sets of outputs reachable from ``mu`` and from ``mu'`` then differ on a large fraction of the
+  outputs, so that an output seen reveals ``mu`` outright: the float Laplace mechanism is not epsilon-DP for
+  any epsilon. His fix, the snapping mechanism (clamp, add noise, round to a power-of-two grid coarser than the
+  noise's resolution, clamp), and exact samplers on a grid (Canonne, Kamath & Steinke 2020, "The
   discrete Gaussian for differential privacy"; OpenDP's samplers) make the released values a post-processing of
   a mechanism that is private in exact arithmetic.
 
@@ -24,7 +24,7 @@
 power):
 
 - ``fp:ulp_pattern`` (black box): every coordinate of an output is mapped to a discrete *bit class* -- its sign,
-  its binary exponent and the number of trailing zero bits of its 52-bit significand (capped at
+  its binary exponent and the number of trailing zero bits of its significand's fraction field (capped at
   :data:`TRAILING_ZERO_CAP`), i.e. the position of its lowest set bit. The statistic is the naive-Bayes sum over
   coordinates of the smoothed log ratio of the class frequencies on the two fit samples (add-half smoothing, as
   :mod:`.events`). For ``fl(1 + n)`` against ``fl(2 + n)`` the doubles in [0.5, 1) with their last bit set (lowest
@@ -33,7 +33,7 @@ power):
   array that broadcasts against one output): for each side's value ``mu_i`` and each coordinate, whether
   ``fl(fl(x - mu_i) + mu_i) == x``, i.e. whether ``x`` is the float sum of ``mu_i`` and the float
   ``fl(x - mu_i)`` -- a witness that ``x`` is reachable as ``fl(mu_i + n)``. The two bits per coordinate form a
-  class scored like the bit classes. This is Mironov's attack (Sec. 4) as a test: an output reachable from ``mu``
+  class scored like the bit classes. This is Mironov's attack as a test: an output reachable from ``mu``
   but not from ``mu'`` has probability 0 under M(D').
 - ``likelihood_ratio:unrounded`` (needs ``log_density`` or ``log_likelihood_ratio``): the mechanism's own
   log-likelihood ratio without the rounding of :mod:`.likelihood_ratio`; its last bits depend on the rounding
@@ -165,7 +165,7 @@ def reachability_classes(x: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> np.
 
 def reachable_log_ratio(x0: np.ndarray, x1: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> Statistic:
     """``fp:reachable``: the naive-Bayes log ratio of the reachability classes (:func:`reachability_classes`) for
-    the query values ``mu0`` = query(D), ``mu1`` = query(D') (Mironov 2012, Sec. 4)."""
+    the query values ``mu0`` = query(D), ``mu1`` = query(D') (Mironov 2012)."""
     m = _fit_rows(x0)
     table = _ClassTable(reachability_classes(x0[:m], mu0, mu1), reachability_classes(x1[:m], mu0, mu1), 4)
     return Statistic("fp:reachable",
