@@ -88,6 +88,15 @@ def test_implementation_mode_flags_the_naive_float_laplace():
     assert math_mode.test not in FLOAT_STATISTICS
 
 
+def test_issue_budget_certifies_above_the_issue_number():
+    """The issue's setting at its budget, 10^6 samples per side (800000 estimation outputs): the reachability
+    event holds ~6.1% of M(1)'s outputs (measured 48915) and none of M(2)'s, so the certificate is about
+    log(48915 / 3.7) = 9.5. Required > 8.45 (the issue's unrounded-ratio figure): needs K > 3.7 e^8.45 + 2 sqrt(K)
+    ~ 17500 of a count with mean ~48900 and sd ~215. About 1 s."""
+    r = audit(laplace_query(EPS), D0, D1, epsilon=EPS, samples=1_000_000, seed=0, mode="implementation")
+    assert r.test == "fp:reachable" and r.epsilon_lower > 8.45, r
+
+
 def test_black_box_bit_classes_flag_dp_sniper_laplace():
     """Without query value or density only the bit classes are left (fp:ulp_pattern); the doubles in [0.5, 1) with
     the last bit set come only from mu = 1 (about 4.8% of M(1)'s outputs are in classes M(2) never reaches at
