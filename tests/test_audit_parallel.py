@@ -16,8 +16,6 @@ from dpverify.audit import audit
 from dpverify.audit.known_bad import ReportNoisyMax
 from dpverify.audit.parallel import ChunkRunner, ParallelFallbackWarning
 
-pytestmark = pytest.mark.skipif(not parallel.fork_available(), reason="worker processes need the fork start method")
-
 D0, D1 = np.array([0.0]), np.array([1.0])
 # Small chunks and caps so that most of the selection is streamed through the workers as well as the estimation.
 STREAM = dict(chunk_size=2_000, fit_cap=1_500, threshold_sample=1_000)
@@ -99,13 +97,23 @@ def test_workers_run_one_blas_thread():
     assert r.counts["n_estimation"] == 16_000
 
 
-def test_without_fork_one_process_with_a_warning(monkeypatch):
+def test_without_worker_processes_one_process_with_a_warning(monkeypatch):
     expected = numbers(audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=10_000, seed=2, **STREAM))
-    monkeypatch.setattr(parallel, "fork_available", lambda: False)
+    monkeypatch.setattr(parallel, "start_method", lambda: None)
     with pytest.warns(ParallelFallbackWarning, match="one process"):
         got = numbers(audit(gaussian_path, D0, np.array([0.3]), epsilon=1.0, samples=10_000, seed=2, workers=2,
                             **STREAM))
     assert got == expected
+
+
+def test_without_fork_cloudpickle_and_spawn_give_the_same_numbers(monkeypatch):
+    mech = ReportNoisyMax(1.0)
+    d0, d1 = np.array([1.0, 1.0, 1.0]), np.array([0.0, 2.0, 2.0])
+    expected = numbers(audit(mech, d0, d1, epsilon=1.0, samples=10_000, seed=2, **STREAM))
+    monkeypatch.setattr(parallel, "start_method", lambda: "spawn")
+    got = numbers(audit(mech, d0, d1, epsilon=1.0, samples=10_000, seed=2, workers=2, **STREAM))
+    assert got == expected
+    assert multiprocessing.active_children() == []
 
 
 def test_chunk_runner_returns_every_result_once():

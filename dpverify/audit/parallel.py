@@ -8,9 +8,11 @@ number generation" guide for the seeding).
 
 The work function closes over the mechanism and the fitted statistics, which need not be picklable. On platforms with
 the ``fork`` start method (Linux) the pool is created after the function is registered, so the workers inherit it;
-only the task arguments (chunk index and small numpy arrays) and the results are pickled. Elsewhere, or inside a
-daemonic process (which may not have children), the work runs in the calling process with a
-:class:`ParallelFallbackWarning`.
+only the task arguments (chunk index and small numpy arrays) and the results are pickled. Without ``fork`` (macOS,
+Windows), when ``cloudpickle`` is installed, the function is serialised by value once per worker and the pool uses
+the ``spawn`` start method (each worker imports numpy and dpverify first: seconds of start-up). Otherwise, or if the
+function cannot be serialised, or inside a daemonic process (which may not have children), the work runs in the
+calling process with a :class:`ParallelFallbackWarning`.
 
 Workers ignore SIGINT (Ctrl-C reaches the whole process group; the parent handles it and terminates the pool), ask the
 kernel to kill them when the parent dies (Linux ``PR_SET_PDEATHSIG``), and use one BLAS/OpenMP thread each
@@ -29,7 +31,7 @@ from threadpoolctl import threadpool_limits
 
 from dpverify._validation import check_positive_int
 
-__all__ = ["ChunkRunner", "ParallelFallbackWarning", "check_workers", "fork_available"]
+__all__ = ["ChunkRunner", "ParallelFallbackWarning", "check_workers", "fork_available", "start_method"]
 
 #: Work functions of the live runners, by token; a forked worker inherits this table.
 _WORK: dict[int, Callable[[Any], Any]] = {}
@@ -50,6 +52,27 @@ def fork_available() -> bool:
     """True if worker processes can inherit closures: the ``fork`` start method exists and this process may have
     children (it is not a daemonic worker itself)."""
     return "fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
+
+
+def start_method() -> str | None:
+    """How worker processes get the work function: "fork" (inherited), "spawn" (serialised with cloudpickle), or None
+    (no worker processes possible: a daemonic process, or neither fork nor cloudpickle)."""
+    if multiprocessing.current_process().daemon:
+        return None
+    if fork_available():
+        return "fork"
+    try:
+        import cloudpickle  # noqa: F401
+    except ImportError:
+        return None
+    return "spawn"
+
+
+def _worker_init_pickled(token: int, blob: bytes) -> None:
+    import cloudpickle
+
+    _worker_init()
+    _WORK[token] = cloudpickle.loads(blob)
 
 
 def _worker_init() -> None:
@@ -81,12 +104,24 @@ class ChunkRunner:
     def __init__(self, work: Callable[[Any], Any], workers: int = 1):
         self.work = work
         self.workers = check_workers(workers)
-        if self.workers > 1 and not fork_available():
-            warnings.warn(
-                f"workers={self.workers} needs the 'fork' start method (Linux) in a non-daemonic process to hand the "
-                "mechanism and fitted statistics to worker processes; running in one process instead",
-                ParallelFallbackWarning, stacklevel=3,
-            )
+        self.method = start_method() if self.workers > 1 else None
+        self._blob = None
+        if self.method == "spawn":
+            import cloudpickle
+
+            try:
+                self._blob = cloudpickle.dumps(work)
+            except Exception as err:  # noqa: BLE001 - any serialisation failure means: no worker processes
+                self.method = None
+                reason = f"cloudpickle could not serialise the mechanism or a statistic ({type(err).__name__}: {err})"
+            else:
+                reason = ""
+        else:
+            reason = ("worker processes need the 'fork' start method (Linux) or cloudpickle, in a non-daemonic "
+                      "process")
+        if self.workers > 1 and self.method is None:
+            warnings.warn(f"workers={self.workers}: {reason}; running in one process instead",
+                          ParallelFallbackWarning, stacklevel=3)
             self.workers = 1
         self._token = next(_TOKENS)
         self._pool = None
@@ -94,8 +129,11 @@ class ChunkRunner:
 
     def __enter__(self) -> "ChunkRunner":
         _WORK[self._token] = self.work
-        if self.workers > 1:
+        if self.workers > 1 and self.method == "fork":
             self._pool = multiprocessing.get_context("fork").Pool(self.workers, initializer=_worker_init)
+        elif self.workers > 1:
+            self._pool = multiprocessing.get_context("spawn").Pool(
+                self.workers, initializer=_worker_init_pickled, initargs=(self._token, self._blob))
         else:
             self._limits = threadpool_limits(1)
         return self
