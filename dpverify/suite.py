@@ -328,8 +328,13 @@ def run_case(
     epsilon: float | None = None,
     delta: float | None = None,
     progress: Callable[[int, int], None] | None = None,
+    mode: str = "mathematical",
+    workers: int = 1,
 ) -> CaseResult:
     """Audit ``case`` against its sampler's claim (or an explicit ``epsilon``/``delta``).
+
+    ``mode`` ("mathematical" or "implementation", :data:`dpverify.audit.core.MODES`) and ``workers`` (processes that
+    draw and count the samples) are passed to :func:`dpverify.audit.audit`.
 
     The audit result also carries the sampler's accountant epsilon and, on canary pairs, the budget ceiling
     (from the sampler's ``account`` and ``pair_privacy_loss``). ``progress(done, total)`` is passed to
@@ -355,6 +360,8 @@ def run_case(
             seed=seed,
             test=case.test,
             progress=progress,
+            mode=mode,
+            workers=workers,
         )
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, claim.to_dict(), result,
                           time.perf_counter() - start, known_bad=case.known_bad)

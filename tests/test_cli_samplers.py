@@ -67,3 +67,19 @@ def test_unknown_param_through_the_audit_command(capsys):
     err = capsys.readouterr().err
     assert "its parameters are: epsilon, query, lower, upper, unguaranteed" in err
     assert "dpverify samplers show laplace_mechanism" in err
+
+
+def test_audit_workers_give_the_same_numbers_and_reject_zero(capsys):
+    """``dpverify audit --workers 2`` counts in two processes: the certified bound and counts are the single-process
+    ones (every chunk has its own seed; counts are summed), and ``--workers 0`` is a usage error naming the flag."""
+    import json
+
+    from dpverify.cli import main
+
+    results = []
+    for workers in ("1", "2"):
+        assert main(["audit", "laplace_mechanism", "--samples", "50000", "--workers", workers, "--json"]) in (0, 1)
+        results.append(json.loads(capsys.readouterr().out))
+    assert results[0]["epsilon_lower"] == results[1]["epsilon_lower"] and results[0]["counts"] == results[1]["counts"]
+    assert main(["audit", "laplace_mechanism", "--workers", "0"]) == 2
+    assert "--workers must be an integer >= 1" in capsys.readouterr().err

@@ -447,6 +447,12 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
     sat = saturation(n, alpha=alpha, delta=delta, candidates=candidates)
     verdict, reason = verdict_reason(eps_lower, epsilon, budget_ceiling=ceiling, saturation=sat,
                                      epsilon_exact=exact_epsilon, power_factor=power_factor)
+    if mode == "implementation" and verdict == "violation":
+        from dpverify.audit.floating_point import violation_note
+
+        note = violation_note(stat.name)
+        if note:  # the certificate came from a floating-point statistic: say what that means
+            reason = f"{reason}; {note}"
     return AuditResult(
         epsilon_lower=eps_lower,
         epsilon_claimed=epsilon,

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="mathematical (default): audit the idealised mechanism, outputs read as real numbers; "
                         "implementation: also look for floating-point artefacts of the code that runs (low-order bits "
                         "and the set of float outputs that depend on the data, Mironov 2012)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes that draw and count the samples (integer >= 1; the numbers do not depend on it)")
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.set_defaults(func=_run)
 
@@ -60,8 +62,6 @@ def parse_params(pairs: list[str]) -> dict:
 
 
 def _run(args) -> int:
-    import inspect
-
     from dpverify.cli._output import format_table, print_json
     from dpverify.cli._progress import Progress
     from dpverify.report import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
@@ -73,17 +73,11 @@ def _run(args) -> int:
         raise ValueError(f"--confidence must be in (0, 1); got {args.confidence}")
     if args.seed < 0:
         raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be an integer >= 1; got {args.workers}")
     case = get_case(args.sampler_id)
-    kwargs = {}
     # progress lines on stderr for an audit that runs longer than a few seconds
     progress = Progress(1, "audit", item_lines=False)
-    accepted = inspect.signature(run_case).parameters
-    if "progress" in accepted:
-        kwargs["progress"] = progress.chunk_callback(case.id)
-    if "mode" in accepted:
-        kwargs["mode"] = args.mode
-    elif args.mode != "mathematical":
-        raise ValueError("--mode implementation needs dpverify.suite.run_case(mode=...), which this version lacks")
     progress.start_item(case.id)
     try:
         res = run_case(
@@ -94,7 +88,9 @@ def _run(args) -> int:
             params=parse_params(args.param),
             epsilon=args.epsilon,
             delta=args.delta,
-            **kwargs,
+            progress=progress.chunk_callback(case.id),
+            mode=args.mode,
+            workers=args.workers,
         )
     finally:
         progress.close()
