@@ -3,7 +3,8 @@
 - marker ``@pytest.mark.dp_audit(epsilon=..., delta=0.0)``: the claim a test audits;
 - fixture ``dp_auditor``: ``dp_auditor(mechanism, dataset, neighbour, **overrides)`` runs
   :func:`dpverify.testing.assert_dp` with the marker's claim and the session's settings;
-- options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``;
+- options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
+  mathematical|implementation`` and ``--dp-workers W`` (passed to :func:`dpverify.audit.audit`);
 - a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
   certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.report`) with the
   reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon, and
@@ -36,6 +37,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"confidence of the certified lower bounds, in (0, 1) (default {DEFAULT_CONFIDENCE})")
     group.addoption("--dp-seed", type=int, default=None, metavar="S", help=f"root seed of every audit (default {DEFAULT_SEED})")
     group.addoption("--dp-report", default=None, metavar="PATH", help="write every audit of the session to PATH as JSON")
+    group.addoption("--dp-mode", default=None, choices=("mathematical", "implementation"),
+                    help="audit mode of every audit: mathematical (the idealised mechanism, default) or implementation "
+                         "(also floating-point artefacts of the outputs, Mironov 2012)")
+    group.addoption("--dp-workers", type=int, default=None, metavar="W",
+                    help="processes that draw and count each audit's samples (integer >= 1; same numbers for any W)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -51,6 +57,9 @@ def pytest_configure(config: pytest.Config) -> None:
     seed = config.getoption("--dp-seed", default=None)
     if seed is not None and seed < 0:
         raise pytest.UsageError(f"--dp-seed must be an integer >= 0; got {seed}")
+    workers = config.getoption("--dp-workers", default=None)
+    if workers is not None and workers < 1:
+        raise pytest.UsageError(f"--dp-workers must be an integer >= 1; got {workers}")
     report = config.getoption("--dp-report", default=None)
     if report:
         from dpverify._io import check_writable_file
@@ -100,7 +109,8 @@ class DpAuditor:
         opt = self.config.getoption
         out = {"delta": 0.0, "samples": DEFAULT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, "seed": DEFAULT_SEED}
         out.update(self.claim)
-        for key, flag in (("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed")):
+        for key, flag in (("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed"),
+                          ("mode", "--dp-mode"), ("workers", "--dp-workers")):
             if opt(flag) is not None:
                 out[key] = opt(flag)
         out.update(overrides)
