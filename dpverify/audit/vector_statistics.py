@@ -6,8 +6,8 @@ difference of absolute values, nearly a step when the shift is small against the
 logistic model on ``(x, x^2)`` cannot represent it. :func:`additive_log_ratio` estimates each ``l_j`` from the fit
 samples and sums the estimates:
 
-1. **whiten**: ``z = (x - m) W`` with ``W`` the inverse (transposed) Cholesky factor of the pooled covariance
-   (ridge-regularised). A release whose noise is a lower-triangular linear image ``A e`` of independent noise
+1. **whiten**: ``z = (x - m) W`` with ``W`` the inverse (transposed) Cholesky factor of the within-side
+   covariance (ridge-regularised; skipped when no correlation is significant). A release whose noise is a lower-triangular linear image ``A e`` of independent noise
    ``e`` has covariance ``A Sigma_e A^T`` whose Cholesky factor is ``A Sigma_e^{1/2}`` (unique for positive
    diagonals), so ``z`` recovers ``e`` up to scale -- the prefix sums of noisy counts become the noisy counts;
 2. **per-coordinate log ratios**: ``K`` bins per whitened coordinate at pooled quantiles, the smoothed log ratio
@@ -77,11 +77,21 @@ def _check_pair(x0, x1) -> tuple[np.ndarray, np.ndarray]:
     return f0, f1
 
 
-def _whitening(pooled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(m, W)`` with ``m`` the pooled mean and ``W = (C^{-1})^T`` for ``C`` the Cholesky factor of the pooled
-    covariance plus a ridge of 1e-9 times its mean variance (so constant coordinates do not break it)."""
-    mean = pooled.mean(axis=0)
-    cov = np.atleast_2d(np.cov(pooled, rowvar=False))
+def _whitening(f0: np.ndarray, f1: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(m, W)``: ``m`` the pooled mean; ``W = (C^{-1})^T`` for ``C`` the Cholesky factor of the within-side
+    covariance (the average of the two sides' covariances, i.e. the noise's, not inflated by the shift between the
+    sides) plus a ridge of 1e-9 times its mean variance (so constant coordinates do not break it). ``W`` is None
+    when no correlation is significant (every ``|r_ij| <= 5 / sqrt(n)``, n the smaller side; ~5 standard errors of
+    a null correlation): estimated whitening of independent coordinates only adds noise (measured: correlation of
+    the statistic with the exact log ratio 0.976 instead of 0.981 on 20 independent Laplace coordinates)."""
+    mean = 0.5 * (f0.mean(axis=0) + f1.mean(axis=0))
+    cov = 0.5 * (np.atleast_2d(np.cov(f0, rowvar=False)) + np.atleast_2d(np.cov(f1, rowvar=False)))
+    sd = np.sqrt(np.diag(cov))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = cov / np.outer(sd, sd)
+    off = np.abs(np.where(np.eye(cov.shape[0], dtype=bool) | ~np.isfinite(corr), 0.0, corr))
+    if off.max() <= 5.0 / np.sqrt(min(f0.shape[0], f1.shape[0])):
+        return mean, None
     scale = float(np.trace(cov)) / cov.shape[0]
     ridge = 1e-9 * (scale if scale > 0 else 1.0)
     chol = np.linalg.cholesky(cov + ridge * np.eye(cov.shape[0]))
@@ -241,12 +251,11 @@ def additive_log_ratio(x0: np.ndarray, x1: np.ndarray, *, bins: int = DEFAULT_BI
         screen = check_probability(screen, "screen", open_low=True, open_high=True)
     f0, f1 = _check_pair(x0, x1)
     f0, f1 = f0[:max_train], f1[:max_train]
-    pooled = np.concatenate([f0, f1])
-    if whiten and pooled.shape[1] > 1 and pooled.shape[0] > pooled.shape[1]:
+    if whiten and f0.shape[1] > 1 and min(f0.shape[0], f1.shape[0]) > f0.shape[1]:
         with threadpool_limits(1):
-            mean, w = _whitening(pooled)
+            mean, w = _whitening(f0, f1)
     else:
-        mean, w = np.zeros(pooled.shape[1]), None
+        mean, w = np.zeros(f0.shape[1]), None
 
     def transform(x: np.ndarray) -> np.ndarray:
         centred = flatten(x) - mean
@@ -267,9 +276,10 @@ def additive_log_ratio(x0: np.ndarray, x1: np.ndarray, *, bins: int = DEFAULT_BI
     flat_table = table.ravel()
 
     def statistic(x: np.ndarray) -> np.ndarray:
-        z = transform(x)
-        if z.shape[1] != d:
-            raise ValueError(f"outputs must have {d} values each (as fitted); got {z.shape[1]}")
+        flat = flatten(x)
+        if flat.shape[1] != d:
+            raise ValueError(f"outputs must have {d} values each (as fitted); got {flat.shape[1]}")
+        z = transform(flat)
         return flat_table[_bin_index(z, edges) + offsets].sum(axis=0)
 
     steps = ", ".join(s for s, on in (("whitened", w is not None), ("shrunk", shrink), ("monotone", monotone)) if on)
