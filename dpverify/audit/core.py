@@ -71,8 +71,8 @@ from dpverify.audit.statistics import (
     Statistic,
     ThresholdEvent,
     best_events,
+    DistinctRows,
     count_at_least,
-    evaluate,
     flatten,
     identity,
     mean_difference_projection,
@@ -353,13 +353,15 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
     # Selection: every statistic fitted on (f0, f1); candidate thresholds from (v0, v1); counts over all scoring outputs.
     statistics = _candidate_statistics(test, mechanism, dataset, neighbour, f0, f1, seed, mode)
     del f0, f1
-    sample_values = [(evaluate(stat, v0), evaluate(stat, v1)) for stat in statistics]
-    del v0, v1
+    r0, r1 = DistinctRows(v0), DistinctRows(v1)
+    sample_values = [(r0.apply(stat), r1.apply(stat)) for stat in statistics]
+    del v0, v1, r0, r1
     thresholds = [threshold_candidates(s0, s1) for s0, s1 in sample_values]
     k_score = [[count_at_least(s0, t), count_at_least(s1, t)] for (s0, s1), t in zip(sample_values, thresholds)]
 
     def score_counts(c0: np.ndarray, c1: np.ndarray) -> list:
-        return [(count_at_least(evaluate(stat, c0), t), count_at_least(evaluate(stat, c1), t))
+        r0, r1 = DistinctRows(c0), DistinctRows(c1)  # each chunk prepared once for all statistics
+        return [(count_at_least(r0.apply(stat), t), count_at_least(r1.apply(stat), t))
                 for stat, t in zip(statistics, thresholds)]
 
     def add_scores(found: list) -> None:
@@ -378,10 +380,11 @@ idealised mechanism; "implementation" also tries statistics aimed at floating-po
         if kind == "score":
             return score_counts(c0, c1)
         values: dict = {}
+        r0, r1 = DistinctRows(c0), DistinctRows(c1)
         out = np.zeros((2, len(events)), dtype=np.int64)
         for e, (i, threshold) in enumerate(events):
             if i not in values:  # each statistic evaluated once per chunk
-                values[i] = (evaluate(statistics[i], c0), evaluate(statistics[i], c1))
+                values[i] = (r0.apply(statistics[i]), r1.apply(statistics[i]))
             out[0, e] = np.count_nonzero(values[i][0] >= threshold)
             out[1, e] = np.count_nonzero(values[i][1] >= threshold)
         return out
