@@ -217,3 +217,20 @@ def test_constant_and_identical_inputs_give_a_constant_statistic():
     x = np.tile(np.arange(3.0), (50, 1))
     stat = additive_log_ratio(x, x.copy())
     np.testing.assert_array_equal(stat(x[:5]), np.zeros(5))
+
+
+def test_long_outputs_are_binned_without_whitening():
+    # above MAX_WHITEN_DIM values per output the O(n d^2) covariance is skipped; the statistic still sums the
+    # per-coordinate terms: with one shifted coordinate among 300 the kept term is that coordinate's
+    from dpverify.audit.vector_statistics import MAX_WHITEN_DIM
+
+    rng = np.random.default_rng(14)
+    d = MAX_WHITEN_DIM + 44
+    x0, x1 = rng.normal(size=(3000, d)), rng.normal(size=(3000, d))
+    x1[:, 5] += 1.0
+    stat = additive_log_ratio(x0, x1)
+    probe = np.zeros((2, d))
+    probe[1, 5] = 3.0
+    assert stat(probe).shape == (2,) and stat(probe)[1] < stat(probe)[0]  # high x_5 favours the neighbour
+    probe[1, 5], probe[1, 100] = 0.0, 3.0
+    assert stat(probe)[1] == stat(probe)[0]  # an unshifted coordinate is screened out and its group is null

@@ -7,7 +7,8 @@ logistic model on ``(x, x^2)`` cannot represent it. :func:`additive_log_ratio` e
 samples and sums the estimates:
 
 1. **whiten**: ``z = (x - m) W`` with ``W`` the inverse (transposed) Cholesky factor of the within-side
-   covariance (ridge-regularised; skipped when no correlation is significant). A release whose noise is a lower-triangular linear image ``A e`` of independent noise
+   covariance (ridge-regularised; skipped when no correlation is significant, or above ``MAX_WHITEN_DIM`` values
+   per output). A release whose noise is a lower-triangular linear image ``A e`` of independent noise
    ``e`` has covariance ``A Sigma_e A^T`` whose Cholesky factor is ``A Sigma_e^{1/2}`` (unique for positive
    diagonals), so ``z`` recovers ``e`` up to scale -- the prefix sums of noisy counts become the noisy counts;
 2. **per-coordinate log ratios**: ``K`` bins per whitened coordinate at pooled quantiles, the smoothed log ratio
@@ -54,7 +55,7 @@ from dpverify.audit.statistics import Statistic, flatten
 
 __all__ = [
     "additive_log_ratio", "vector_candidates", "quantile_edges", "bin_log_ratios", "screen_coordinates", "shrink_tables",
-    "monotone_tables", "DEFAULT_BINS", "DEFAULT_SCREEN",
+    "monotone_tables", "DEFAULT_BINS", "DEFAULT_SCREEN", "MAX_WHITEN_DIM", "COV_SAMPLES",
 ]
 
 #: default number of quantile bins per coordinate (few bins: most of the loss of a small shift of Laplace or
@@ -62,6 +63,11 @@ __all__ = [
 DEFAULT_BINS = 8
 #: default family-wise level of the screening tests of step 3
 DEFAULT_SCREEN = 0.01
+#: whitening (step 1) only up to this many values per output: the covariance costs O(n d^2) and the Cholesky O(d^3)
+#: (at d = 256 and COV_SAMPLES per side, about a second on one core); longer outputs (flattened paths) are binned raw
+MAX_WHITEN_DIM = 256
+#: outputs per side used for the covariance of step 1 (its entries then have relative error ~ 1/sqrt(5 10^4))
+COV_SAMPLES = 50_000
 
 
 def _check_pair(x0, x1) -> tuple[np.ndarray, np.ndarray]:
@@ -251,9 +257,9 @@ def additive_log_ratio(x0: np.ndarray, x1: np.ndarray, *, bins: int = DEFAULT_BI
         screen = check_probability(screen, "screen", open_low=True, open_high=True)
     f0, f1 = _check_pair(x0, x1)
     f0, f1 = f0[:max_train], f1[:max_train]
-    if whiten and f0.shape[1] > 1 and min(f0.shape[0], f1.shape[0]) > f0.shape[1]:
+    if whiten and 1 < f0.shape[1] <= MAX_WHITEN_DIM and min(f0.shape[0], f1.shape[0]) > f0.shape[1]:
         with threadpool_limits(1):
-            mean, w = _whitening(f0, f1)
+            mean, w = _whitening(f0[:COV_SAMPLES], f1[:COV_SAMPLES])
     else:
         mean, w = np.zeros(f0.shape[1]), None
 
@@ -272,15 +278,16 @@ def additive_log_ratio(x0: np.ndarray, x1: np.ndarray, *, bins: int = DEFAULT_BI
     else:
         table = _screened_tables(c0, c1, screen, shrink, monotone)
     d = table.shape[0]
-    offsets = bins * np.arange(d)[:, None]
-    flat_table = table.ravel()
 
     def statistic(x: np.ndarray) -> np.ndarray:
         flat = flatten(x)
         if flat.shape[1] != d:
             raise ValueError(f"outputs must have {d} values each (as fitted); got {flat.shape[1]}")
-        z = transform(flat)
-        return flat_table[_bin_index(z, edges) + offsets].sum(axis=0)
+        zt = np.ascontiguousarray(transform(flat).T)
+        total = np.zeros(zt.shape[1])
+        for j in range(d):  # one vectorised pass per coordinate; memory O(n), not O(n d)
+            total += table[j][np.searchsorted(edges[j], zt[j], side="right")]
+        return total
 
     steps = ", ".join(s for s, on in (("whitened", w is not None), ("shrunk", shrink), ("monotone", monotone)) if on)
     return Statistic("additive", f"sum of per-coordinate binned log density ratios ({bins} bins; {steps or 'raw'})",

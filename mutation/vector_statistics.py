@@ -1,0 +1,137 @@
+"""Mutation test of the additive vector statistic: break it on purpose and see which test notices.
+
+Usage (from the repository root)::
+
+    python mutation/vector_statistics.py                 # every mutation below
+    python mutation/vector_statistics.py --bugs sign_flip,no_whitening --keep
+
+Same machinery as ``mutation/auditor.py`` (imported from it): for the unmutated package and then for each mutation of
+:data:`BUGS`, the package is copied to a temporary directory with ``tests/test_audit_vector_statistics.py``,
+``tests/test_audit_validity_vector.py``, ``tests/conftest.py`` and ``pyproject.toml``; the mutation is applied to the
+copy as a textual patch (each edit must match exactly once, else the script stops naming the pattern); pytest runs
+in the copy with the copy first on ``PYTHONPATH``, and a guard plugin checks every ``dpverify`` module came from the
+copy. The table lists, per mutation, the tests that failed.
+
+What to expect. A statistic fitted on the fit samples only cannot make a certificate invalid, whatever it computes
+(:mod:`dpverify.audit.core`: the event is counted on fresh samples), so the mutations of
+:mod:`dpverify.audit.vector_statistics` are *power* bugs, caught by the recovery tests of
+``test_audit_vector_statistics.py``; the validity test is expected to pass under all of them. ``fit_on_scoring``
+(a mutation of ``audit/core.py``) fits the candidate statistics on the samples that then choose the threshold: the
+choice is biased towards events the fit overfitted, again a power loss, not a validity one; it is listed to show what
+the tests can and cannot see. Mutations that *do* break validity (counting on the selection samples, re-drawing them)
+are in ``mutation/auditor.py``, whose glob ``tests/test_audit_validity*.py`` includes the vector validity test.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TESTS = ("test_audit_vector_statistics.py", "test_audit_validity_vector.py")
+
+
+def _auditor_module():
+    spec = importlib.util.spec_from_file_location("_mutation_auditor", REPO / "mutation" / "auditor.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve their module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_base = _auditor_module()
+Edit, Bug, PatchError = _base.Edit, _base.Bug, _base.PatchError
+
+VS = "audit/vector_statistics.py"
+BUGS: tuple = (
+    Bug("sign_flip", "the statistic returns minus the summed log ratios",
+        (Edit(VS, r"^(\s*)return total$", r"\1return -total"),)),
+    Bug("no_whitening", "step 1 dropped: raw coordinates (prefix sums stay cumulative)",
+        (Edit(VS, r"if whiten and f0\.shape\[1\] > 1", "if False and f0.shape[1] > 1"),)),
+    Bug("no_shrinkage", "step 3's empirical-Bayes shrinkage across coordinates dropped",
+        (Edit(VS, r"table = shrink_tables\(table, var\)", "table = table"),)),
+    Bug("inverted_stein", "the James-Stein factor inverted: v / (tau^2 + v) instead of tau^2 / (tau^2 + v)",
+        (Edit(VS, r"tau2 / \(tau2 \+ variances\) \* dev", "variances / (tau2 + variances) * dev"),)),
+    Bug("no_screening", "every coordinate treated as individually significant (no grouping, nulls never zeroed)",
+        (Edit(VS, r"strong = screen_coordinates\(c0, c1, level\)", "strong = np.ones(c0.shape[0], dtype=bool)"),)),
+    Bug("no_monotone", "step 4's isotonic smoothing dropped",
+        (Edit(VS, r"table = monotone_tables\(table, var\)", "table = table"),)),
+    Bug("wrong_direction", "isotonic smoothing keeps the direction that fits worse",
+        (Edit(VS, r"out\[j\] = up if err_up <= err_down else down", "out[j] = down if err_up <= err_down else up"),)),
+    Bug("fit_on_scoring", "audit/core.py fits the statistics on the scoring samples (v0, v1) instead of (f0, f1)",
+        (Edit("audit/core.py", r"_candidate_statistics\(test, mechanism, dataset, neighbour, f0, f1, seed, mode\)",
+              "_candidate_statistics(test, mechanism, dataset, neighbour, v0, v1, seed, mode)"),)),
+)
+
+
+def prepare(root: Path, bug) -> list[str]:
+    """Copy the package, this module's tests, conftest and pytest's settings into ``root``; apply ``bug``."""
+    shutil.copytree(REPO / "dpverify", root / "dpverify", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (root / "tests").mkdir()
+    for name in (*TESTS, "conftest.py"):
+        if (REPO / "tests" / name).exists():
+            shutil.copy2(REPO / "tests" / name, root / "tests" / name)
+    shutil.copy2(REPO / "pyproject.toml", root / "pyproject.toml")
+    (root / "_mutation_guard.py").write_text(_base.GUARD_PLUGIN)
+    if bug is not None:
+        _base.apply_bug(root / "dpverify", bug)
+    return [f"tests/{name}" for name in TESTS]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bugs", default=",".join(b.name for b in BUGS),
+                        help="comma-separated mutations (default: all): " + ", ".join(b.name for b in BUGS))
+    parser.add_argument("--keep", action="store_true", help="keep the temporary copies")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per pytest run")
+    args = parser.parse_args(argv)
+    by_name = {b.name: b for b in BUGS}
+    unknown = [n for n in args.bugs.split(",") if n and n not in by_name]
+    if unknown:
+        parser.error(f"unknown mutation(s) {unknown}; known: {sorted(by_name)}")
+    chosen = [by_name[n] for n in args.bugs.split(",") if n]
+    runs = []
+    base = Path(tempfile.mkdtemp(prefix="dpverify-mutation-vector-"))
+    try:
+        for bug in [None, *chosen]:
+            name = "none" if bug is None else bug.name
+            root = base / name
+            root.mkdir()
+            try:
+                tests = prepare(root, bug)
+            except PatchError as exc:
+                print(f"PATCH DID NOT APPLY: {exc}", file=sys.stderr)
+                return 3
+            print(f"[{name}] {'unmutated copy' if bug is None else bug.description} ...", flush=True)
+            run = _base.run_tests(root, name, tests, False, args.timeout)
+            runs.append(run)
+            print(f"[{name}] {len(run.failed)} failed, {run.passed} passed in {run.seconds:.1f} s", flush=True)
+            if bug is None and (run.failed or run.returncode != 0):
+                print(_base.table(runs))
+                print("the UNMUTATED copy fails its tests: the table would be meaningless", file=sys.stderr)
+                return 2
+    finally:
+        if args.keep:
+            print(f"copies kept in {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+    print()
+    print("Mutation test of the additive vector statistic (tests/" + ", tests/".join(TESTS) + ")")
+    print(_base.table(runs))
+    print()
+    for run in runs[1:]:
+        for test_id in run.failed:
+            print(f"  {run.name}: {test_id}: {run.messages.get(test_id, '')[:160]}")
+    missed = [run.name for run in runs[1:] if not run.failed]
+    if missed:
+        print(f"NOT CAUGHT: {', '.join(missed)}", file=sys.stderr)
+        return 1
+    print(f"all {len(runs) - 1} mutations caught")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
