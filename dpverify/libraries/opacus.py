@@ -38,13 +38,16 @@ noisy sum by ``int(len(dataset) * sample_rate)``, computed from the *private* da
 adjacency that number is public; under add/remove (the relation Opacus' accountant assumes) the two neighbours can
 get different divisors, and the noise scale of every one of the ``d`` coordinates then reveals which dataset was
 used -- more clearly as ``d`` grows. :func:`averaged_gaussian_epsilon` computes the exact epsilon of such a pair
-for full-batch steps with null other records (the case the ``mean_full_batch`` entry audits).
+for full-batch steps with null other records (the ``mean_full_batch_divisor_differs`` entry; the
+``mean_poisson_divisor_differs`` entry is the same leak with Poisson batches, certified only).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -54,7 +57,8 @@ from dpverify.libraries.base import Claimed, LibraryFunction
 
 __all__ = [
     "INSTALL_HINT", "DEFAULT_DELTA", "DPSGDConfig", "OpacusRun", "canary_pair", "catalogue", "version",
-    "opacus_parameters", "averaged_gaussian_epsilon", "averaged_gaussian_delta", "measure",
+    "opacus_parameters", "averaged_gaussian_epsilon", "averaged_gaussian_delta", "measure", "snippet_for",
+    "scaled_noise",
 ]
 
 INSTALL_HINT = "pip install 'dpverify[opacus]'"
@@ -62,8 +66,10 @@ INSTALL_HINT = "pip install 'dpverify[opacus]'"
 DEFAULT_DELTA = 1e-5
 #: the canary's feature norm R (its gradient R e_0 is clipped to about C e_0).
 CANARY_NORM = 10.0
-#: floats of per-sample gradient allowed per chunk of releases (n^2 M d of them per step).
-CHUNK_FLOATS = 1 << 18
+#: floats of per-sample gradient allowed per chunk of releases (n^2 M d of them per step), and the most copies per
+#: chunk (beyond about 256 the quadratic cost outweighs the per-call overhead of Opacus)
+CHUNK_FLOATS = 1 << 22
+MAX_CHUNK = 256
 #: Opacus' clipping factor is min(1, C / (||g|| + 1e-6)) (opacus/optimizers/optimizer.py, clip_and_accumulate).
 OPACUS_CLIP_EPS = 1e-6
 LOSS_REDUCTIONS = ("sum", "mean")
@@ -154,19 +160,18 @@ def canary_pair(others: int, dim: int, *, null: bool = False, seed: int = 0,
 
 
 # -- Opacus calls --------------------------------------------------------------------------------------------------
+@contextlib.contextmanager
 def _quiet():
     """Opacus' advisory warnings (secure RNG off, full backward hooks...) are not findings of the audit."""
-    ctx = warnings.catch_warnings()
-    ctx.__enter__()
-    warnings.filterwarnings("ignore", category=UserWarning)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    # the PRV accountant takes log(1 - q) = log(0) at q = 1 (opacus/accountants/analysis/prv/prvs.py); harmless
-    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"opacus\.")
-    return ctx
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        # the PRV accountant takes log(1 - q) = log(0) at q = 1 (opacus/accountants/analysis/prv/prvs.py); harmless
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"opacus\.")
+        yield
 
 
-def _make_private(config: DPSGDConfig, features, labels, loader_batch: int, n_params: int, seeds: tuple[int, int],
-                  batch_sampler=None):
+def _make_private(config: DPSGDConfig, features, labels, loader_batch: int, n_params: int, seeds: tuple[int, int]):
     """``PrivacyEngine().make_private`` on ``nn.Linear(n_params, 1)`` at zero and a DataLoader over
     (features, labels); returns (engine, model, optimizer, loader)."""
     torch, opacus = _import()
@@ -220,15 +225,16 @@ def opacus_parameters(records: int, config: DPSGDConfig) -> OpacusParameters:
     """Opacus' ``sample_rate`` and ``expected_batch_size`` for a ``records``-record dataset (a real
     ``make_private`` on a model of one parameter; Opacus 1.x privacy_engine.py: ``sample_rate = 1 /
     len(data_loader)``, ``expected_batch_size = int(len(dataset) * sample_rate)``)."""
+    return _opacus_parameters(check_positive_int(records, "records"), config)
+
+
+@lru_cache(maxsize=256)
+def _opacus_parameters(records: int, config: DPSGDConfig) -> OpacusParameters:
     torch, _ = _import()
-    records = check_positive_int(records, "records")
-    ctx = _quiet()
-    try:
+    with _quiet():
         _, _, optimizer, loader = _make_private(config, torch.zeros(records, 1, dtype=torch.float64),
                                                 torch.zeros(records, dtype=torch.float64), config.batch_size, 1,
                                                 (0, 0))
-    finally:
-        ctx.__exit__(None, None, None)
     return OpacusParameters(records, float(loader.batch_sampler.sample_rate), int(optimizer.expected_batch_size))
 
 
@@ -258,7 +264,7 @@ class OpacusRun:
         n = check_positive_int(n, "n")
         M, d = records.shape[0], records.shape[1] - 1
         params = opacus_parameters(M, self.config)
-        chunk = max(1, min(n, int(math.sqrt(CHUNK_FLOATS / (M * d)))))
+        chunk = max(1, min(n, MAX_CHUNK, int(math.sqrt(CHUNK_FLOATS / (M * d)))))
         out = np.empty((n, self.config.steps, d))
         for start in range(0, n, chunk):
             k = min(chunk, n - start)
@@ -274,34 +280,28 @@ class OpacusRun:
         for j in range(k):  # copy j's records in block j (k small: at most sqrt(CHUNK_FLOATS / (M d)))
             features[j * M:(j + 1) * M, j * d:(j + 1) * d] = x
         labels = torch.as_tensor(records[:, d]).repeat(k)
-        ctx = _quiet()
-        try:
+        with _quiet():
             _, model, optimizer, loader = _make_private(self.config, features, labels, k * self.config.batch_size,
                                                         k * d, seeds)
             if loader.batch_sampler.sample_rate != params.sample_rate:  # pragma: no cover - guards the emulation
                 raise RuntimeError("batched Opacus run has a different sample rate than the single-model run")
             optimizer.expected_batch_size = params.expected_batch_size
             path = _train(model, optimizer, loader, self.config)
-        finally:
-            ctx.__exit__(None, None, None)
         return path.reshape(self.config.steps, k, d).transpose(1, 0, 2)
 
     # -- claims and accountants ----------------------------------------------------------------------------------
     def claim(self, dataset) -> Claimed:
-        """Opacus' own epsilon at ``self.delta`` (default :data:`DEFAULT_DELTA`) for one real single-model run on ``dataset`` (the same
-        call and number of optimizer steps), ``privacy_engine.accountant.get_epsilon(delta)``."""
+        """Opacus' own epsilon at ``self.delta`` (default :data:`DEFAULT_DELTA`) for one real single-model run on
+        ``dataset`` (the same call and number of optimizer steps): ``privacy_engine.accountant.get_epsilon(delta)``."""
         torch, _ = _import()
         records = _records(dataset)
-        M, d = records.shape[0], records.shape[1] - 1
-        ctx = _quiet()
-        try:
+        d = records.shape[1] - 1
+        with _quiet():
             engine, model, optimizer, loader = _make_private(
                 self.config, torch.as_tensor(records[:, :d]), torch.as_tensor(records[:, d]), self.config.batch_size,
                 d, (0, 1))
             _train(model, optimizer, loader, self.config)
             eps = float(engine.accountant.get_epsilon(delta=self.delta))
-        finally:
-            ctx.__exit__(None, None, None)
         return Claimed(eps, self.delta, f"opacus {type(engine.accountant).__name__}.get_epsilon")
 
     def _sampling(self, records: int):
@@ -413,8 +413,9 @@ class OpacusRun:
         llr.description = "white-box subsampled-Gaussian privacy loss of the path on the canary coordinate"
         return llr
 
-    # the auditor's protocol reads account(delta) for the dataset it audits; set per pair by ``bind``
     def bind(self, records: int) -> "BoundRun":
+        """This run with its accountant read at ``records`` records (the auditor calls ``account(delta)`` without
+        a dataset)."""
         return BoundRun(self, records)
 
 
@@ -453,9 +454,9 @@ def averaged_gaussian_delta(epsilon: float, mu: float, ratio: float, dim: int, s
     ``Q = N(0, rho^2 I_dim)`` with ``rho = b / b'`` the ratio of the divisors (``ratio`` = ``b' / b``, the
     neighbour's divisor over the canary side's, so ``rho = 1 / ratio``). With ``r = ratio^2`` the privacy loss of
     the path under P is ``L = A + k X + k Z^2 + beta sqrt(T) Z`` with ``X ~ chi^2_{T dim - 1}``, ``Z ~ N(0, 1)``
-    independent, ``k = (r - 1)/2``, ``beta = r mu``, ``A = T (dim log(1/ratio)... )`` (rotation of the path so
-    that the sum of the canary coordinates is one coordinate; Wang et al. 2026 analyse this mechanism, the
-    expected-averaged subsampled Gaussian, with f-DP). ``E_P[(1 - e^{eps - L})_+]`` is computed in closed form in X
+    independent, ``k = (r - 1)/2``, ``beta = r mu`` and a constant ``A`` (rotate the path so that the sum of the
+    canary coordinates over the steps is one coordinate; Wang et al. 2026 analyse this mechanism, the
+    expected-averaged subsampled Gaussian, in f-DP). ``E_P[(1 - e^{eps - L})_+]`` is computed in closed form in X
     (the chi-square cdf and its exponential tilt) and by quadrature in Z; the reverse direction likewise.
     """
     epsilon = check_real("epsilon", epsilon, low=0.0)
@@ -492,9 +493,9 @@ def _averaged_direction(epsilon: float, mu: float, ratio: float, dim: int, steps
         beta = -t * mu
         g = mu * mu / 2
     dof = T * d - 1
-    # Z ~ N(0, 1) by the trapezoid rule on [-40, 40] (the integrand has kinks where L crosses eps, which a
-    # Gauss-Hermite rule resolves badly; 80001 nodes: error far below the deltas of interest)
-    z = np.linspace(-40.0, 40.0, 80001)
+    # Z ~ N(0, 1) by the trapezoid rule on [-20, 20] (the integrand has kinks where L crosses eps, which a
+    # Gauss-Hermite rule resolves badly; step 0.002: the Gaussian case (ratio 1) matches dpverify's PLD to 1e-7)
+    z = np.linspace(-20.0, 20.0, 20001)
     wz = np.exp(-z * z / 2) / math.sqrt(2 * math.pi) * (z[1] - z[0])
     base = T * (a + g) + k * z * z + beta * math.sqrt(T) * z  # L = base + k X
     if dof == 0 or k == 0:
@@ -563,27 +564,80 @@ CASES: dict[str, tuple] = {
         "known issue: with loss_reduction='mean' Opacus divides by int(len(dataset) * sample_rate), computed from "
         "the private dataset's size, so add/remove neighbours are divided by different numbers and the noise scale "
         "of every coordinate tells them apart (meta-pytorch/opacus#571, #819; Wang et al. 2026, arXiv:2605.15648)"),
+    # 12 and 11 records, batch_size 4: the same sample rate 1/3, divided by int(12/3) = 4 and int(11/3) = 3
+    "mean_poisson_divisor_differs": (
+        DPSGDConfig(noise_multiplier=2.0, batch_size=4, steps=3, loss_reduction="mean"),
+        dict(others=11, dim=64, null=True), False,
+        "known issue: Opacus' default loss_reduction='mean' divides by int(len(dataset) * sample_rate), computed from "
+        "the private dataset's size (meta-pytorch/opacus#571, #819; Wang et al. 2026, arXiv:2605.15648)"),
 }
 
 
+#: relative cost of one release per entry (LibraryFunction.cost: 1 is about 0.2 ms; measured 0.6 ms for one step,
+#: 1.3 ms for ten, 2 ms for one step in 64 coordinates, on 2 busy cores)
+COSTS = {"sum_full_batch_1_step": 3.0, "sum_poisson_10_steps": 7.0, "mean_poisson_10_steps": 7.0,
+         "mean_full_batch_divisor_differs": 10.0, "mean_poisson_divisor_differs": 25.0}
+
+_SNIPPET = """import numpy as np, torch
+from opacus import PrivacyEngine
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def release(records, seed):
+    \"\"\"One DP-SGD run of Opacus alone: linear model at 0, loss -y <w, x>, every iterate returned.\"\"\"
+    x, y = torch.tensor(records[:, :-1]), torch.tensor(records[:, -1])
+    model = torch.nn.Linear(x.shape[1], 1, bias=False, dtype=torch.float64)
+    torch.nn.init.zeros_(model.weight)
+    optimizer = torch.optim.SGD(model.parameters(), lr={lr!r})
+    loader = DataLoader(TensorDataset(x, y), batch_size={batch_size!r}, generator=torch.Generator().manual_seed(seed))
+    model, optimizer, loader = PrivacyEngine(accountant={accountant!r}).make_private(
+        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier={noise_multiplier!r},
+        max_grad_norm={max_grad_norm!r}, loss_reduction={loss_reduction!r}, poisson_sampling=True,
+        noise_generator=torch.Generator().manual_seed(seed + 1))
+    path = []
+    while len(path) < {steps!r}:
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            losses = -yb * model(xb).squeeze(-1)
+            (losses.sum() if {loss_reduction!r} == "sum" else losses.mean()).backward()
+            optimizer.step()
+            path.append(model._module.weight.detach().reshape(-1).clone().numpy())
+            if len(path) == {steps!r}:
+                break
+    return np.stack(path)
+
+
+dataset = {dataset}
+neighbour = {neighbour}
+print(release(dataset, 0))
+print(release(neighbour, 0))
+"""
+
+
+def snippet_for(config: DPSGDConfig, dataset, neighbour) -> str:
+    """Python that reproduces one release on each side with torch and Opacus alone (no dpverify): the same calls
+    as :meth:`OpacusRun.__call__` for one copy (``rng``-derived seeds replaced by 0 and 1)."""
+    from dpverify.libraries.search import array_code
+
+    return _SNIPPET.format(dataset=array_code(np.asarray(dataset, dtype=float)),
+                           neighbour=array_code(np.asarray(neighbour, dtype=float)), **config.__dict__)
+
+
 def _function(name: str) -> LibraryFunction:
+    from dpverify.libraries.base import LabelledPair
+
     config, pair_kwargs, whitebox, expected = CASES[name]
     run = OpacusRun(config, whitebox=whitebox)
     with_canary, without = canary_pair(**pair_kwargs)
     mechanism = run.bind(with_canary.shape[0])
     test = "auto" if whitebox else _norm_statistic
-
-    def snippet(dataset, neighbour) -> str:
-        return (f"# one release on each side with Opacus alone (linear model, loss -y <w, x>)\n"
-                f"# {config.describe()}\n"
-                f"from dpverify.libraries.opacus import OpacusRun, DPSGDConfig\n"
-                f"import numpy as np\nrun = OpacusRun({config!r})\n"
-                f"print(run(np.array({np.asarray(dataset).tolist()!r}), 1, np.random.default_rng(0)))\n"
-                f"print(run(np.array({np.asarray(neighbour).tolist()!r}), 1, np.random.default_rng(1)))\n")
-
+    kind = "null records" if pair_kwargs.get("null") else "ordinary records on coordinates 1..d-1"
+    pair = LabelledPair(with_canary, without, "canary:remove",
+                        f"{without.shape[0]} {kind} with and without the gradient canary ({CANARY_NORM:g} e_0, -1)")
     return LibraryFunction(library="opacus", version=version(), name=f"make_private[{name}]", mechanism=mechanism,
-                           claim=run.claim, pairs=((with_canary, without),), adjacency="add_remove",
-                           expected=expected, snippet=snippet, test=test, tags=("dp-sgd", name))
+                           claim=run.claim, pairs=(pair,), adjacency="add_remove", expected=expected,
+                           snippet=lambda d, n: snippet_for(config, d, n), test=test, tags=("dp-sgd", name),
+                           cost=COSTS[name])
 
 
 def _norm_statistic(outputs: np.ndarray) -> np.ndarray:
@@ -600,26 +654,53 @@ def catalogue() -> list[LibraryFunction]:
     return [_function(name) for name in CASES]
 
 
-def measure(name: str, *, samples: int = 20_000, seed: int = 0, confidence: float = 0.95) -> dict:
+class scaled_noise:
+    """Context manager: Opacus with its Gaussian noise multiplied by ``factor`` (``opacus.optimizers.optimizer.
+    _generate_noise`` wrapped; the accountant and the claim are untouched) -- a deliberately broken Opacus, to
+    check that the audit flags it."""
+
+    def __init__(self, factor: float):
+        self.factor = check_real("factor", factor, low=0.0)
+
+    def __enter__(self):
+        _import()
+        import opacus.optimizers.optimizer as module
+
+        self._module, self._original = module, module._generate_noise
+        original, factor = self._original, self.factor
+        module._generate_noise = lambda std, **kw: original(std=std * factor, **kw)
+        return self
+
+    def __exit__(self, *exc):
+        self._module._generate_noise = self._original
+        return False
+
+
+def measure(name: str, *, samples: int = 20_000, seed: int = 0, confidence: float = 0.95, noise_factor: float = 1.0,
+            delta: float = DEFAULT_DELTA) -> dict:
     """One row of the comparison table (docs/opacus.md) for the catalogue entry ``name`` (:data:`CASES`): Opacus'
-    claimed epsilon, dpverify's PLD accountant of the same run, the exact epsilon of the canary pair, and the
-    certified lower bound of :func:`dpverify.audit.audit` with ``samples`` releases per side and ``seed``."""
+    claimed epsilon at ``delta``, dpverify's PLD accountant of the same run, the exact epsilon of the canary pair,
+    and the certified lower bound of :func:`dpverify.audit.audit` with ``samples`` releases per side and ``seed``.
+    ``noise_factor`` != 1 audits a deliberately broken Opacus (:class:`scaled_noise`) against the honest claim."""
     import time
 
     from dpverify.audit import audit
 
     if name not in CASES:
         raise ValueError(f"name must be one of {tuple(CASES)}; got {name!r}")
-    fn = _function(name)
-    dataset, neighbour = fn.pairs[0]
-    claimed = fn.claim(dataset)
+    config, pair_kwargs, whitebox, _ = CASES[name]
+    run = OpacusRun(config, whitebox=whitebox, delta=delta)
+    dataset, neighbour = canary_pair(**pair_kwargs)
+    claimed = run.claim(dataset)
     start = time.perf_counter()
-    result = audit(fn.mechanism, dataset, neighbour, epsilon=claimed.epsilon, delta=claimed.delta, samples=samples,
-                   seed=seed, test=fn.test, confidence=confidence)
+    with scaled_noise(noise_factor):
+        result = audit(run.bind(dataset.shape[0]), dataset, neighbour, epsilon=claimed.epsilon, delta=claimed.delta,
+                       samples=samples, seed=seed, test="auto" if whitebox else _norm_statistic,
+                       confidence=confidence)
     elapsed = time.perf_counter() - start
-    config = CASES[name][0]
     return {
-        "case": name, "steps": config.steps, "loss_reduction": config.loss_reduction,
+        "case": name if noise_factor == 1 else f"{name} (noise x {noise_factor:g})", "steps": config.steps,
+        "loss_reduction": config.loss_reduction,
         "q": opacus_parameters(len(dataset), config).sample_rate, "sigma": config.noise_multiplier,
         "delta": claimed.delta, "opacus_epsilon": claimed.epsilon, "claim_source": claimed.source,
         "dpverify_accountant": result.epsilon_accountant, "exact_canary_epsilon": result.epsilon_exact,
