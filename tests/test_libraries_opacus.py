@@ -111,13 +111,14 @@ def test_catalogue_claims_are_opacus_accountant_and_agree_with_dpverify():
         assert claimed.source == "opacus PRVAccountant.get_epsilon" and claimed.delta == DELTA
         ours = f.mechanism.account(DELTA)
         assert claimed.epsilon == pytest.approx(ours.epsilon, abs=0.03), f.name
-    # the RDP accountant is an upper bound of the tight (PLD) value, within 15% here (measured 3-8%)
+    # Opacus' RDP accountant is an upper bound of the tight (PLD) value: measured 6.814 vs 5.974 here (x 1.14;
+    # deterministic, no sampling error); the bound 1.2 fails if the RDP claim were read for another run
     config = lib.DPSGDConfig(noise_multiplier=1.0, batch_size=2, steps=10, accountant="rdp")
     run = lib.OpacusRun(config)
     dataset, _ = lib.canary_pair(7, 2)
     rdp = run.claim(dataset)
     pld = run.account_records(8, DELTA).epsilon
-    assert rdp.source == "opacus RDPAccountant.get_epsilon" and pld <= rdp.epsilon <= 1.15 * pld
+    assert rdp.source == "opacus RDPAccountant.get_epsilon" and pld <= rdp.epsilon <= 1.2 * pld
 
 
 @pytest.mark.opacus

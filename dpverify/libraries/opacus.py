@@ -599,7 +599,7 @@ def release(records, seed):
         for xb, yb in loader:
             optimizer.zero_grad()
             losses = -yb * model(xb).squeeze(-1)
-            (losses.sum() if {loss_reduction!r} == "sum" else losses.mean()).backward()
+            losses.{loss_reduction}().backward()  # loss_reduction={loss_reduction!r}
             optimizer.step()
             path.append(model._module.weight.detach().reshape(-1).clone().numpy())
             if len(path) == {steps!r}:
