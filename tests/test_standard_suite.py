@@ -245,10 +245,11 @@ def test_shapes_and_seeding(case: BenchmarkCase):
 
 # ------------------------------------------------------------------------------------------------ verdicts
 
-#: Samples per side at which each non-private case is caught with margin (seed 1; measured at 10^5, 10^6 and
-#: 2x10^6, see docs/benchmark-suite.md).
+#: Samples per side at which each non-private case is caught with margin (checked on seeds 1-3: e.g.
+#: ReportNoisyMax3 certifies >= 0.17 at 3x10^5, SVT3 only 0.09 on one seed at 5x10^5 hence 10^6; iSVT4 0.10 at
+#: 10^6 hence 2x10^6; tables in docs/benchmark-suite.md).
 CATCH_BUDGET = {"noisy_hist2": 20_000, "report_noisy_max4": 100_000, "report_noisy_max_half_noise_replace": 100_000,
-                "svt5": 20_000, "svt6": 100_000, "isvt1": 20_000, "isvt2": 100_000, "report_noisy_max3": 1_000_000,
+                "svt5": 20_000, "svt6": 100_000, "isvt1": 20_000, "isvt2": 100_000, "report_noisy_max3": 300_000,
                 "svt3": 1_000_000, "svt4": 1_000_000, "isvt3": 1_000_000, "isvt4": 2_000_000}
 
 
