@@ -217,6 +217,7 @@ def test_dividing_by_a_size_dependent_expected_batch_size_is_flagged():
 
 
 @pytest.mark.opacus
+@pytest.mark.filterwarnings("ignore::UserWarning")  # Opacus' advisories (secure RNG off...) in the plain snippet
 def test_snippet_with_opacus_alone_reproduces_one_batched_copy():
     """The report's reproduction snippet (torch and Opacus only) gives, for seeds (0, 1), exactly the release of a
     batched run with one copy and the same seeds: the batched emulation and the plain Opacus loop are the same
