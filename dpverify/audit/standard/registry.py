@@ -5,7 +5,7 @@ discovery of differential privacy violations using classifiers", IEEE S&P; eth-s
 ``dpsniper/experiments/exp_default.py`` for the mechanisms and their parameters and
 ``eval_sp2021/reference-results/dd_search_reg_data.log`` for the best input pair it found per mechanism), so the
 rows are comparable with its published numbers. The exact epsilons are computed when ``cases()`` is first called
-(about 2 s) and cached.
+(3-6 s on one core; the sparse vector tables dominate) and cached.
 """
 from __future__ import annotations
 

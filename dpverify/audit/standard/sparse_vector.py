@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import logsumexp
 
 from dpverify._validation import check_epsilon, check_positive_int, check_real
 from dpverify.audit.known_bad import SparseVector
@@ -168,8 +169,6 @@ def _value_tables(q: tuple, threshold: float, rho_scale: float, nu_scale: float,
     logw = np.log(h / 2.0 * w)
     logF = laplace_logcdf(threshold + nodes[None, :, :] - qa[:, None, None], nu_scale)  # (m, cells, 4)
     prefix = np.concatenate([np.zeros((1,) + nodes.shape), np.cumsum(logF, axis=0)], axis=0)  # (m+1, cells, 4)
-    from scipy.special import logsumexp
-
     cells = logsumexp(prefix + laplace_logpdf(nodes, rho_scale)[None] + logw, axis=2)  # (m+1, cells)
     logG = np.logaddexp.accumulate(cells, axis=1)
     return edges[1:], logG
