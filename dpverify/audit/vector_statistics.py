@@ -135,7 +135,9 @@ def _james_stein(values: np.ndarray, variances: np.ndarray, target: np.ndarray |
     mean(v))`` (method of moments; all entries share one ``tau^2``)."""
     dev = values - target
     tau2 = max(0.0, float(np.mean(dev * dev)) - float(np.mean(variances)))
-    return target + tau2 / (tau2 + variances) * dev
+    total = tau2 + np.broadcast_to(variances, dev.shape)
+    factor = np.divide(tau2, total, out=np.zeros(dev.shape), where=total > 0)  # 0/0 (no spread, no noise): target
+    return target + factor * dev
 
 
 def shrink_tables(table: np.ndarray, var: np.ndarray) -> np.ndarray:
