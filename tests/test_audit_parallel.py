@@ -124,3 +124,19 @@ def test_chunk_runner_returns_every_result_once():
     with ChunkRunner(lambda j: j + offset, 1) as run:
         assert list(run.map(range(3))) == [10, 11, 12]
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.slow
+def test_workers_bit_identical_on_a_standard_case_at_four_million():
+    # SVT1 of the standard suite (tabulated log density, discrete patterns) at 4 x 10^6 per side in chunks of 2^18:
+    # 800,000 selection outputs: 2 chunks held (fit 2^18 + threshold sample 2^18), 2 scoring chunks streamed; 13
+    # estimation chunks.
+    from dpverify.audit.standard_suite import get
+
+    case = get("svt1")
+    kwargs = dict(epsilon=case.epsilon_claimed, samples=4_000_000, seed=1, chunk_size=1 << 18, fit_cap=1 << 18,
+                  threshold_sample=1 << 18, exact_epsilon=case.epsilon_exact)
+    one = numbers(audit(case.mechanism, case.dataset, case.neighbour, workers=1, **kwargs))
+    two = numbers(audit(case.mechanism, case.dataset, case.neighbour, workers=2, **kwargs))
+    assert one == two
+    assert 0.0 < one["epsilon_lower"] <= case.epsilon_exact
