@@ -85,13 +85,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jsonl", default="", help="append every row as JSON to this file")
     parser.add_argument("--one", nargs=3, metavar=("CASE", "SAMPLES", "WORKERS"))
+    parser.add_argument("--table", nargs="+", metavar="JSONL", help="only print the table of rows saved by --jsonl")
     args = parser.parse_args()
     if args.one:
         name, samples, workers = args.one
         print(json.dumps(run_one(name, int(float(samples)), int(workers), args.seed)))
         return
-    print(f"{'case':18s} {'samples':>9s} {'w':>2s} {'test':>16s} {'certified':>9s} {'exact':>7s} {'ratio':>6s} "
-          f"{'wall[s]':>8s} {'cpu[s]':>7s} {'RSS[MB]':>8s} {'wRSS[MB]':>8s} | {'DPS ratio':>8s} {'DPS[s]':>8s}")
+    if args.table:
+        saved = [json.loads(line) for path in args.table for line in open(path) if line.strip()]
+        order = {name: i for i, name in enumerate(CASES)}
+        saved.sort(key=lambda r: (order.get(r["case"], len(order)), r["samples"], r["workers"]))
+        print_header()
+        for row in saved:
+            print_row(row)
+        print_equal_time(sorted({r["case"] for r in saved}, key=lambda c: order.get(c, len(order))), saved)
+        return
+    print_header()
     rows = []
     for name in args.cases:
         for n in args.sizes:
@@ -106,13 +115,27 @@ def main() -> None:
                 if args.jsonl:
                     with open(args.jsonl, "a") as fh:
                         fh.write(json.dumps(row) + "\n")
-                print(f"{name:18s} {int(n):9.0e} {w:2d} {row['test']:>16s} {row['epsilon_lower']:9.4f} "
-                      f"{row['epsilon_exact']:7.4f} {row['ratio']:6.3f} {row['wall_time']:8.1f} {row['cpu_time']:7.1f} "
-                      f"{row['peak_rss_mb']:8.0f} {row['peak_worker_rss_mb']:8.0f} | {dpsniper_columns(row)}",
-                      flush=True)
+                print_row(row)
+    print_equal_time(args.cases, rows)
+
+
+def print_header() -> None:
+    print(f"{'case':18s} {'samples':>9s} {'w':>2s} {'test':>16s} {'certified':>9s} {'exact':>7s} {'ratio':>6s} "
+          f"{'wall[s]':>8s} {'cpu[s]':>7s} {'RSS[MB]':>8s} {'wRSS[MB]':>8s} | {'DPS ratio':>8s} {'DPS[s]':>8s}")
+
+
+def print_row(row: dict) -> None:
+    cpu = row.get("cpu_time")
+    print(f"{row['case']:18s} {int(row['samples']):9.0e} {row['workers']:2d} {row['test']:>16s} "
+          f"{row['epsilon_lower']:9.4f} {row['epsilon_exact']:7.4f} {row['ratio']:6.3f} {row['wall_time']:8.1f} "
+          f"{'-' if cpu is None else format(cpu, '.1f'):>7s} {row['peak_rss_mb']:8.0f} {row['peak_worker_rss_mb']:8.0f} | "
+          f"{dpsniper_columns(row)}", flush=True)
+
+
+def print_equal_time(cases: list, rows: list) -> None:
     # Equal wall time: our best ratio among the runs that took no longer than DP-Sniper's published time.
     print("\nAt DP-Sniper's wall time (our best ratio among runs no slower than its time; indicative, see docstring):")
-    for name in args.cases:
+    for name in cases:
         ref = DPSNIPER.get(name)
         mine = [r for r in rows if r["case"] == name]
         if ref is None or not mine:

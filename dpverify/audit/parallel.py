@@ -61,11 +61,9 @@ def start_method() -> str | None:
         return None
     if fork_available():
         return "fork"
-    try:
-        import cloudpickle  # noqa: F401
-    except ImportError:
-        return None
-    return "spawn"
+    import importlib.util
+
+    return "spawn" if importlib.util.find_spec("cloudpickle") is not None else None
 
 
 def _worker_init_pickled(token: int, blob: bytes) -> None:
