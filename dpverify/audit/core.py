@@ -281,9 +281,10 @@ def audit(
     (else ``mechanism.account(delta)`` if present); ``privacy_loss``: the pair's privacy-loss masses for the
     budget ceiling (else ``mechanism.pair_privacy_loss(dataset, neighbour)`` if present; see the module
     docstring); ``power_factor``: see :mod:`dpverify.audit.verdicts`; ``progress(done, total)`` is called after
-    every chunk of samples drawn (both sides count as one chunk). ``mode``: "mathematical" (default) audits the
-idealised mechanism; "implementation" also tries statistics aimed at floating-point artefacts of the outputs
-(:data:`MODES`, :mod:`.floating_point`).
+    every chunk of samples drawn and counted (both sides count as one chunk; with workers, in the parent as the
+    chunks complete, ``done`` running from 1 to ``total``). ``mode``: "mathematical" (default) audits the
+    idealised mechanism; "implementation" also tries statistics aimed at floating-point artefacts of the outputs
+    (:data:`MODES`, :mod:`.floating_point`).
     ``workers``: processes that draw and count the chunks after the fit (:mod:`.parallel`; the numbers do not depend
     on it). ``fit_cap``: at most this many outputs per side fit the statistics; ``threshold_sample``: at most this many
     scoring outputs per side fix the candidate thresholds (both bound the memory; below them the audit is the
