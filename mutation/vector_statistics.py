@@ -57,6 +57,8 @@ BUGS: tuple = (
         (Edit(VS, r"np\.divide\(tau2, total,", "np.divide(total - tau2, total,"),)),
     Bug("no_screening", "every coordinate treated as individually significant (no grouping, nulls never zeroed)",
         (Edit(VS, r"strong = screen_coordinates\(c0, c1, level\)", "strong = np.ones(c0.shape[0], dtype=bool)"),)),
+    Bug("gate_all_weak", "the weak group is zeroed when not significant even with no strong coordinate",
+        (Edit(VS, r"if not strong\.any\(\) or _group_signal", "if _group_signal"),)),
     Bug("no_monotone", "step 4's isotonic smoothing dropped",
         (Edit(VS, r"table = monotone_tables\(table, var\)", "table = table"),)),
     Bug("wrong_direction", "isotonic smoothing keeps the direction that fits worse",

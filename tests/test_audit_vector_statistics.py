@@ -249,3 +249,13 @@ def test_fitted_terms_are_monotone(kind, seed):
     values = stat(grid)
     assert np.all(np.diff(values) <= 0.0)  # higher x_0 is more likely under the neighbour (shifted up)
     assert values[0] > values[-1]
+
+
+def test_all_weak_coordinates_are_never_zeroed():
+    # with no individually significant coordinate, the pooled term is kept even when its group test is not
+    # significant (zeroing it leaves a constant statistic, which certifies nothing). Null data: the group test
+    # would reject with probability <= 0.01, so the old gated statistic was constant here with probability >= 0.99
+    rng = np.random.default_rng(17)
+    x0, x1 = rng.laplace(0.0, 200.0, (2000, 20)), rng.laplace(0.0, 200.0, (2000, 20))
+    stat = additive_log_ratio(x0, x1)
+    assert np.ptp(stat(rng.laplace(0.0, 200.0, (500, 20)))) > 0
