@@ -35,7 +35,8 @@ FALSE_ALARM = 1e-3
 
 
 class Parallel:
-    """``a + Lap(5)`` on 5 coordinates: each epsilon 0.2, exact pair epsilon 5 x 0.2 = 1 (Dwork & Roth 2014, Thm 3.6)."""
+    """``a + Lap(5)`` on 5 coordinates: each epsilon 0.2, exact pair epsilon 5 x 0.2 = 1 (Dwork & Roth 2014,
+    Thm 3.6)."""
 
     def __call__(self, dataset, n, rng):
         return float(dataset[0]) + rng.laplace(0.0, 5.0, (n, 5))

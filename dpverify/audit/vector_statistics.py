@@ -56,7 +56,8 @@ from dpverify._validation import check_positive_int, check_probability
 from dpverify.audit.statistics import Statistic, flatten
 
 __all__ = [
-    "additive_log_ratio", "vector_candidates", "quantile_edges", "bin_log_ratios", "screen_coordinates", "shrink_tables",
+    "additive_log_ratio", "vector_candidates", "quantile_edges", "bin_log_ratios", "screen_coordinates",
+    "shrink_tables",
     "monotone_tables", "DEFAULT_BINS", "DEFAULT_SCREEN", "MAX_WHITEN_DIM", "COV_SAMPLES",
 ]
 
