@@ -7,14 +7,14 @@ libraries and how to fix it", CCS 2022: float sums of many records near the boun
 depending on the data). :func:`record_pairs` builds one small family of pairs per such trigger, under either
 adjacency:
 
-- ``bounds``: every record at one bound, one record moved to (or added at) the other bound -- the worst case of a
-  clipped sum, mean or count;
+- ``bounds``: every record at one bound, one record moved to (or added at) the other bound (both directions; the
+  second is labelled ``...:down``) -- the worst case of a clipped sum, mean or count;
 - ``outlier``: a record far outside the bounds (``outlier_scale`` times the upper bound): clipping must make it
   harmless; without clipping (bounds computed from the data) it dominates the release;
-- ``duplicates``: many copies of one value, one changed;
+- ``duplicates``: copies of one value, one changed (replace) or one more copy (add/remove);
 - ``size1`` / ``empty``: the smallest datasets (noise scales computed from ``n`` misbehave there);
-- ``many``: ``many`` records at the upper bound (float summation error grows with ``n``; Casacuberta et al. 2022,
-  Sec. 3);
+- ``many``: ``many`` records at the upper bound, one moved to the lower bound or one more added (float summation
+  error grows with ``n`` and the magnitude; Casacuberta et al. 2022, Sec. 3);
 - ``float_max``: a record near the largest float64, 1e300 (overflow in a sum or a variance).
 
 :func:`certify` runs :func:`dpverify.audit.search.search_then_certify` on a
@@ -85,18 +85,25 @@ def record_pairs(low: Any, high: Any, *, adjacency: str = "replace", size: int =
     for fam in families:
         if fam == "bounds":
             out.append(pair([lo] * size, hi, fam, f"{size} records at the lower bound, one at the upper"))
-            out.append(pair([hi] * size, lo, fam, f"{size} records at the upper bound, one at the lower"))
+            down = pair([hi] * size, lo, fam, f"{size} records at the upper bound, one at the lower")
+            out.append(LabelledPair(down[0], down[1], down.label + ":down", down.note))
         elif fam == "outlier":
             out.append(pair([md] * size, outlier, fam, f"{size} typical records and an outlier {outlier_scale:g}x "
                                                        "the upper bound"))
         elif fam == "duplicates":
-            out.append(pair([md] * size, lo, fam, f"{size} copies of one value, one changed to the lower bound"))
+            if adjacency == "replace":
+                out.append(pair([md] * size, lo, fam, f"{size} copies of one value, one changed to the lower bound"))
+            else:
+                out.append(pair([md] * size, md, fam, f"{size} copies of one value, and one more copy"))
         elif fam == "size1":
             out.append(pair([lo], hi, fam, "one record"))
         elif fam == "empty" and adjacency == "add_remove":
             out.append(pair([], hi, fam, "the empty dataset and one record"))
         elif fam == "many":
-            out.append(pair([hi] * many, lo, fam, f"{many} records at the upper bound, one at the lower"))
+            if adjacency == "replace":
+                out.append(pair([hi] * many, lo, fam, f"{many} records at the upper bound, one moved to the lower"))
+            else:
+                out.append(pair([hi] * many, hi, fam, f"{many} records at the upper bound, and one more"))
         elif fam == "float_max":
             out.append(pair([md] * size, huge, fam, "a record of 1e300, near the largest float64"))
     return out
