@@ -71,3 +71,22 @@ def test_split_plan_and_seeded_draw():
     # the two sides and all chunks use different streams
     assert not np.allclose(a1[:100] - 10.0, a0[:100])
     assert not np.allclose(chunks[0][0][:200], a0)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, float, np.uint8])
+def test_unique_rows_by_keys_equals_numpy_rowwise_unique(dtype):
+    """The key-based distinct rows of the discrete-outcome test are numpy's ``unique(axis=0)``: same rows, same
+    (lexicographic) order, same inverse, same dtype -- for integer rows with negative values, and for non-integer floats
+    (which take numpy's path). A key collision or an order change would break the equality."""
+    from dpverify.audit.events import _unique_rows
+
+    rng = np.random.default_rng(5)
+    low = 0 if dtype is np.uint8 else -3
+    rows = rng.integers(low, low + 7, size=(5000, 4)).astype(dtype)
+    got, inverse = _unique_rows(rows, return_inverse=True)
+    want, want_inverse = np.unique(rows, axis=0, return_inverse=True)
+    assert got.dtype == rows.dtype and np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+    halves = rows + 0.5 * rng.integers(0, 2, size=rows.shape)  # non-integer floats: the numpy path
+    got, inverse = _unique_rows(halves, return_inverse=True)
+    want, want_inverse = np.unique(halves, axis=0, return_inverse=True)
+    assert np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))

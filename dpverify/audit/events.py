@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.audit.statistics import Statistic
+from dpverify.audit.statistics import Statistic, row_keys
 
 __all__ = ["is_discrete", "outcome_log_ratio"]
 
@@ -35,6 +35,12 @@ def _unique_rows(rows: np.ndarray, return_inverse: bool = False):
     if rows.shape[1] == 1:
         out = np.unique(rows[:, 0], return_inverse=return_inverse)
         return (out[0][:, None], out[1].reshape(-1)) if return_inverse else out[:, None]
+    found = row_keys(rows)
+    if found is not None:
+        # integer-valued rows: one int64 key per row (mixed radix, lexicographic like np.unique(axis=0)), so a 1-d
+        # unique replaces the row-wise one (measured 38 s of a 10^7-output SVT fit with axis=0)
+        _, first, inverse = np.unique(found[0], return_index=True, return_inverse=True)
+        return (rows[first], inverse.reshape(-1)) if return_inverse else rows[first]
     out = np.unique(rows, axis=0, return_inverse=return_inverse)
     return (out[0], out[1].reshape(-1)) if return_inverse else out
 
