@@ -74,15 +74,20 @@ BUGS: tuple[Bug, ...] = (
     ),
     Bug(
         "same_samples",
-        "the chosen events are counted on the selection samples that chose them (v0, v1) instead of fresh ones",
-        (Edit("audit/core.py", r"^(\s*)for c0, c1 in estimation:\s*$", r"\1for c0, c1 in [(v0, v1)]:"),
-         Edit("audit/core.py", r"^(\s*)n = plan\.n_estimation\s*$", r"\1n = len(v0)")),
+        "the chosen events are counted on the selection samples that chose them (the scoring sample) instead of "
+        "fresh ones",
+        (Edit("audit/core.py",
+              r'^(\s*)for found in runner\.map\(\[\("count", j, events\) for j in range\(n_sel_chunks, total\)\]\):\s*$',
+              r"\1for found in [np.array([[count_at_least(sample_values[i][s], [t])[0] for i, t in events] "
+              r"for s in (0, 1)])]:"),
+         Edit("audit/core.py", r"^(\s*)n = plan\.n_estimation\s*$", r"\1n = len(sample_values[0][0])")),
     ),
     Bug(
         "reuse_seed",
-        "the estimation chunks reuse the seed stream of the selection chunks (chunk j of both parts is drawn "
-        "from the same seed)",
-        (Edit("audit/split.py", r"enumerate\(est_sizes, start=len\(sel_sizes\)\)", "enumerate(est_sizes)"),),
+        "the estimation chunks reuse the seed stream of the selection chunks (estimation chunk j is drawn from "
+        "the seed of selection chunk j mod the number of selection chunks)",
+        (Edit("audit/split.py", r"np\.random\.default_rng\(self\.chunk_seeds\[side\]\[j\]\)",
+              "np.random.default_rng(self.chunk_seeds[side][j % len(self.selection_sizes)])"),),
     ),
 )
 
