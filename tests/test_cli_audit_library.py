@@ -55,6 +55,13 @@ def test_unknown_library_and_bad_options_are_usage_errors(capsys):
     assert "LIBRARY must be one of" in capsys.readouterr().err
     assert main(["audit-library", "diffprivlib", "--seed", "-1"]) == 2
     assert main(["audit-library", "diffprivlib", "--confidence", "1.5"]) == 2
+    assert main(["audit-library", "diffprivlib", "--scale", "0"]) == 2
+
+
+def test_scale_multiplies_the_budget():
+    b = runner.BUDGETS["quick"].scaled(4)
+    assert (b.search, b.final, b.min_final) == (6_400, 4_000, 800)
+    assert b.for_cost(10.0) == (800, 800)  # a model fit: the floors scale too
 
 
 def test_missing_library_is_listed_unavailable_not_a_traceback(fake_libraries, capsys):

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
                    help="samples per side per function: quick (1.6k screening + 1k final, seconds), standard "
                         "(12k + 10k), full (40k + 40k); divided by a function's cost (model fits)")
+    p.add_argument("--scale", type=float, default=1.0, metavar="K",
+                   help="multiply every sample count of the budget by K (> 0), e.g. to follow up one function")
     p.add_argument("--only", metavar="PATTERN", default=None,
                    help="only functions whose name matches this glob or contains it")
     p.add_argument("--seed", type=int, default=0, help="root seed of every audit (integer >= 0)")
@@ -90,6 +92,8 @@ def _run(args) -> int:
         raise ValueError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
     if args.seed < 0:
         raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
+    if not args.scale > 0:
+        raise ValueError(f"--scale must be > 0; got {args.scale}")
     if not 0.0 < args.confidence < 1.0:
         raise ValueError(f"--confidence must be in (0, 1); got {args.confidence}")
     report_dir = None
@@ -107,13 +111,16 @@ def _run(args) -> int:
     if not chosen:
         raise ValueError(f"--only {args.only!r} matches no function of {args.library}; the functions are: "
                          + ", ".join(f.qualified_name for f in functions))
-    print(f"audit-library: {len(chosen)} functions (budget {args.budget}, seed {args.seed})", file=sys.stderr,
-          flush=True)
+    print(f"audit-library: {len(chosen)} functions (budget {args.budget} x{args.scale:g}, seed {args.seed})",
+          file=sys.stderr, flush=True)
 
     def progress(msg: str) -> None:
         print(f"  {msg}", file=sys.stderr, flush=True)
 
-    rows = run_catalogue(chosen, args.budget, seed=args.seed, confidence=args.confidence, progress=progress)
+    from dpverify.libraries.runner import BUDGETS
+
+    budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
+    rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress)
     if args.json:
         from dpverify._io import jsonable
         from dpverify.cli._output import print_json
@@ -130,7 +137,8 @@ def _run(args) -> int:
     if report_dir is not None:
         from dpverify.report import write_report
 
-        settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "seed": args.seed,
+        settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
+                    "seed": args.seed,
                     "only": args.only, "confidence": args.confidence, "unavailable": missing}
         paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
         print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)

@@ -55,6 +55,14 @@ class Budget:
     def for_cost(self, cost: float) -> tuple[int, int]:
         return (max(self.min_search, int(self.search / cost)), max(self.min_final, int(self.final / cost)))
 
+    def scaled(self, factor: float) -> "Budget":
+        """Every sample count (and floor) times ``factor`` (``dpverify audit-library --scale``): more power for a
+        follow-up of one function, e.g. a model whose screening hinted at a violation the final audit missed."""
+        if not factor > 0:
+            raise ValueError(f"scale must be > 0; got {factor!r}")
+        return Budget(f"{self.name}x{factor:g}", int(self.search * factor), int(self.final * factor),
+                      max(4, int(self.min_search * factor)), max(4, int(self.min_final * factor)))
+
 
 #: quick: seconds per function (the default test run); standard: about a minute per function; full: the table of
 #: docs/libraries.md.
