@@ -62,8 +62,8 @@ class LibraryFunction:
     - ``snippet(dataset, neighbour) -> str``: Python that reproduces one release on each side with the library
       alone (for a report's reproduction of a violation);
     - ``test``: the auditor's ``test`` argument ("auto" unless a statistic suits the output better);
-    - ``cost``: relative cost of one release (1 for a scalar tool of about 0.2 ms; a model fit is about 10): the
-      runner divides its sample budgets by it (:mod:`dpverify.libraries.runner`);
+    - ``cost``: the runner divides its sample budgets by it (:mod:`dpverify.libraries.runner`): 1 for a scalar tool
+      (about 0.2 ms a release); the diffprivlib models use 4 (a fit takes 1-4 ms: fewer samples, less power);
     - ``reproducible``: False when the library draws its noise from the operating system, not from ``rng``
       (OpenDP): the auditor's reproducibility probe then warns, and the runner records that the verdict is
       reproduced by re-running on fresh samples, not sample by sample.

@@ -217,7 +217,7 @@ def _models_entries() -> list[LibraryFunction]:
 
         fit = "m.fit(X[:, :-1], X[:, -1].astype(int))" if labelled else "m.fit(X)"
         return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}",
-                      _model_pairs(features, labelled=labelled), "replace", cost=10.0, tags=("model",))
+                      _model_pairs(features, labelled=labelled), "replace", cost=4.0, tags=("model",))
 
     b1 = ([0.0], [1.0])
     b2 = ([0.0, 0.0], [1.0, 1.0])
