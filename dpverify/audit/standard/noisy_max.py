@@ -23,7 +23,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
 from dpverify._validation import check_epsilon, check_positive_int, check_real
 from dpverify.audit.standard._numerics import (
@@ -55,6 +54,15 @@ def _log_f_F(noise: str):
     if noise == "laplace":
         return laplace_logpdf, laplace_logcdf
     return exponential_logpdf, exponential_logcdf
+
+
+def _row_logsumexp(a: np.ndarray) -> np.ndarray:
+    """log sum_j exp(a[:, j]) per row, shifted by the row maximum (rows of -inf give -inf). Numpy only: scipy's
+    general ``logsumexp`` was measured at twice the time on 10^6 x 5 arrays, most of an audit of the noisy maximum."""
+    top = np.max(a, axis=1)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
 
 
 def _leave_one_out_sum(logF: np.ndarray) -> np.ndarray:
@@ -91,7 +99,7 @@ def max_log_density(answers, x, noise: str, scale: float) -> np.ndarray:
     logf, logF = _log_f_F(noise)
     d = np.asarray(x, dtype=float).reshape(-1)[:, None] - q[None, :]
     with np.errstate(invalid="ignore"):
-        return logsumexp(logf(d, scale) + _leave_one_out_sum(logF(d, scale)), axis=1)
+        return _row_logsumexp(logf(d, scale) + _leave_one_out_sum(logF(d, scale)))
 
 
 @dataclass(frozen=True)
