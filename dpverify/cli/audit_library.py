@@ -51,22 +51,13 @@ def _catalogues(library: str) -> tuple[list, list[str]]:
     return functions, missing
 
 
-def _short(x) -> str:
-    from dpverify.report import fmt_epsilon
-
-    return fmt_epsilon(x)
-
-
 def print_rows(rows: list[dict]) -> None:
     from dpverify.cli._output import format_table
+    from dpverify.libraries.runner import claim_and_certificate
 
     table = []
     for r in rows:
-        c = r.get("claimed") or {}
-        claimed = "-" if not c else _short(c["epsilon"]) + (f" (d={c['delta']:.0e})" if c.get("delta") else "")
-        cert = _short(r.get("certified"))
-        if r.get("confirm_certified") is not None:
-            cert += f" / {_short(r['confirm_certified'])}"
+        claimed, cert = claim_and_certificate(r, delta_symbol="d")
         table.append([r["library"], r["version"], r["function"], claimed, cert, r.get("pair") or "-",
                       r["verdict"], r.get("label") or "", f"{r.get('seconds', 0.0):.1f}"])
     print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",

@@ -201,19 +201,27 @@ def failed(rows: Iterable[dict]) -> bool:
     return any(r.get("label") in ("finding", "error", "expected, not found") for r in rows)
 
 
+def claim_and_certificate(row: dict, delta_symbol: str = "δ") -> tuple[str, str]:
+    """The "claimed" cell (epsilon, and delta when positive) and the "certified" cell (final audit / confirmation)
+    of a result row, as the CLI table and the docs table print them."""
+    from dpverify.report import fmt_epsilon
+
+    c = row.get("claimed") or {}
+    claimed = "-" if not c else fmt_epsilon(c["epsilon"]) + (
+        f" ({delta_symbol}={c['delta']:.0e})" if c.get("delta") else "")
+    cert = fmt_epsilon(row.get("certified"))
+    if row.get("confirm_certified") is not None:
+        cert += f" / {fmt_epsilon(row['confirm_certified'])}"
+    return claimed, cert
+
+
 def markdown_table(rows: Iterable[dict]) -> str:
     """The rows as the Markdown table of docs/libraries.md: library, version, function, claimed (epsilon, delta),
     certified (final audit / confirmation), worst pair, verdict, label."""
-    from dpverify.report import fmt_epsilon
-
     lines = ["| library | version | function | claimed | certified | worst pair | verdict | label |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        c = r.get("claimed") or {}
-        claimed = "-" if not c else fmt_epsilon(c["epsilon"]) + (f" (δ={c['delta']:.0e})" if c.get("delta") else "")
-        cert = fmt_epsilon(r.get("certified"))
-        if r.get("confirm_certified") is not None:
-            cert += f" / {fmt_epsilon(r['confirm_certified'])}"
+        claimed, cert = claim_and_certificate(r)
         func = str(r["function"]).replace("|", "\\|")
         lines.append(f"| {r['library']} | {r['version']} | `{func}` | {claimed} | {cert} | {r.get('pair') or '-'} | "
                      f"{r['verdict']} | {r.get('label') or ''} |")
