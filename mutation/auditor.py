@@ -245,6 +245,41 @@ def table(runs: list[Run], width: int = 72) -> str:
     return "\n".join(lines)
 
 
+def run_copies(chosen: list, prepare, *, prefix: str, slow: bool, timeout: float, keep: bool) -> list[Run] | int:
+    """Run the tests on the unmutated copy, then on one copy per bug of ``chosen``; ``prepare(root, bug)`` makes a copy
+    and returns its test paths. Returns the runs, or an exit status: 3 when a patch did not apply, 2 when the
+    unmutated copy fails its own tests (the table would be meaningless). Shared by the mutation scripts."""
+    runs: list[Run] = []
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        for bug in [None, *chosen]:
+            name = "none" if bug is None else bug.name
+            root = base / name
+            root.mkdir()
+            try:
+                tests = prepare(root, bug)
+            except PatchError as exc:
+                print(f"PATCH DID NOT APPLY: {exc}", file=sys.stderr)
+                return 3
+            print(f"[{name}] {'unmutated copy' if bug is None else bug.description} ...", flush=True)
+            run = run_tests(root, name, tests, slow, timeout)
+            runs.append(run)
+            print(f"[{name}] {len(run.failed)} failed, {run.passed} passed, {run.skipped} skipped in "
+                  f"{run.seconds:.1f} s (dpverify imported from {run.imported_from})", flush=True)
+            if bug is None and (run.failed or run.returncode != 0):
+                print(table(runs))
+                for test_id, message in run.messages.items():
+                    print(f"  {test_id}: {message}")
+                print("the UNMUTATED copy fails its tests: the table would be meaningless", file=sys.stderr)
+                return 2
+    finally:
+        if keep:
+            print(f"copies kept in {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -260,34 +295,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown bug(s) {unknown}; known: {sorted(by_name)}")
     chosen = [by_name[n] for n in args.bugs.split(",") if n]
 
-    runs: list[Run] = []
-    base = Path(tempfile.mkdtemp(prefix="dpverify-mutation-"))
-    try:
-        for bug in [None, *chosen]:
-            name = "none" if bug is None else bug.name
-            root = base / name
-            root.mkdir()
-            try:
-                tests = prepare(root, bug)
-            except PatchError as exc:
-                print(f"PATCH DID NOT APPLY: {exc}", file=sys.stderr)
-                return 3
-            print(f"[{name}] {'unmutated copy' if bug is None else bug.description} ...", flush=True)
-            run = run_tests(root, name, tests, args.slow, args.timeout)
-            runs.append(run)
-            print(f"[{name}] {len(run.failed)} failed, {run.passed} passed, {run.skipped} skipped in "
-                  f"{run.seconds:.1f} s (dpverify imported from {run.imported_from})", flush=True)
-            if bug is None and (run.failed or run.returncode != 0):
-                print(table(runs))
-                for test_id, message in run.messages.items():
-                    print(f"  {test_id}: {message}")
-                print("the UNMUTATED copy fails its validity tests: the table would be meaningless", file=sys.stderr)
-                return 2
-    finally:
-        if args.keep:
-            print(f"copies kept in {base}")
-        else:
-            shutil.rmtree(base, ignore_errors=True)
+    runs = run_copies(chosen, prepare, prefix="dpverify-mutation-", slow=args.slow, timeout=args.timeout,
+                      keep=args.keep)
+    if isinstance(runs, int):
+        return runs
 
     print()
     print(f"Mutation test of the auditor ({'default + slow' if args.slow else 'default'} validity tests: "

@@ -32,7 +32,6 @@ import argparse
 import importlib.util
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -104,31 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown mutation(s) {unknown}; known: {sorted(by_name)}")
     chosen = [by_name[n] for n in args.bugs.split(",") if n]
-    runs = []
-    base = Path(tempfile.mkdtemp(prefix="dpverify-mutation-vector-"))
-    try:
-        for bug in [None, *chosen]:
-            name = "none" if bug is None else bug.name
-            root = base / name
-            root.mkdir()
-            try:
-                tests = prepare(root, bug)
-            except PatchError as exc:
-                print(f"PATCH DID NOT APPLY: {exc}", file=sys.stderr)
-                return 3
-            print(f"[{name}] {'unmutated copy' if bug is None else bug.description} ...", flush=True)
-            run = _base.run_tests(root, name, tests, False, args.timeout)
-            runs.append(run)
-            print(f"[{name}] {len(run.failed)} failed, {run.passed} passed in {run.seconds:.1f} s", flush=True)
-            if bug is None and (run.failed or run.returncode != 0):
-                print(_base.table(runs))
-                print("the UNMUTATED copy fails its tests: the table would be meaningless", file=sys.stderr)
-                return 2
-    finally:
-        if args.keep:
-            print(f"copies kept in {base}")
-        else:
-            shutil.rmtree(base, ignore_errors=True)
+    runs = _base.run_copies(chosen, prepare, prefix="dpverify-mutation-vector-", slow=False, timeout=args.timeout,
+                            keep=args.keep)
+    if isinstance(runs, int):
+        return runs
     print()
     print("Mutation test of the additive vector statistic (tests/" + ", tests/".join(TESTS) + ")")
     print(_base.table(runs))
