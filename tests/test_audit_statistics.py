@@ -90,3 +90,21 @@ def test_unique_rows_by_keys_equals_numpy_rowwise_unique(dtype):
     got, inverse = _unique_rows(halves, return_inverse=True)
     want, want_inverse = np.unique(halves, axis=0, return_inverse=True)
     assert np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+
+
+def test_tradeoff_curve_with_infinite_statistic_values_has_no_nan():
+    """A likelihood ratio of +-inf on outcomes only one side can produce (SVT5, iSVT1): the trade-off thresholds are
+    sample values, so alpha and beta stay in [0, 1] (linear interpolation gave inf - inf = NaN thresholds)."""
+    import warnings
+
+    from dpverify.audit.tradeoff import tradeoff_curve
+
+    s0 = np.concatenate([np.full(50, np.inf), np.linspace(-1.0, 1.0, 50)])
+    s1 = np.concatenate([np.full(50, -np.inf), np.linspace(-1.0, 1.0, 50)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve = tradeoff_curve(s0, s1)
+    alpha, beta = np.array(curve["alpha"]), np.array(curve["beta"])
+    assert np.all(np.isfinite(alpha)) and np.all(np.isfinite(beta))
+    assert alpha.min() >= 0 and alpha.max() <= 1 and beta.min() >= 0 and beta.max() <= 1
+    assert np.all(np.diff(alpha) <= 0) and np.all(np.diff(beta) >= 0)

@@ -25,7 +25,9 @@ def tradeoff_curve(s_dataset: np.ndarray, s_neighbour: np.ndarray, *, dataset_hi
         s0, s1 = -s0, -s1
     if s0.size == 0 or s1.size == 0:
         raise ValueError("both samples must be non-empty")
-    thresholds = np.unique(np.quantile(np.concatenate([s0, s1]), np.linspace(0.0, 1.0, points)))
+    # actual sample values (no interpolation), so infinite statistic values (a likelihood ratio on an outcome only one
+    # side can produce) give infinite thresholds, not NaN from inf - inf
+    thresholds = np.unique(np.quantile(np.concatenate([s0, s1]), np.linspace(0.0, 1.0, points), method="inverted_cdf"))
     thresholds = np.concatenate([thresholds, [np.inf]])
     s0.sort()
     s1.sort()
