@@ -103,3 +103,22 @@ def test_report_with_every_kind_of_row_loads_cleanly(browser, tmp_path):
     assert any("only an implementation leaking about 6.1x more" in r for r in reasons)
     assert all(complete and w > 50 for _, complete, w, _h in images(page))
     page.close()
+
+
+def test_library_audit_report_loads_cleanly_with_its_reproduction(browser, tmp_path):
+    """``dpverify audit-library`` writes the same kind of page: diffprivlib's mean without bounds (the documented
+    PrivacyLeakWarning path, an expected violation) must show its row in the library table, labelled expected,
+    and its reproduction snippet, with no console error, page error or foreign request."""
+    from dpverify.cli import main
+
+    assert main(["audit-library", "diffprivlib", "--budget", "quick", "--only", "tools.mean(epsilon=1.0)",
+                 "--report", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "report.json").read_text())
+    page, console, errors, foreign = load(browser, tmp_path)
+    assert console == [] and errors == [] and foreign == []
+    assert page.locator("#run-id").inner_text() == data["run_id"]
+    table = page.locator("#library-table")
+    assert table.locator("tr").count() == 2
+    assert table.get_by_text("tools.mean(epsilon=1.0)").count() == 1 and table.get_by_text("expected").count() >= 1
+    snippet = page.locator("#libraries pre.snippet").inner_text()
+    assert "diffprivlib" in snippet and "mean" in snippet
