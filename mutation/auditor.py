@@ -245,6 +245,16 @@ def table(runs: list[Run], width: int = 72) -> str:
     return "\n".join(lines)
 
 
+def choose_bugs(parser: argparse.ArgumentParser, names: str, bugs) -> list:
+    """The bugs named in the comma-separated ``names``, in that order; an unknown name is a usage error (exit 2)
+    listing the known ones. Shared by the mutation scripts."""
+    by_name = {b.name: b for b in bugs}
+    unknown = [n for n in names.split(",") if n and n not in by_name]
+    if unknown:
+        parser.error(f"unknown bug(s) {unknown}; known: {sorted(by_name)}")
+    return [by_name[n] for n in names.split(",") if n]
+
+
 def run_copies(chosen: list, prepare, *, prefix: str, slow: bool, timeout: float, keep: bool) -> list[Run] | int:
     """Run the tests on the unmutated copy, then on one copy per bug of ``chosen``; ``prepare(root, bug)`` makes a copy
     and returns its test paths. Returns the runs, or an exit status: 3 when a patch did not apply, 2 when the
@@ -289,11 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary copies and print where they are")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per pytest run")
     args = parser.parse_args(argv)
-    by_name = {b.name: b for b in BUGS}
-    unknown = [n for n in args.bugs.split(",") if n and n not in by_name]
-    if unknown:
-        parser.error(f"unknown bug(s) {unknown}; known: {sorted(by_name)}")
-    chosen = [by_name[n] for n in args.bugs.split(",") if n]
+    chosen = choose_bugs(parser, args.bugs, BUGS)
 
     runs = run_copies(chosen, prepare, prefix="dpverify-mutation-", slow=args.slow, timeout=args.timeout,
                       keep=args.keep)

@@ -98,11 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary copies")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per pytest run")
     args = parser.parse_args(argv)
-    by_name = {b.name: b for b in BUGS}
-    unknown = [n for n in args.bugs.split(",") if n and n not in by_name]
-    if unknown:
-        parser.error(f"unknown mutation(s) {unknown}; known: {sorted(by_name)}")
-    chosen = [by_name[n] for n in args.bugs.split(",") if n]
+    chosen = _base.choose_bugs(parser, args.bugs, BUGS)
     runs = _base.run_copies(chosen, prepare, prefix="dpverify-mutation-vector-", slow=False, timeout=args.timeout,
                             keep=args.keep)
     if isinstance(runs, int):
