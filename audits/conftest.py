@@ -2,12 +2,12 @@
 
 Each audit runs through the ``dp_auditor`` fixture of the dpverify pytest plugin, so it shows in the
 session's summary table and in ``--dp-report``; ``--dp-samples`` raises the budget of every case
-(default: the case's quick budget, see :mod:`dpverify.suite`), ``--dp-seed`` and ``--dp-confidence``
+(default: the case's quick budget, see :mod:`dpverify.interfaces.suite`), ``--dp-seed`` and ``--dp-confidence``
 apply as everywhere.
 """
 import pytest
 
-from dpverify.suite import get_case
+from dpverify.interfaces.suite import get_case
 
 
 @pytest.fixture

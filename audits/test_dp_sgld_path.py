@@ -1,4 +1,4 @@
-"""DP-SGLD released as a path, claiming its accountant's epsilon (case ``dp_sgld_path`` in dpverify.suite).
+"""DP-SGLD released as a path, claiming its accountant's epsilon (case ``dp_sgld_path`` in dpverify.interfaces.suite).
 
 The tight claim makes this the auditor's best-powered gradient case: the white-box path likelihood ratio certifies
 most of the budget ceiling, and the verdict is conclusive (ceiling above half the claim)."""

@@ -1,4 +1,4 @@
-"""Audit of the `dp_sgld_wang` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+"""Audit of the `dp_sgld_wang` reference sampler against its claimed guarantee (case in dpverify.interfaces.suite)."""
 
 
 def test_dp_sgld_wang(audit_case):

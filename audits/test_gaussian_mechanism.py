@@ -1,4 +1,4 @@
-"""Audit of the `gaussian_mechanism` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+"""Audit of the `gaussian_mechanism` reference sampler against its claimed guarantee (case in dpverify.interfaces.suite)."""
 
 
 def test_gaussian_mechanism(audit_case):

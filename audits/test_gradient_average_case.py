@@ -4,7 +4,7 @@ The worst-case audits use gradient canaries; these show what an audit on ordinar
 less: the verdict is then "inconclusive" at this budget, never a violation)."""
 import pytest
 
-from dpverify.suite import cases
+from dpverify.interfaces.suite import cases
 
 AVERAGE = [c.id for c in cases() if c.average_case]
 

@@ -1,10 +1,10 @@
-"""Known-bad gradient samplers (cases marked ``known_bad`` in dpverify.suite): each must be flagged.
+"""Known-bad gradient samplers (cases marked ``known_bad`` in dpverify.interfaces.suite): each must be flagged.
 
 Each declares a correct mechanism (and its claim) and implements a defect (dpverify.samplers.broken, and Wang et
 al.'s DP-SGLD without its privacy noise). At the quick budget the audit must certify more than the claim."""
 import pytest
 
-from dpverify.suite import cases
+from dpverify.interfaces.suite import cases
 
 KNOWN_BAD = [c.id for c in cases() if c.known_bad]
 
@@ -15,7 +15,7 @@ def test_the_suite_has_the_known_bad_variants():
 
 @pytest.mark.parametrize("case_id", KNOWN_BAD)
 def test_known_bad_gradient_sampler_is_flagged(case_id, dp_auditor, request):
-    from dpverify.suite import get_case
+    from dpverify.interfaces.suite import get_case
 
     case = get_case(case_id)
     sampler = case.build()

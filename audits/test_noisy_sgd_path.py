@@ -1,4 +1,4 @@
-"""Audit of the `noisy_sgd_path` reference sampler against its claimed guarantee (case in dpverify.suite)."""
+"""Audit of the `noisy_sgd_path` reference sampler against its claimed guarantee (case in dpverify.interfaces.suite)."""
 
 
 def test_noisy_sgd_path(audit_case):

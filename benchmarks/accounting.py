@@ -11,14 +11,14 @@ Two workloads at q = 256/60000 (DP-SGD on MNIST with batch 256):
 
 and two sets of 100 orders: the integers 2..101 (where both libraries compute the same exact
 numbers) and a mixed set in dp-accounting's style (1.25..11 by 0.25, 12..63, 64..8192), where
-dp-accounting's fractional orders are upper bounds (see ``dpverify.accounting.sampled_gaussian``).
+dp-accounting's fractional orders are upper bounds (see ``dpverify.calculus.accounting.sampled_gaussian``).
 
 dp-accounting evaluates a ComposedDpEvent event by event, in pure Python, at tens of milliseconds
 each, so the heterogeneous case would take hours; unless ``--full`` is given its time is measured on an
 evenly spaced subset of ``--subset`` steps and scaled linearly (its cost is a sum over events), and
 the table says so. The goal is a ratio dpverify / dp-accounting <= 1.
 
-A second table times the PLD accountant (``dpverify.accounting.PldAccountant``, interval 1e-4) against
+A second table times the PLD accountant (``dpverify.calculus.accounting.PldAccountant``, interval 1e-4) against
 dp-accounting's ``PLDAccountant`` (same interval) at delta = 1e-5, with dpverify's (lower, upper) bracket:
 
 - the DP-SGD reference point: 14062 steps of sigma = 1.1 (self-composition);
@@ -40,8 +40,8 @@ from dp_accounting.rdp import rdp_privacy_accountant as dpa
 
 from dp_accounting.pld import pld_privacy_accountant as dpa_pld
 
-from dpverify.accounting import PldAccountant, RdpAccountant
-from dpverify.cli._output import format_table
+from dpverify.calculus.accounting import PldAccountant, RdpAccountant
+from dpverify.interfaces.cli.output import format_table
 
 Q = 256 / 60000
 SIGMA = 1.1

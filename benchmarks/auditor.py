@@ -18,8 +18,8 @@ import numpy as np
 
 from dpverify.audit import audit
 from dpverify.audit.known_bad import AdditiveNoise
-from dpverify.mechanisms.gaussian import GaussianMechanism
-from dpverify.mechanisms.laplace import LaplaceMechanism
+from dpverify.calculus.mechanisms.gaussian import GaussianMechanism
+from dpverify.calculus.mechanisms.laplace import LaplaceMechanism
 
 
 def _scalar(d):

@@ -1,5 +1,5 @@
 import sys
 
-from dpverify.cli import main
+from dpverify.interfaces.cli import main
 
 sys.exit(main())

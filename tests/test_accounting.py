@@ -15,15 +15,15 @@ from dp_accounting.rdp import rdp_privacy_accountant as dpa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.accounting import (
+from dpverify.calculus.accounting import (
     DEFAULT_ORDERS,
     RdpAccountant,
     epsilon_sampled_gaussian,
     rdp_sampled_gaussian,
     rdp_sampled_gaussian_composed,
 )
-from dpverify.accounting import sampled_gaussian as sg
-from dpverify.accounting.moments import (
+from dpverify.calculus.accounting import sampled_gaussian as sg
+from dpverify.calculus.accounting.moments import (
     composed_log_moments,
     delta_from_log_moments,
     epsilon_from_log_moments,
@@ -31,8 +31,8 @@ from dpverify.accounting.moments import (
     li2019_log_moment_bound,
     log_moment_sampled_gaussian,
 )
-from dpverify.conversions import rdp_to_dp
-from dpverify.guarantees import RenyiDP
+from dpverify.calculus.conversions import rdp_to_dp
+from dpverify.calculus.guarantees import RenyiDP
 
 logging.getLogger("absl").setLevel(logging.ERROR)  # dp-accounting warns on its non-converging series
 

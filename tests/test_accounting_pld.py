@@ -1,9 +1,9 @@
-"""The PLD accountant (dpverify.accounting.pld): its bracket against closed forms and against dp-accounting.
+"""The PLD accountant (dpverify.calculus.accounting.pld): its bracket against closed forms and against dp-accounting.
 
 Every bound is rigorous (see the module docstring), so each test checks that the bracket CONTAINS an
 independently known value, and that it is narrow. Independent references: the exact Gaussian profile
-(Balle & Wang 2018; dpverify.mechanisms.gaussian), the exact k-fold composition of pure DP (Kairouz, Oh,
-Viswanath 2015; dpverify.composition), dp-accounting 0.6's PLD and RDP accountants (imported here only),
+(Balle & Wang 2018; dpverify.calculus.mechanisms.gaussian), the exact k-fold composition of pure DP (Kairouz, Oh,
+Viswanath 2015; dpverify.calculus.composition), dp-accounting 0.6's PLD and RDP accountants (imported here only),
 dpverify's RdpAccountant, and the budget ceiling of dpverify.audit.ceiling.
 
 Slack in containment checks: the closed forms are themselves root-found (gaussian_epsilon: brentq with
@@ -23,7 +23,7 @@ import pytest
 from dp_accounting.pld import pld_privacy_accountant as dpa_pld
 from dp_accounting.rdp import rdp_privacy_accountant as dpa_rdp
 
-from dpverify.accounting import (
+from dpverify.calculus.accounting import (
     PldAccountant,
     PrivacyLossDistribution,
     RdpAccountant,
@@ -33,9 +33,9 @@ from dpverify.accounting import (
     subsampled_gaussian_pld,
 )
 from dpverify.audit.ceiling import ceiling_from_masses, gaussian_ceiling
-from dpverify.composition import optimal_homogeneous_composition
-from dpverify.guarantees import Conversion
-from dpverify.mechanisms.gaussian import gaussian_delta, gaussian_epsilon
+from dpverify.calculus.composition import optimal_homogeneous_composition
+from dpverify.calculus.guarantees import Conversion
+from dpverify.calculus.mechanisms.gaussian import gaussian_delta, gaussian_epsilon
 
 logging.getLogger("absl").setLevel(logging.ERROR)
 

@@ -11,8 +11,8 @@ from dpverify.audit.exact import (
     pure_epsilon,
 )
 from dpverify.audit.known_bad import RandomizedResponse, gaussian_query
-from dpverify.mechanisms.gaussian import gaussian_delta, gaussian_epsilon
-from dpverify.mechanisms.laplace import laplace_delta, laplace_epsilon
+from dpverify.calculus.mechanisms.gaussian import gaussian_delta, gaussian_epsilon
+from dpverify.calculus.mechanisms.laplace import laplace_delta, laplace_epsilon
 
 
 def laplace_pair(mu):
@@ -26,7 +26,7 @@ def gauss_pair(mu):
 
 @pytest.mark.parametrize("mu,eps", [(1.0, 0.0), (1.0, 0.5), (2.0, 0.3), (0.5, 0.49)])
 def test_hockey_stick_laplace_and_gaussian(mu, eps):
-    # Closed forms of the lead's dpverify.mechanisms (Laplace: max(0, 1 - e^{(eps - mu)/2});
+    # Closed forms of the lead's dpverify.calculus.mechanisms (Laplace: max(0, 1 - e^{(eps - mu)/2});
     # Gaussian: Balle & Wang 2018, Thm 8).
     lp, lq = laplace_pair(mu)
     assert hockey_stick(lp, lq, eps, points=(0.0, mu)) == pytest.approx(laplace_delta(eps, mu), rel=1e-8, abs=1e-13)
@@ -69,8 +69,8 @@ def test_quadrature_on_a_mechanism_agrees_with_its_exact_epsilon():
 
 def test_randomized_response_exact_epsilon_matches_discrete_epsilon():
     # RandomizedResponse.exact_epsilon (closed form log((p - delta)/(1 - p))) against the lead's
-    # dpverify.mechanisms.exponential.discrete_epsilon on the two pmfs.
-    from dpverify.mechanisms.exponential import discrete_epsilon
+    # dpverify.calculus.mechanisms.exponential.discrete_epsilon on the two pmfs.
+    from dpverify.calculus.mechanisms.exponential import discrete_epsilon
 
     rr = RandomizedResponse(1.0)
     lp = np.log([rr.p, 1 - rr.p])

@@ -184,8 +184,8 @@ def test_cli_mode_flag(capsys):
     """``dpverify audit ID --mode implementation`` reaches the audit (reported in the JSON and the text); the
     suite's reference Laplace sampler (numpy floats, eps 1 on counts 2 vs 3) is flagged at 20000 samples (measured
     5.5); an unknown mode is an argparse error (exit 2)."""
-    from dpverify.cli import main
-    from dpverify.cli.audit import MODES as CLI_MODES
+    from dpverify.interfaces.cli import main
+    from dpverify.interfaces.cli.audit import MODES as CLI_MODES
 
     assert CLI_MODES == MODES
     assert main(["audit", "laplace_mechanism", "--samples", "20000", "--mode", "implementation", "--json"]) == 1

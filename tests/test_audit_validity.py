@@ -60,7 +60,7 @@ from scipy import optimize, stats
 
 from dpverify.audit import audit
 from dpverify.audit.known_bad import AdditiveNoise, RandomizedResponse, laplace_query
-from dpverify.mechanisms.gaussian import GaussianMechanism
+from dpverify.calculus.mechanisms.gaussian import GaussianMechanism
 
 FALSE_ALARM = 1e-3
 

@@ -1,7 +1,7 @@
 """Correct gradient samplers are never flagged: seeded audits against the tightest claims they support.
 
-Each audit is of a released path on a gradient canary (dpverify.suite), with the claim set to the pair's *exact*
-epsilon (the canary's privacy-loss distribution, dpverify.samplers._sgmcmc), so that nothing but the auditor's
+Each audit is of a released path on a gradient canary (dpverify.interfaces.suite), with the claim set to the pair's *exact*
+epsilon (the canary's privacy-loss distribution, dpverify.samplers.sgmcmc), so that nothing but the auditor's
 confidence stands between a correct sampler and a "violation". For a sound audit at confidence 0.95 the chance of
 certifying above the exact epsilon is at most alpha/2 = 0.025 per audit (two one-sided bounds must both miss; see
 tests/test_audit_validity.py), so in K independent seeded audits the number of violations is at most
@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from dpverify.audit import audit
-from dpverify.suite import get_case
+from dpverify.interfaces.suite import get_case
 
 
 def _violations(case_id: str, seeds, samples: int) -> tuple[int, float]:

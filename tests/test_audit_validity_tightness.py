@@ -12,7 +12,7 @@ from scipy import stats
 
 from dpverify.audit import audit
 from dpverify.audit.known_bad import AdditiveNoise, laplace_query
-from dpverify.mechanisms.gaussian import GaussianMechanism
+from dpverify.calculus.mechanisms.gaussian import GaussianMechanism
 
 
 # Tightness. The selected event for Laplace(1/eps) at shift 1 has rates >= 0.5 e^{-eps} >= 0.068 on the

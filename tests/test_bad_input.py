@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from dpverify import composition, subsampling
-from dpverify._io import check_writable_dir
-from dpverify._validation import check_finite_array, check_orders, check_positive_int
+from dpverify.calculus import composition, subsampling
+from dpverify.interfaces.files import check_writable_dir
+from dpverify.validation import check_finite_array, check_orders, check_positive_int
 from dpverify.audit.split import check_outputs
 from dpverify.samplers.registry import make
-from dpverify.guarantees import ApproxDP, PureDP, RenyiDP
-from dpverify.mechanisms import exponential, gaussian, laplace
+from dpverify.calculus.guarantees import ApproxDP, PureDP, RenyiDP
+from dpverify.calculus.mechanisms import exponential, gaussian, laplace
 
 NAN, INF = float("nan"), float("inf")
 

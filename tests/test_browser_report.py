@@ -64,7 +64,7 @@ def images(page) -> list[list]:
 
 
 def test_real_verify_report_loads_cleanly(browser, tmp_path):
-    from dpverify.cli import main
+    from dpverify.interfaces.cli import main
 
     assert main(["verify", "--only", "laplace_mechanism", "--report", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "report.json").read_text())
@@ -86,7 +86,7 @@ def test_real_verify_report_loads_cleanly(browser, tmp_path):
 def test_report_with_every_kind_of_row_loads_cleanly(browser, tmp_path):
     from test_report import CASES
 
-    from dpverify.report import write_report
+    from dpverify.interfaces.report import write_report
 
     write_report(tmp_path, [], CASES, settings={"budget": "quick"}, paper_figures=False)
     data = json.loads((tmp_path / "report.json").read_text())
@@ -109,7 +109,7 @@ def test_library_audit_report_loads_cleanly_with_its_reproduction(browser, tmp_p
     """``dpverify audit-library`` writes the same kind of page: diffprivlib's mean without bounds (the documented
     PrivacyLeakWarning path, an expected violation) must show its row in the library table, labelled expected,
     and its reproduction snippet, with no console error, page error or foreign request."""
-    from dpverify.cli import main
+    from dpverify.interfaces.cli import main
 
     assert main(["audit-library", "diffprivlib", "--budget", "quick", "--only", "tools.mean(epsilon=1.0)",
                  "--report", str(tmp_path)]) == 0

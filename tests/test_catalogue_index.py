@@ -76,8 +76,8 @@ def test_unknown_ids_are_errors(bad_id):
 
 #: The catalogue's files: the package's theorems, the theorem suites, these tests, the docs generator, moments.py.
 CATALOGUE_FILES = sorted(
-    [*(REPO / "dpverify" / "theorems").glob("*.py"), *(REPO / "theorems").glob("*.py"), *(REPO / "tests").glob("test_theorem_*.py"),
-     *(REPO / "tests").glob("test_catalogue_*.py"), REPO / "dpverify" / "docs_gen.py", REPO / "dpverify" / "accounting" / "moments.py",
+    [*(REPO / "dpverify" / "theorems").rglob("*.py"), *(REPO / "theorems").glob("*.py"), *(REPO / "tests").glob("test_theorem_*.py"),
+     *(REPO / "tests").glob("test_catalogue_*.py"), REPO / "docs" / "hooks" / "generate.py", REPO / "dpverify" / "calculus" / "accounting" / "moments.py",
      *(REPO / "mutation").glob("catalogue.py")]
 )
 OUTSIDE = ("shared" + "/papers", "../" + "shared", "/work/" + "shared", "HELPERS" + ".md", "INDEX" + ".md", "parents" + "[2]")

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from dpverify.accounting import epsilon_sampled_gaussian
-from dpverify.cli import main
+from dpverify.calculus.accounting import epsilon_sampled_gaussian
+from dpverify.interfaces.cli import main
 
 REF = ["account", "sgm", "--noise-multiplier", "1.1", "--sampling-rate", str(256 / 60000),
        "--steps", "14062", "--delta", "1e-5"]

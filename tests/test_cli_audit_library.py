@@ -9,7 +9,7 @@ import types
 import numpy as np
 import pytest
 
-from dpverify.cli import main
+from dpverify.interfaces.cli import main
 from dpverify.libraries import runner
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
 

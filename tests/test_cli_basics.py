@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from dpverify import __version__
-from dpverify.cli import main
+from dpverify.interfaces.cli import main
 
 
 def test_version_and_help_from_the_console_script():

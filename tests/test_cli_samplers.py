@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dpverify.cli import main
+from dpverify.interfaces.cli import main
 from dpverify.samplers import registry
 
 
@@ -74,7 +74,7 @@ def test_audit_workers_give_the_same_numbers_and_reject_zero(capsys):
     ones (every chunk has its own seed; counts are summed), and ``--workers 0`` is a usage error naming the flag."""
     import json
 
-    from dpverify.cli import main
+    from dpverify.interfaces.cli import main
 
     results = []
     for workers in ("1", "2"):

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from dpverify.cli import main
-from dpverify.report import write_atomic
-from dpverify.suite import get_case, run_case, select
+from dpverify.interfaces.cli import main
+from dpverify.interfaces.report import write_atomic
+from dpverify.interfaces.suite import get_case, run_case, select
 
 
 def test_verify_subset_passes_and_writes_report(tmp_path, capsys):
@@ -96,7 +96,7 @@ def test_tradeoff_curve_is_recorded_and_monotone():
 
 def test_report_handles_huge_claims(tmp_path):
     """A theorem may claim epsilon in the thousands (Bertazzi Thm 5.2 for ULA's final state): no overflow."""
-    from dpverify.report import write_report
+    from dpverify.interfaces.report import write_report
 
     res = run_case("ula_final", budget=2_000, seed=0)
     assert res.audit.epsilon_claimed > 700
@@ -121,7 +121,7 @@ def test_empty_or_bad_selection_is_an_error(capsys, argv, message):
 
 
 def test_paper_restricts_theorems_and_audits(monkeypatch, capsys):
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
 
     thms, cases = verify_cli.select(None, "foulds2016")
     assert thms and {t.paper for t in thms} == {"foulds2016"}
@@ -151,7 +151,7 @@ def _fake_results(verdicts: dict[str, str]):
     ({"ula_final": "inconclusive", "ula_path": "error"}, 1),
 ])
 def test_inconclusive_is_counted_apart_and_only_violations_and_errors_fail(monkeypatch, capsys, verdicts, status):
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
 
     verdicts = dict(verdicts)
     monkeypatch.setattr(verify_cli, "_run_case_job", _fake_results(verdicts))
@@ -187,8 +187,8 @@ def test_audit_command_rejects_bad_budget_input(capsys):
 def test_verify_passes_progress_to_run_case_when_it_accepts_it(monkeypatch):
     """The CLI asks run_case for chunk progress through ``progress=`` (suite.run_case's keyword, passed on to
     audit()); until run_case takes it, the CLI does not pass it."""
-    import dpverify.cli.verify as verify_cli
-    import dpverify.suite as suite
+    import dpverify.interfaces.cli.verify as verify_cli
+    import dpverify.interfaces.suite as suite
 
     seen = {}
 
@@ -213,7 +213,7 @@ def test_verify_passes_progress_to_run_case_when_it_accepts_it(monkeypatch):
 def test_heartbeat_reports_long_items():
     import io
 
-    from dpverify.cli._progress import Progress
+    from dpverify.interfaces.cli.progress import Progress
 
     stream = io.StringIO()
     p = Progress(3, "audits", stream=stream, quiet_for=0.0)
@@ -228,9 +228,9 @@ def test_heartbeat_reports_long_items():
 
 @pytest.mark.parametrize("found, status", [(True, 0), (False, 1)])
 def test_known_bad_cases_pass_when_flagged_and_fail_the_run_when_missed(monkeypatch, capsys, found, status):
-    # A known-bad implementation (dpverify.suite, known_bad=True) must be a violation: found -> counted as
+    # A known-bad implementation (dpverify.interfaces.suite, known_bad=True) must be a violation: found -> counted as
     # flagged, no failure; missed -> the run fails and says which one.
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
     from test_report import BROKEN, fake_audit, fake_case
 
     def job(job, progress=None):

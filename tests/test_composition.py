@@ -7,21 +7,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.composition import (
+from dpverify.calculus.composition import (
     advanced_composition,
     basic_composition,
     optimal_homogeneous_composition,
     optimal_homogeneous_delta,
 )
-from dpverify.guarantees import ApproxDP
-from dpverify.subsampling import amplify_poisson, amplify_substitution, beimel_subsampling
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.subsampling import amplify_poisson, amplify_substitution, beimel_subsampling
 
 
 def brute_force_rr_delta(eps0: float, k: int, eps: float) -> float:
     """Hockey-stick divergence of k-fold randomized response by enumerating all 2^k outputs.
 
     One RR step outputs 1 w.p. e^eps0/(1+e^eps0) under D and 1/(1+e^eps0) under D'. Independent of
-    the closed form in dpverify.composition (no binomial coefficients, no log space).
+    the closed form in dpverify.calculus.composition (no binomial coefficients, no log space).
     """
     p1 = math.exp(eps0) / (1 + math.exp(eps0))
     total = 0.0

@@ -1,4 +1,4 @@
-"""RDP -> (epsilon, delta) conversions (dpverify.conversions): formulas, dp-accounting agreement, properties."""
+"""RDP -> (epsilon, delta) conversions (dpverify.calculus.conversions): formulas, dp-accounting agreement, properties."""
 import logging
 import math
 
@@ -8,8 +8,8 @@ from dp_accounting.rdp import rdp_privacy_accountant as dpa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.conversions import rdp_to_delta, rdp_to_dp
-from dpverify.guarantees import RenyiDP
+from dpverify.calculus.conversions import rdp_to_delta, rdp_to_dp, renyi_to_approx_dp
+from dpverify.calculus.guarantees import RenyiDP
 
 logging.getLogger("absl").setLevel(logging.ERROR)
 
@@ -87,8 +87,8 @@ def test_extreme_delta_and_epsilon_are_finite():
 
 def test_renyi_dp_to_approx_dp_uses_the_conversion():
     g = RenyiDP(tuple(ORDERS), tuple(0.02 * ORDERS))
-    assert g.to_approx_dp(1e-5) == rdp_to_dp(ORDERS, 0.02 * ORDERS, 1e-5)
-    assert g.to_approx_dp(1e-5, method="mironov2017").method == "mironov2017"
+    assert renyi_to_approx_dp(g, 1e-5) == rdp_to_dp(ORDERS, 0.02 * ORDERS, 1e-5)
+    assert renyi_to_approx_dp(g, 1e-5, method="mironov2017").method == "mironov2017"
 
 
 @settings(max_examples=60, deadline=None)

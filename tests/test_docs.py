@@ -1,7 +1,7 @@
 """The documentation site builds offline in strict mode, and its generated pages cover the registries.
 
 The build runs ``python -m mkdocs build --strict`` into a temporary directory; the MkDocs hook
-(``dpverify/docs_gen.py``) regenerates the catalogue pages first, so a broken link, a missing page or a
+(``docs/hooks/generate.py``) regenerates the catalogue pages first, so a broken link, a missing page or a
 mkdocstrings reference that does not resolve fails this test. Theorem check results are cached in
 ``docs/.check_cache.json`` (keyed by the package sources), so only the first build after a source change runs
 every check (about a minute).
@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,16 @@ import pytest
 pytest.importorskip("mkdocs", reason="the docs extra (pip install -e '.[docs]') builds the site")
 pytest.importorskip("mkdocstrings")
 
-from dpverify import docs_gen  # noqa: E402
 from dpverify.samplers import registry as samplers  # noqa: E402
 from dpverify.theorems import registry as theorems  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
+
+# The docs generator lives with the docs build (docs/hooks/generate.py), not in the package.
+_spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "hooks" / "generate.py")
+docs_gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(docs_gen)
 
 
 @pytest.fixture(scope="module")

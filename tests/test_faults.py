@@ -39,7 +39,7 @@ import pytest
 
 from dpverify.audit import audit
 from dpverify.audit.split import NonReproducibleMechanismWarning, SplitPlan, check_rng_use, draw
-from dpverify.cli import main
+from dpverify.interfaces.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 D, D2 = np.array([1, 0, 1]), np.array([1, 1, 1])
@@ -239,7 +239,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, workers):
 
 
 def test_internal_error_is_one_line_exit_3(monkeypatch, capsys):
-    import dpverify.cli.samplers as samplers_cli
+    import dpverify.interfaces.cli.samplers as samplers_cli
 
     def broken(args):
         raise RuntimeError("simulated bug")
@@ -256,7 +256,7 @@ def test_internal_error_is_one_line_exit_3(monkeypatch, capsys):
 # -- the report path is checked before any work --------------------------------------------------------------------
 
 def test_report_path_that_is_a_file_fails_before_the_run(tmp_path, capsys, monkeypatch):
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
 
     ran = []
     monkeypatch.setattr(verify_cli, "_run_case_job", lambda *a, **k: ran.append(a))
@@ -341,7 +341,7 @@ def _write_legacy_report(root: Path, tag: str) -> None:
 
 @pytest.mark.parametrize("start", ["legacy plain files", "run directories"])
 def test_sigkill_at_every_step_of_publishing_leaves_one_runs_files(tmp_path, start):
-    from dpverify.report import write_report
+    from dpverify.interfaces.report import write_report
 
     root = tmp_path / "R"
     if start == "legacy plain files":
@@ -378,7 +378,7 @@ def test_sigkill_at_every_step_of_publishing_leaves_one_runs_files(tmp_path, sta
 
 
 def test_concurrent_publishers_never_mix(tmp_path):
-    from dpverify.report import write_report
+    from dpverify.interfaces.report import write_report
 
     root = tmp_path / "R"
     write_report(root, _fake_rows("init"), [], paper_figures=False)
@@ -426,7 +426,7 @@ VERIFY = ["verify", "--only", "laplace", "--seed", "3"]
 
 
 def test_resume_after_ctrl_c_gives_identical_numbers(tmp_path, monkeypatch, capsys):
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
 
     ref, r = tmp_path / "ref", tmp_path / "r"
     assert main(VERIFY + ["--report", str(ref)]) == 0
@@ -459,7 +459,7 @@ def test_resume_after_ctrl_c_gives_identical_numbers(tmp_path, monkeypatch, caps
 
 
 def test_resume_after_sigkill_keeps_the_old_report_meanwhile(tmp_path, monkeypatch):
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
 
     ref, r = tmp_path / "ref", tmp_path / "r"
     assert main(VERIFY + ["--no-theorems", "--report", str(ref)]) == 0
@@ -490,7 +490,7 @@ def test_resume_after_sigkill_keeps_the_old_report_meanwhile(tmp_path, monkeypat
 
 
 def test_resume_refuses_different_settings_and_needs_report(tmp_path, monkeypatch, capsys):
-    import dpverify.cli.verify as verify_cli
+    import dpverify.interfaces.cli.verify as verify_cli
 
     def interrupted(job, progress=None):
         raise KeyboardInterrupt
@@ -508,7 +508,7 @@ def test_resume_refuses_different_settings_and_needs_report(tmp_path, monkeypatc
 # -- the accountant's cost does not grow with the noise ----------------------------------------------------------------
 
 def test_accountant_cost_is_independent_of_the_noise_level():
-    from dpverify.accounting import epsilon_sampled_gaussian
+    from dpverify.calculus.accounting import epsilon_sampled_gaussian
 
     previous = None
     for sigma in (1.0, 10.0, 1e3, 1e6, 1e9, 1e12):

@@ -1,4 +1,4 @@
-"""Every bound-curve builder of dpverify.figures returns a labelled figure and a caption, quickly."""
+"""Every bound-curve builder of dpverify.interfaces.figures returns a labelled figure and a caption, quickly."""
 from __future__ import annotations
 
 import io
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from dpverify import figures
+from dpverify.interfaces import figures
 
 
 @pytest.mark.parametrize("name", list(figures.FIGURES))
@@ -38,7 +38,7 @@ def test_ula_figure_orders_bounds_above_exact_values():
 
 
 def test_report_embeds_every_figure(tmp_path):
-    from dpverify.report import write_report
+    from dpverify.interfaces.report import write_report
 
     _, html_path = write_report(tmp_path, [], [])
     html = html_path.read_text()

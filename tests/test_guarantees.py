@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from dpverify.guarantees import ApproxDP, PrivacyProfile, PureDP, RenyiDP
-from dpverify.mechanisms.laplace import laplace_delta
+from dpverify.calculus.guarantees import ApproxDP, PrivacyProfile, PureDP, RenyiDP
+from dpverify.calculus.mechanisms.laplace import laplace_delta
 
 
 def test_rdp_curve_composes_order_by_order():

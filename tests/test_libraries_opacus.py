@@ -71,7 +71,7 @@ def test_averaged_gaussian_reduces_to_the_gaussian_pld_and_matches_simulation():
     description (both exact; agreement to 1e-4 measured 1e-7). With ratio 3/4 each direction's hockey stick must
     match a direct simulation of the privacy loss (100 000 draws, tolerance 5 standard errors of each estimate).
     Fails on a sign or coefficient error in either direction."""
-    from dpverify.mechanisms.description import GaussianStep, MechanismDescription, Repeated
+    from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
 
     for steps in (1, 3):
         description = MechanismDescription((Repeated(GaussianStep(0.5, 1.0), steps),), "add_remove", "path")

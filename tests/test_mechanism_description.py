@@ -1,11 +1,11 @@
-"""Mechanism descriptions (dpverify.mechanisms.description) and the samplers that compute them."""
+"""Mechanism descriptions (dpverify.calculus.mechanism_description) and the samplers that compute them."""
 import math
 
 import numpy as np
 import pytest
 
-from dpverify.accounting import DEFAULT_ORDERS, rdp_sampled_gaussian
-from dpverify.mechanisms.description import (
+from dpverify.calculus.accounting import DEFAULT_ORDERS, rdp_sampled_gaussian
+from dpverify.calculus.mechanism_description import (
     FixedSizeSampling,
     GaussianStep,
     MechanismDescription,
@@ -113,7 +113,7 @@ def test_the_noise_the_kernel_adds_is_the_described_noise():
     ("dp_sgld_li", "add_remove"), ("hybrid_ops_sgld", "replace_one"),
 ])
 def test_every_gradient_sampler_describes_itself(sampler_id, expected_relation):
-    from dpverify.suite import get_case
+    from dpverify.interfaces.suite import get_case
 
     s = get_case(sampler_id).build()
     d = s.mechanism()
@@ -124,7 +124,7 @@ def test_every_gradient_sampler_describes_itself(sampler_id, expected_relation):
 
 
 def test_wang_description_sensitivity_and_noise():
-    from dpverify.suite import get_case
+    from dpverify.interfaces.suite import get_case
 
     s = get_case("dp_sgld_wang").build()
     step = s.mechanism().steps[0].step
@@ -146,7 +146,7 @@ def test_canary_records_and_verification():
     assert s.canary_shift(*model_canary_pair(m, 100, kind="null")) == pytest.approx(1.0)  # clipped at L = 1
     assert s.canary_shift(*model_canary_pair(m, 100, kind="replace")) is None
     # fixed-size (Wang) accepts the replace kind: gradient difference R = 1 (model R = 1), half of 2L
-    from dpverify.suite import get_case
+    from dpverify.interfaces.suite import get_case
 
     w = get_case("dp_sgld_wang").build()
     assert w.canary_shift(*model_canary_pair(w.model, 20, kind="replace")) == pytest.approx(1.0)
@@ -165,7 +165,7 @@ def test_canary_records_and_verification():
 
 
 def test_white_box_statistic_is_the_exact_likelihood_ratio_on_full_batch_paths():
-    from dpverify.suite import get_case
+    from dpverify.interfaces.suite import get_case
 
     c = get_case("ula_path")
     s = c.build()
@@ -234,7 +234,7 @@ def test_gradient_sensitivities_of_the_models():
 
 
 def test_claims_and_accountant_answers_convert_to_the_calculus_guarantees():
-    from dpverify.guarantees import ApproxDP
+    from dpverify.calculus.guarantees import ApproxDP
 
     s = li()
     claim, acc = s.guarantee(), s.account(1e-3)

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.mechanisms import exponential as expo
-from dpverify.mechanisms.gaussian import (
+from dpverify.calculus.mechanisms import exponential as expo
+from dpverify.calculus.mechanisms.gaussian import (
     GaussianMechanism,
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_delta,
     gaussian_epsilon,
 )
-from dpverify.mechanisms.laplace import LaplaceMechanism, laplace_delta, laplace_epsilon, laplace_scale
+from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_delta, laplace_epsilon, laplace_scale
 
 mp.mp.dps = 30
 

@@ -12,7 +12,7 @@ import pytest
 MECHANISMS = """
 import numpy as np
 import pytest
-from dpverify.testing import assert_dp
+from dpverify.interfaces.testing import assert_dp
 
 def laplace(scale):
     def mech(dataset, n, rng):
@@ -58,7 +58,7 @@ def test_plain_helper():
                                  "*test_broken (violation): certified * > claimed 0.5*",
                                  "*exact: the closed-form epsilon of the audited pair; '-' = no closed form*"])
     # __tracebackhide__: the failure points at the test's own call, not into dpverify
-    assert not [line for line in result.outlines if "dpverify/testing.py" in line or "pytest_plugin.py:" in line]
+    assert not [line for line in result.outlines if "dpverify/interfaces/testing.py" in line or "pytest_plugin.py:" in line]
     assert sum("violation" in line for line in result.outlines) >= 2
     assert any("consistent" in line and "test_correct" in line for line in result.outlines)
 
@@ -133,7 +133,7 @@ def test_inconclusive_audit_warns_or_fails_on_request(pytester):
     pytester.makepyfile(
         MECHANISMS
         + """
-from dpverify.testing import InconclusiveAuditWarning
+from dpverify.interfaces.testing import InconclusiveAuditWarning
 
 def test_warns():
     with pytest.warns(InconclusiveAuditWarning, match="inconclusive"):
@@ -155,7 +155,7 @@ def test_loose_claims_and_accountant_columns_in_the_session_table(pytester):
     pytester.makepyfile(
         MECHANISMS
         + """
-from dpverify.guarantees import Conversion
+from dpverify.calculus.guarantees import Conversion
 
 class Accounted:
     # a Laplace mechanism that also reports an accountant's epsilon (like the gradient samplers)

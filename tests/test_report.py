@@ -1,4 +1,4 @@
-"""The report (dpverify.report): what it shows and how it is written.
+"""The report (dpverify.interfaces.report): what it shows and how it is written.
 
 Synthetic audit results (built as :class:`dpverify.audit.AuditResult`, so they carry every field a real audit has)
 exercise what a real quick run may not produce: an accountant, a budget ceiling, a certified 0, a claim thousands
@@ -13,7 +13,7 @@ import re
 import pytest
 
 from dpverify.audit import AuditResult
-from dpverify.report import (
+from dpverify.interfaces.report import (
     LEGEND,
     accountant_figure,
     audit_cells,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpverify.mechanisms.exponential import discrete_epsilon, exponential_probabilities
+from dpverify.calculus.mechanisms.exponential import discrete_epsilon, exponential_probabilities
 from dpverify.samplers.foulds import (
     LaplacePosteriorBetaBernoulli,
     PrivateGibbsBernoulliMixture,
@@ -96,7 +96,7 @@ def _mixture_data(rng, N=40, M=5):
 
 def test_z_update_is_the_exponential_mechanism():
     """The z-update probabilities are exponential_probabilities(u, eps, Delta) with utility
-    u_k = s log p_k + (M - s) log(1 - p_k) (Foulds eq. 19), computed by dpverify.mechanisms independently."""
+    u_k = s log p_k + (M - s) log(1 - p_k) (Foulds eq. 19), computed by dpverify.calculus.mechanisms independently."""
     g = PrivateGibbsBernoulliMixture(epsilon=2.0, M=4, a0=0.05)
     s = np.array([0.0, 1.0, 3.0, 4.0])
     p = np.array([0.2, 0.7])

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from dpverify.cli import main
+from dpverify.interfaces.cli import main
 from dpverify.samplers import registry
 from dpverify.samplers.base import OUTPUT_KINDS, Sampler
 

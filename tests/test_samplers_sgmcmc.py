@@ -12,7 +12,7 @@ from scipy import stats
 from dpverify.models.logistic import LogisticRegression, make_logistic_dataset
 from dpverify.models.targets import GaussianTarget
 from dpverify.samplers import registry
-from dpverify.samplers._sgmcmc import draw_minibatches, draw_poisson_minibatches
+from dpverify.samplers.sgmcmc import draw_minibatches, draw_poisson_minibatches
 from dpverify.samplers.hybrid import HybridOPSSGLD
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic, effective_sample_size, split_rhat
 from dpverify.samplers.sgfs import DPSGFS, project_psd
@@ -383,7 +383,7 @@ def test_memory_a_run_asks_for_is_bounded_up_front():
     # the parameter and its range, before anything is allocated.
     from dpverify.models.targets import GaussianTarget
     from dpverify.samplers import registry
-    from dpverify.samplers._sgmcmc import MAX_STEPS
+    from dpverify.samplers.sgmcmc import MAX_STEPS
 
     with pytest.raises(ValueError, match=r"n_steps must be an integer in \[1, 10000000\]"):
         registry.make("ula_path", model=GaussianTarget(2), N=5, step_size=0.1, n_steps=1e12)

@@ -87,7 +87,7 @@ def test_ula_final_log_density_is_the_gaussian_law():
 def test_exact_epsilon_is_the_gaussian_shift_and_below_the_theorems():
     """exact_epsilon = gaussian_epsilon(delta, Mahalanobis distance); symmetric in the pair; the path leaks at least
     as much as its final state; Bertazzi Theorems 5.2 / 5.4 (upper bounds) are never below the exact value."""
-    from dpverify.mechanisms.gaussian import gaussian_epsilon
+    from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 
     X = _data()
     Y = _neighbour(X)

@@ -127,9 +127,9 @@ def test_section7_check1_every_epsilon_is_the_optimised_conversion():
 
 
 def test_section7_check1_against_the_accountants_conversion():
-    """Independent: dpverify.conversions.rdp_to_dp (Mironov 2017, Prop. 3) on a fine order grid lands just above the
+    """Independent: dpverify.calculus.conversions.rdp_to_dp (Mironov 2017, Prop. 3) on a fine order grid lands just above the
     closed-form epsilon (the closed form is the infimum over all real orders)."""
-    from dpverify.conversions import rdp_to_dp
+    from dpverify.calculus.conversions import rdp_to_dp
 
     orders = np.linspace(1.001, 200, 200_000)
     for C, delta in [(1.25, 1e-3), (0.01, 1e-6), (40.0, 1e-9)]:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from dpverify.theorems import catalogue, registry
 from dpverify.theorems.base import HypothesisError
-from dpverify.theorems.foulds2016_gibbs import random_scan_log_probabilities
+from dpverify.theorems.foulds2016.gibbs import random_scan_log_probabilities
 
 # The foulds2016 rows of the in-repo catalogue (dpverify.theorems.catalogue): ID -> check letters (S, N, E).
 EXPECTED = {i: catalogue.check_kinds(i) for i in catalogue.ids("foulds2016")}

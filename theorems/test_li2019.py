@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from dpverify.theorems import registry
 from dpverify.theorems.base import HypothesisError
 from dpverify.theorems import li2019
-from dpverify.theorems.li2019_bounds import eta_max_lemma2, k_max_float, wang_eta_max
+from dpverify.theorems.li2019.bounds import eta_max_lemma2, k_max_float, wang_eta_max
 
 from dpverify.theorems import catalogue
 
@@ -176,9 +176,9 @@ def test_table1_numbers_pinned():
 
 
 def test_table1_headline_is_pld_when_installed():
-    from dpverify.theorems.li2019_experiments import available_conversions, pld_available
+    from dpverify.theorems.li2019.experiments import available_conversions, pld_available
 
-    assert pld_available(), "dpverify.accounting.pld is part of dpverify; the Table 1 headline uses it"
+    assert pld_available(), "dpverify.calculus.accounting.pld is part of dpverify; the Table 1 headline uses it"
     assert available_conversions()[-1] == "pld"
     nums = li2019.table1_numbers()
     assert nums["SVHN"]["headline"]["conversion"] == "pld" and nums["MNIST"]["headline"]["conversion"] == "pld"
@@ -189,7 +189,7 @@ def test_table1_headline_is_pld_when_installed():
 
 def test_svhn_batch_for_claim():
     """The smallest SVHN batch meeting 2.97 under each conversion, bracketed: eps(b) <= 2.97 < eps(b - 1)."""
-    from dpverify.theorems.li2019_experiments import SVHN_N_WITH_EXTRA, table_epsilon
+    from dpverify.theorems.li2019.experiments import SVHN_N_WITH_EXTRA, table_epsilon
 
     svhn = li2019.table1_numbers()["SVHN"]
     assert svhn["batch_for_claim"] == {"moments": 412, "balle2020": 379, "pld": 355}
@@ -202,7 +202,7 @@ def test_svhn_batch_for_claim():
 
 def test_fractional_orders_reach_below_order_two():
     """The exact accountant's grid has Renyi orders in (1, 2) (lam < 1) and no integer-only restriction by default."""
-    from dpverify.theorems.li2019_bounds import EXACT_LAMBDAS, epsilon_exact
+    from dpverify.theorems.li2019.bounds import EXACT_LAMBDAS, epsilon_exact
 
     assert EXACT_LAMBDAS.min() < 0.01 and np.any((EXACT_LAMBDAS > 0.2) & (EXACT_LAMBDAS < 0.4))
     args = (73_257, 11_446, 5.0, 1e-6, 128 / 73_257, 0.1, "fixed")

@@ -5,7 +5,7 @@ D' = (1, 1, 1, 0), whose counts differ by the sensitivity: the worst case for th
 diffprivlib's ``randomise`` is scalar, so sampling loops over calls (the library's API, not ours);
 ``random_state`` is seeded from the audit's generator, so a failing audit reproduces from its seed.
 The exact pair epsilon is what the mechanism's documented distribution gives (closed forms of
-:mod:`dpverify.mechanisms`): claimed >= exact >= certified must hold.
+:mod:`dpverify.calculus.mechanisms`): claimed >= exact >= certified must hold.
 """
 import numpy as np
 import pytest
@@ -13,8 +13,8 @@ import pytest
 diffprivlib = pytest.importorskip("diffprivlib", reason="needs the peers extra: pip install -e '.[peers]'")
 from diffprivlib import mechanisms as dpl  # noqa: E402
 
-from dpverify.mechanisms.exponential import discrete_epsilon, exponential_log_probabilities  # noqa: E402
-from dpverify.mechanisms.gaussian import gaussian_epsilon  # noqa: E402
+from dpverify.calculus.mechanisms.exponential import discrete_epsilon, exponential_log_probabilities  # noqa: E402
+from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon  # noqa: E402
 
 D, D2 = np.array([1, 0, 1, 0]), np.array([1, 1, 1, 0])
 

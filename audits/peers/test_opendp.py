@@ -12,7 +12,7 @@ import pytest
 dp = pytest.importorskip("opendp.prelude", reason="needs the peers extra: pip install -e '.[peers]'")
 dp.enable_features("contrib")
 
-from dpverify.mechanisms.gaussian import gaussian_epsilon  # noqa: E402
+from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon  # noqa: E402
 
 D, D2 = np.array([1, 0, 1, 0]), np.array([1, 1, 1, 0])
 

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Image, Markdown, display
 
 def show(fig):
-    \"\"\"Display a dpverify.figures figure (a headless Agg figure) as a PNG.\"\"\"
+    \"\"\"Display a dpverify.interfaces.figures figure (a headless Agg figure) as a PNG.\"\"\"
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     display(Image(buf.getvalue()))"""
@@ -124,11 +124,11 @@ NOTEBOOKS["02_sgld_step_sizes.ipynb"] = [
 Stochastic gradient Langevin dynamics is private "for free" when its own injected noise is large enough compared
 to the gradient's sensitivity -- that is, when the step size is small enough. Wang et al. (2015, Theorem 4 and
 Algorithm 2) and Li et al. (2019, Theorems 3 and 4) give different step-size bounds; Li et al.'s Figures 1 and 2
-compare them. Here both figures are rebuilt from the catalogue (`dpverify.theorems.li2019_experiments`, through the
-`dpverify.figures` builders that also draw the report), and the worked example of Li et al. Sec. 3.1 is recomputed.
+compare them. Here both figures are rebuilt from the catalogue (`dpverify.theorems.li2019.experiments`, through the
+`dpverify.interfaces.figures` builders that also draw the report), and the worked example of Li et al. Sec. 3.1 is recomputed.
 Everything is closed form: the notebook runs in seconds.""",
     SETUP + """
-from dpverify import figures
+from dpverify.interfaces import figures
 from dpverify.theorems import registry
 
 for tid in ("li2019.thm3_decreasing_stepsize", "li2019.thm4_fixed_stepsize", "li2019.wang_bound_quoted"):
@@ -190,7 +190,7 @@ relative to the non-private MLE) 2 for one Laplace draw (Theorem 4), 1 for the L
 `1 + T` for one OPS draw (Theorem 5). We reproduce Figure 2 and the AREs by simulation (300 datasets per N for the
 figure and 4 000 datasets for the AREs, to keep the run short: the Monte Carlo error is a few percent).""",
     SETUP + """
-from dpverify import figures
+from dpverify.interfaces import figures
 from dpverify.theorems import registry
 from dpverify.samplers import registry as samplers
 
@@ -252,11 +252,11 @@ releasing only the **final state** is private uniformly in the number of steps f
 (Theorem 5.2). The statements are *reconstructed* (the seed copy of the paper lacks its formulas; see the catalogue's
 reconstructed flags).
 
-Here the theory curves (`dpverify.theorems.bertazzi2025_formulas`) sit beside the **exact** epsilon of a Gaussian
+Here the theory curves (`dpverify.theorems.bertazzi2025.formulas`) sit beside the **exact** epsilon of a Gaussian
 target (the laws are Gaussian, so it is closed form) and beside **audited** lower bounds from the `ula_final` and
 `ula_path` samplers. The audits use 20 000 chains per side and few steps, to keep the run under a minute.""",
     SETUP + """
-from dpverify import figures
+from dpverify.interfaces import figures
 from dpverify.theorems import registry
 
 for tid in ("bertazzi2025.thm52_ula_final", "bertazzi2025.thm54_ula_path"):
@@ -313,10 +313,10 @@ NOTEBOOKS["05_audit_your_mechanism.ipynb"] = [
 
 Any function `mechanism(dataset, n, rng)` that returns `n` independent outputs can be audited. Here is a Laplace
 mechanism written directly with numpy (as another library would), and a deliberately broken copy that uses half the
-noise it needs. `dpverify.testing.assert_dp` raises `AssertionError` when the audit certifies that a claim is false.
+noise it needs. `dpverify.interfaces.testing.assert_dp` raises `AssertionError` when the audit certifies that a claim is false.
 50 000 samples per side: a few seconds.""",
     """import numpy as np
-from dpverify.testing import assert_dp
+from dpverify.interfaces.testing import assert_dp
 
 def laplace_mean(data, n, rng, epsilon=1.0):            # mean of records in [0, 1]: sensitivity 1/len(data)
     return data.mean() + rng.laplace(scale=1 / (len(data) * epsilon), size=n)

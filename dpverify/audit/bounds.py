@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaincinv
 
-from dpverify._validation import check_delta, check_positive_int, check_probability
+from dpverify.validation import check_delta, check_positive_int, check_probability
 
 __all__ = ["ORIENTATIONS", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_lower_bound"]
 

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpverify._validation import check_delta, check_positive_int, check_probability
+from dpverify.validation import check_delta, check_positive_int, check_probability
 from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["ceiling_from_masses", "ceiling_event", "gaussian_ceiling", "saturation", "gaussian_loss_masses"]

@@ -30,10 +30,10 @@ The mechanism protocol (all optional besides the call): ``mechanism(dataset, n, 
 0; ``log_density(dataset, outputs)`` (normalised log density, enables the Neyman-Pearson test);
 ``log_likelihood_ratio(dataset, neighbour)`` (a white-box statistic ``outputs -> log p_D - log p_D'``, used the
 same way, e.g. a chain's per-step mixture likelihood ratio); ``exact_epsilon(dataset, neighbour, delta)``;
-``account(delta)`` (the accountant's epsilon, a :class:`~dpverify.guarantees.Conversion`);
+``account(delta)`` (the accountant's epsilon, a :class:`~dpverify.calculus.guarantees.Conversion`);
 ``pair_privacy_loss(dataset, neighbour)`` (an object whose ``masses()`` returns the privacy-loss masses
 ``(losses, p, q, p_inf, q_inf)`` of the pair, whose ``basis`` says what it is and ``exact`` whether it is the pair's
-own law or an upper bound on it, e.g. :class:`~dpverify.mechanisms.description.PairPrivacyLoss`; for the budget
+own law or an upper bound on it, e.g. :class:`~dpverify.calculus.mechanism_description.PairPrivacyLoss`; for the budget
 ceiling).
 
 Memory and processes: besides at most ``fit_cap + threshold_sample`` outputs per side held for fitting and fixing the
@@ -51,7 +51,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.audit.bounds import epsilon_lower_bound
 from dpverify.audit.ceiling import ceiling_event, ceiling_from_masses, saturation
 from dpverify.audit.classifier import learned_log_odds
@@ -128,6 +129,12 @@ class AuditResult:
     saturation: float | None = None
     #: "mathematical" or "implementation" (:data:`MODES`)
     mode: str = "mathematical"
+
+    @property
+    def claimed(self):
+        """The guarantee this audit tests, as the calculus' :class:`~dpverify.calculus.guarantees.ApproxDP`
+        (``epsilon_claimed`` at ``delta``)."""
+        return ApproxDP(self.epsilon_claimed, self.delta)
 
     @property
     def is_violation(self) -> bool:
@@ -277,7 +284,7 @@ def audit(
     ``adjacency`` ("replace", "add_remove" or "either"): if given, the pair is first checked with
     :func:`dpverify.audit.datasets.check_adjacent` (a non-adjacent pair is a ``ValueError`` saying
     why); ``None`` audits any pair (e.g. query-answer vectors with their own neighbouring relation).
-    ``accountant``: the accountant's (epsilon, delta) of the run, a :class:`~dpverify.guarantees.Conversion`
+    ``accountant``: the accountant's (epsilon, delta) of the run, a :class:`~dpverify.calculus.guarantees.Conversion`
     (else ``mechanism.account(delta)`` if present); ``privacy_loss``: the pair's privacy-loss masses for the
     budget ceiling (else ``mechanism.pair_privacy_loss(dataset, neighbour)`` if present; see the module
     docstring); ``power_factor``: see :mod:`dpverify.audit.verdicts`; ``progress(done, total)`` is called after

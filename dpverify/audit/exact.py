@@ -17,7 +17,7 @@ densities have kinks or mass) and each piece goes to ``scipy.integrate.quad`` (r
 tests/test_audit_exact.py). ``mpmath.quad`` was tried and dropped: its tanh-sinh rule does not see
 the kink of ``max(0, .)`` at the unknown boundary of the set and was off by 30% at delta = 1e-10.
 Discrete outputs need no quadrature: use the lead's
-:func:`dpverify.mechanisms.exponential.discrete_epsilon` (sums instead of integrals).
+:func:`dpverify.calculus.mechanisms.exponential.discrete_epsilon` (sums instead of integrals).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import integrate, optimize
 
-from dpverify._validation import check_delta, check_real
+from dpverify.validation import check_delta, check_real
 
 __all__ = ["hockey_stick", "pure_epsilon", "pair_epsilon", "mechanism_log_densities"]
 

@@ -2,7 +2,7 @@
 
 Every object here follows the mechanism protocol of :mod:`dpverify.audit.core`: ``mech(dataset, n, rng)`` returns
 ``n`` outputs on axis 0; ``log_density`` and ``exact_epsilon`` where known. The noise itself is the
-lead's :mod:`dpverify.mechanisms` (Laplace, Gaussian); this module only wires a query to it and adds
+lead's :mod:`dpverify.calculus.mechanisms` (Laplace, Gaussian); this module only wires a query to it and adds
 the known mistakes:
 
 - :func:`laplace_query` with ``noise_factor < 1`` -- Laplace with too little noise
@@ -29,9 +29,9 @@ from typing import Callable
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real
-from dpverify.mechanisms.gaussian import GaussianMechanism, classic_gaussian_sigma, gaussian_epsilon
-from dpverify.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
+from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real
+from dpverify.calculus.mechanisms.gaussian import GaussianMechanism, classic_gaussian_sigma, gaussian_epsilon
+from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 
 __all__ = [
     "AdditiveNoise",
@@ -52,7 +52,7 @@ def _total(dataset) -> np.ndarray:
 @dataclass(frozen=True)
 class AdditiveNoise:
     """``M(D) = query(D) + noise`` with ``noise`` a :class:`LaplaceMechanism` or
-    :class:`GaussianMechanism` of :mod:`dpverify.mechanisms`.
+    :class:`GaussianMechanism` of :mod:`dpverify.calculus.mechanisms`.
 
     ``exact_epsilon(D, D', delta)``: with ``Delta = query(D) - query(D')``,
     Laplace on a scalar: ``laplace_epsilon(delta, |Delta|/b)`` (mu + 2 log(1 - delta));

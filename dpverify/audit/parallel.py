@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from threadpoolctl import threadpool_limits
 
-from dpverify._validation import check_positive_int
+from dpverify.validation import check_positive_int
 
 __all__ = ["ChunkRunner", "ParallelFallbackWarning", "check_workers", "fork_available", "start_method"]
 

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy import optimize
 
-from dpverify._validation import check_positive_int, check_probability
+from dpverify.validation import check_positive_int, check_probability
 from dpverify.audit.core import AuditResult, audit
 from dpverify.audit.datasets import check_adjacent, replace_one
 

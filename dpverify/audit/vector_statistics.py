@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from dpverify._validation import check_positive_int, check_probability
+from dpverify.validation import check_positive_int, check_probability
 from dpverify.audit.statistics import Statistic, flatten
 
 __all__ = [

@@ -22,7 +22,10 @@ power. ``detectable_factor = claim / ceiling`` is reported beside the verdict so
 """
 from __future__ import annotations
 
-__all__ = ["VERDICTS", "POWER_FACTOR", "verdict", "verdict_reason"]
+import math
+from typing import Any
+
+__all__ = ["VERDICTS", "POWER_FACTOR", "verdict", "verdict_reason", "fmt_epsilon"]
 
 VERDICTS = ("violation", "consistent", "inconclusive")
 #: An audit is conclusive when its budget ceiling is at least claim / POWER_FACTOR.
@@ -62,3 +65,17 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
 def verdict(epsilon_lower: float, epsilon_claimed: float, **kwargs) -> str:
     """The verdict alone (see :func:`verdict_reason`)."""
     return verdict_reason(epsilon_lower, epsilon_claimed, **kwargs)[0]
+
+
+def fmt_epsilon(x: Any) -> str:
+    """An epsilon for a table: '-' for unknown, 'inf', else 4 significant digits."""
+    if x is None:
+        return "-"
+    if isinstance(x, str):  # "inf" as stored by jsonable
+        return x
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.4g}"

@@ -29,7 +29,7 @@ Jagielski, Ullman, Oprea 2020; Nasr et al. 2021, 2023; :mod:`dpverify.models.can
 cancel it (their gradients have no ``e_0`` component) and the output's other coordinates have the same law on
 both sides, so with the same normaliser on both sides the pair's privacy loss is exactly that of the subsampled
 Gaussian description ``GaussianStep(c, sigma C, PoissonSampling(q))`` x ``T`` with ``c`` the canary's clipped norm
-(the description's PLD, :class:`~dpverify.mechanisms.description.MechanismDescription`).
+(the description's PLD, :class:`~dpverify.calculus.mechanism_description.MechanismDescription`).
 
 **Dividing by the expected batch size** (Wang et al. 2026, "Rethinking the security of DP-SGD: a corrected
 analysis of differentially private machine learning", arXiv:2605.15648, the expected-averaged subsampled Gaussian
@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_positive_int, check_real
+from dpverify.validation import check_delta, check_positive_int, check_real
 from dpverify.libraries.base import Claimed, LibraryFunction
 
 __all__ = [
@@ -305,7 +305,7 @@ class OpacusRun:
         return Claimed(eps, self.delta, f"opacus {type(engine.accountant).__name__}.get_epsilon")
 
     def _sampling(self, records: int):
-        from dpverify.mechanisms.description import FullBatch, PoissonSampling
+        from dpverify.calculus.mechanism_description import FullBatch, PoissonSampling
 
         q = opacus_parameters(records, self.config).sample_rate
         return FullBatch() if q >= 1.0 else PoissonSampling(q)
@@ -313,7 +313,7 @@ class OpacusRun:
     def description(self, records: int, sensitivity: float | None = None):
         """The run as dpverify describes it: ``steps`` Gaussian steps of noise ``sigma C`` on a sum of
         sensitivity ``sensitivity`` (default C), Poisson rate Opacus' ``sample_rate`` for ``records`` records."""
-        from dpverify.mechanisms.description import GaussianStep, MechanismDescription, Repeated
+        from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
 
         c = self.config
         sens = c.max_grad_norm if sensitivity is None else sensitivity
@@ -346,10 +346,10 @@ class OpacusRun:
                 float(opacus_parameters(small.shape[0], self.config).expected_batch_size))
 
     def pair_privacy_loss(self, dataset, neighbour):
-        """The canary pair's privacy loss (:class:`~dpverify.mechanisms.description.PairPrivacyLoss`, exact for the
+        """The canary pair's privacy loss (:class:`~dpverify.calculus.mechanism_description.PairPrivacyLoss`, exact for the
         path) when both sides get the same divisor and sample rate; None otherwise (not a canary pair, or a pair
         whose divisors differ: its law is not a subsampled Gaussian; see :meth:`exact_epsilon`)."""
-        from dpverify.mechanisms.description import PairPrivacyLoss
+        from dpverify.calculus.mechanism_description import PairPrivacyLoss
 
         found = self._pair(dataset, neighbour)
         if found is None:

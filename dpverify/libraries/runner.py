@@ -204,7 +204,7 @@ def failed(rows: Iterable[dict]) -> bool:
 def claim_and_certificate(row: dict, delta_symbol: str = "δ") -> tuple[str, str]:
     """The "claimed" cell (epsilon, and delta when positive) and the "certified" cell (final audit / confirmation)
     of a result row, as the CLI table and the docs table print them."""
-    from dpverify.report import fmt_epsilon
+    from dpverify.audit.verdicts import fmt_epsilon
 
     c = row.get("claimed") or {}
     claimed = "-" if not c else fmt_epsilon(c["epsilon"]) + (

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dpverify._validation import check_positive_int
+from dpverify.validation import check_positive_int
 from dpverify.audit.core import AuditResult, audit
 from dpverify.audit.search import CertifiedSearch, search_then_certify
 from dpverify.libraries.base import ADJACENCIES, LabelledPair, LibraryFunction

@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from dpverify._validation import check_real
+from dpverify.validation import check_real
 from dpverify.models.base import Model, PrivacyConstants
 
 __all__ = ["TruncatedBeta", "sample_truncated_beta", "log_beta_interval_mass", "truncated_beta_mean", "BetaBernoulli"]

@@ -5,7 +5,7 @@ auditing") is a record whose per-record gradient differs from its counterpart's 
 at every parameter value, as large as the model allows, while the other records either are copies of the
 counterpart (their gradients then cancel between the two datasets, whichever of them enters a fixed-size batch) or
 contribute nothing (null records, for Poisson batches). Then every step of a Langevin-type chain sees exactly the
-dominating pair of its mechanism description (:mod:`dpverify.mechanisms.description`), with sensitivity
+dominating pair of its mechanism description (:mod:`dpverify.calculus.mechanism_description`), with sensitivity
 ``c w ||u||``, and the path's privacy loss is computable: the audit has a known budget ceiling and the chain's
 white-box likelihood ratio is exact.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_positive_int
+from dpverify.validation import check_positive_int
 
 __all__ = ["canary_pair", "model_canary_pair"]
 

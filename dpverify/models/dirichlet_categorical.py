@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_positive_int, check_real
+from dpverify.validation import check_positive_int, check_real
 from dpverify.models.base import Model, PrivacyConstants
 
 __all__ = ["DirichletCategorical", "sample_truncated_dirichlet"]

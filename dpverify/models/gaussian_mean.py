@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from dpverify._validation import check_real
+from dpverify.validation import check_real
 from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
 
 __all__ = ["TruncatedNormal", "GaussianMean"]

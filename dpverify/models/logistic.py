@@ -30,7 +30,7 @@ import math
 import numpy as np
 from scipy.special import expit, log_expit
 
-from dpverify._validation import check_finite_array, check_positive_int, check_real
+from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
 
 __all__ = ["LogisticRegression", "make_logistic_dataset", "clip_gradients"]

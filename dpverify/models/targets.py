@@ -32,7 +32,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from dpverify._validation import check_finite_array, check_positive_int, check_real
+from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
 from dpverify.models.logistic import clip_gradients
 

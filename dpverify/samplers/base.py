@@ -11,7 +11,9 @@ axis is always the chain (independent run) axis.
   posterior draw (``"sample"``) or a released statistic (``"statistic"``).
 - ``__call__(dataset, n, rng)`` is ``sample``: a sampler *is* an audit mechanism.
 - ``guarantee() -> Claim``: the privacy the theorem(s) in ``theorems`` promise for these
-  parameters, evaluated through the theorem catalogue with the hypotheses checked.
+  parameters, evaluated through the theorem catalogue with the hypotheses checked. A
+  :class:`~dpverify.calculus.guarantees.Claim` *is* an (epsilon, delta) guarantee of the calculus, with its
+  provenance.
 
 Construction validates parameters; parameters that break a theorem's hypotheses raise
 ``ValueError`` naming the hypothesis, unless ``unguaranteed=True`` (then ``guarantee()``
@@ -20,43 +22,15 @@ returns a claim with ``guaranteed=False``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
+from dpverify.calculus.guarantees import Claim
+
 __all__ = ["Claim", "Sampler", "OUTPUT_KINDS"]
 
 OUTPUT_KINDS = ("final", "path", "sample", "statistic")
-
-
-@dataclass(frozen=True)
-class Claim:
-    """The privacy a sampler claims: (epsilon, delta), the theorem it rests on, and whether
-    every hypothesis of that theorem holds for the parameters used."""
-
-    epsilon: float
-    delta: float
-    theorem: str
-    guaranteed: bool
-    hypotheses: dict = field(default_factory=dict)
-    details: dict = field(default_factory=dict)
-
-    def as_approx_dp(self):
-        """The promised guarantee as the calculus' :class:`~dpverify.guarantees.ApproxDP` (provenance dropped)."""
-        from dpverify.guarantees import ApproxDP
-
-        return ApproxDP(self.epsilon, self.delta)
-
-    def to_dict(self) -> dict:
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "theorem": self.theorem,
-            "guaranteed": self.guaranteed,
-            "hypotheses": dict(self.hypotheses),
-            "details": dict(self.details),
-        }
 
 
 class Sampler(ABC):

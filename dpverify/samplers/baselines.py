@@ -10,7 +10,7 @@ Samplers: ``laplace_mechanism`` (Foulds et al. 2016, eqs. 2-3), ``gaussian_mecha
 calibration, Wang et al. 2015, Thm 2: eps in (0, 1)), ``analytic_gaussian_mechanism`` (Balle & Wang
 2018, Alg. 1 -- not an item of the catalogue), ``exponential_mechanism`` (Foulds et al. 2016, eqs. 4-5:
 select a category with utility u(D, r) = #{i : x_i = r}, Delta_u = 1). Each exposes the mechanism
-protocol's ``log_density`` and ``exact_epsilon`` (closed forms of :mod:`dpverify.mechanisms`).
+protocol's ``log_density`` and ``exact_epsilon`` (closed forms of :mod:`dpverify.calculus.mechanisms`).
 """
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int, check_real
-from dpverify.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
-from dpverify.mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_epsilon
-from dpverify.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
+from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real
+from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
+from dpverify.calculus.mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_epsilon
+from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 from dpverify.samplers.base import Claim, Sampler
 from dpverify.samplers.registry import register
 
@@ -44,7 +44,7 @@ def evaluate_theorem(theorem_id: str, *, unguaranteed: bool, **values: Any):
     :class:`~dpverify.theorems.base.HypothesisError` (a ValueError naming it) unless ``unguaranteed`` (then the
     evaluation carries ``guaranteed=False``).
     """
-    from dpverify.samplers._sgmcmc import catalogue_theorem
+    from dpverify.samplers.sgmcmc import catalogue_theorem
 
     return catalogue_theorem(theorem_id).evaluate(allow_unguaranteed=unguaranteed, **values)
 

@@ -33,8 +33,8 @@ import math
 import numpy as np
 from scipy import special
 
-from dpverify._validation import check_epsilon, check_positive_int, check_real
-from dpverify.mechanisms.laplace import laplace_scale
+from dpverify.validation import check_epsilon, check_positive_int, check_real
+from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, sample_truncated_beta
 from dpverify.samplers.base import Claim, Sampler
 from dpverify.samplers.baselines import claim_from, evaluate_theorem

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int
-from dpverify.mechanisms.description import MechanismDescription, PureDPStep, Repeated
-from dpverify.samplers._sgmcmc import ChainState, StochasticGradientSampler, claim_from, evaluate_theorem
+from dpverify.validation import check_epsilon, check_positive_int
+from dpverify.calculus.mechanism_description import MechanismDescription, PureDPStep, Repeated
+from dpverify.samplers.sgmcmc import ChainState, StochasticGradientSampler, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic
 from dpverify.samplers.registry import register
@@ -61,7 +61,7 @@ class HybridOPSSGLD(StochasticGradientSampler):
     def pair_privacy_loss(self, dataset, neighbour):
         """The OPS part at the worst pure (eps/2)-DP pair (its exact law is not known: an upper bound) composed with
         the DP-SGLD part's canary PLD; None unless the pair is a verified canary of the DP-SGLD part."""
-        from dpverify.mechanisms.description import PairPrivacyLoss
+        from dpverify.calculus.mechanism_description import PairPrivacyLoss
 
         shift = self.sgld.canary_shift(dataset, neighbour)
         if shift is None:

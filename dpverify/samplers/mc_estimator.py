@@ -25,9 +25,9 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int, check_probability, check_real
-from dpverify.samplers._sgmcmc import MAX_STEPS
-from dpverify.mechanisms.laplace import laplace_scale
+from dpverify.validation import check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.samplers.sgmcmc import MAX_STEPS
+from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, log_beta_interval_mass, truncated_beta_mean
 from dpverify.samplers.base import Claim, Sampler
 from dpverify.samplers.baselines import claim_from, evaluate_theorem

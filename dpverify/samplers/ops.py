@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int
+from dpverify.validation import check_delta, check_epsilon, check_positive_int
 from dpverify.models.beta_bernoulli import BetaBernoulli, TruncatedBeta
 from dpverify.models.dirichlet_categorical import DirichletCategorical
 from dpverify.models.gaussian_mean import GaussianMean

@@ -24,8 +24,8 @@ import numpy as np
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
-from dpverify._validation import check_epsilon, check_finite_array, check_positive_int, check_real
-from dpverify.samplers._sgmcmc import (
+from dpverify.validation import check_epsilon, check_finite_array, check_positive_int, check_real
+from dpverify.samplers.sgmcmc import (
     ChainState,
     Data,
     StochasticGradientSampler,

@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from dpverify.mechanisms.description import FixedSizeSampling, GaussianStep, MechanismDescription, describe_steps
-from dpverify.samplers._sgmcmc import (
+from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, describe_steps
+from dpverify.samplers.sgmcmc import (
     ChainState,
     GradientMechanism,
     StochasticGradientSampler,

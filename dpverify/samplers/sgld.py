@@ -18,14 +18,14 @@ import math
 
 import numpy as np
 
-from dpverify._validation import (
+from dpverify.validation import (
     check_delta,
     check_epsilon,
     check_finite_array,
     check_real,
 )
-from dpverify.mechanisms.description import FixedSizeSampling, PoissonSampling
-from dpverify.samplers._sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
+from dpverify.calculus.mechanism_description import FixedSizeSampling, PoissonSampling
+from dpverify.samplers.sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
 
@@ -197,7 +197,7 @@ class DPSGLDLi(LangevinSampler):
     def guarantee(self) -> Claim:
         if self.claim == "accountant":
             acc = self.account(self.delta)
-            return Claim(acc.epsilon, self.delta, f"accountant: {acc.method} (dpverify.accounting.pld)", True,
+            return Claim(acc.epsilon, self.delta, f"accountant: {acc.method} (dpverify.calculus.accounting.pld)", True,
                          {}, {"accountant": acc.method, "epsilon_lower": acc.epsilon_lower,
                               "mechanism": self.mechanism().to_dict(), "q": self.q})
         ev = evaluate_theorem(self.theorem_id, self._theorem_values(), True)

@@ -22,9 +22,9 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_real
-from dpverify.mechanisms.description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
-from dpverify.samplers._sgmcmc import (
+from dpverify.validation import check_real
+from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
+from dpverify.samplers.sgmcmc import (
     ChainState,
     GradientMechanism,
     StochasticGradientSampler,

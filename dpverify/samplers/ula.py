@@ -11,7 +11,7 @@
 On :class:`~dpverify.models.targets.GaussianTarget` the ULA output is Gaussian with a data-independent covariance
 (replace-one adjacency keeps N), so ``log_density`` and ``exact_epsilon`` are closed form: the privacy loss of
 ``N(mu, S)`` vs ``N(mu', S)`` is that of ``N(0, 1)`` vs ``N(Delta, 1)`` with the Mahalanobis distance
-``Delta = ||S^{-1/2}(mu - mu')||`` (exact; :func:`dpverify.mechanisms.gaussian.gaussian_epsilon`).
+``Delta = ||S^{-1/2}(mu - mu')||`` (exact; :func:`dpverify.calculus.mechanisms.gaussian.gaussian_epsilon`).
 """
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_finite_array, check_positive_int, check_real
+from dpverify.validation import check_delta, check_finite_array, check_positive_int, check_real
 from dpverify.models.targets import GaussianTarget
-from dpverify.mechanisms.description import FixedSizeSampling, FullBatch
-from dpverify.samplers._sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
+from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch
+from dpverify.samplers.sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
 from dpverify.samplers.registry import register
 
@@ -104,7 +104,7 @@ class _ULA(LangevinSampler):
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         """Exact epsilon of this pair at ``delta`` (both directions are the same for a Gaussian shift); on other
         models than GaussianTarget, the canary-path value of :class:`LangevinSampler` (None if unknown)."""
-        from dpverify.mechanisms.gaussian import gaussian_epsilon
+        from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 
         if not isinstance(self.model, GaussianTarget):
             return super().exact_epsilon(dataset, neighbour, delta)
@@ -116,8 +116,8 @@ class _ULA(LangevinSampler):
         exact privacy loss of ``N(Delta, 1)`` vs ``N(0, 1)`` with the Mahalanobis distance ``Delta``."""
         if not isinstance(self.model, GaussianTarget):
             return super().pair_privacy_loss(dataset, neighbour)
-        from dpverify.accounting.pld import gaussian_pld
-        from dpverify.mechanisms.description import PairPrivacyLoss
+        from dpverify.calculus.accounting.pld import gaussian_pld
+        from dpverify.calculus.mechanism_description import PairPrivacyLoss
 
         mu = self._mahalanobis(dataset, neighbour)
         return PairPrivacyLoss(gaussian_pld(mu), f"exact: Gaussian pair, Mahalanobis distance {mu:.4g} "

@@ -29,6 +29,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import sympy as sp
 
+from dpverify.calculus.guarantees import ApproxDP, PureDP
+
 __all__ = [
     "PAPERS",
     "KINDS",
@@ -305,6 +307,30 @@ class Evaluation:
         if name.startswith("_"):
             raise AttributeError(name)
         raise AttributeError(self._missing(name))
+
+    @property
+    def guarantee(self):
+        """The privacy this evaluation concludes, in the calculus' vocabulary: :class:`~dpverify.calculus.guarantees.PureDP`
+        when the theorem gives epsilon and no positive delta, else :class:`~dpverify.calculus.guarantees.ApproxDP`.
+
+        epsilon and delta are read from the conclusion, else from the inputs (a condition-type theorem such as
+        "DP-SGLD is (epsilon, delta)-DP when the noise is large enough" takes them as inputs). Raises
+        ``ValueError`` naming the theorem for an item that concludes no epsilon (a step-size bound, an ARE), and
+        when its hypotheses do not all hold (then nothing is guaranteed; :attr:`failed` says which).
+        """
+        def number(name):
+            if name in self.conclusion:
+                return float(self.conclusion[name])
+            return float(self.values[name]) if name in self.values else None
+
+        epsilon, delta = number("epsilon"), number("delta")
+        if epsilon is None:
+            raise ValueError(f"{self.theorem_id} concludes no epsilon (its conclusions are {sorted(self.conclusion)}); "
+                             "it is not a privacy guarantee")
+        if not self.guaranteed:
+            raise ValueError(f"{self.theorem_id} guarantees nothing at these values: hypotheses "
+                             f"{self.failed or self.unchecked} fail or were not checked")
+        return PureDP(epsilon) if not delta else ApproxDP(epsilon, delta)
 
     @property
     def failed(self) -> list[str]:

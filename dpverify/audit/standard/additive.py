@@ -3,8 +3,8 @@
 All are ``f(D) + Lap(b)^d`` up to an invertible linear map, so the exact pair epsilon at delta = 0 is the closed
 form ``||f(D) - f(D')||_1 / b`` (Dwork & Roth 2014, Thm 3.6 and its proof: the density ratio is
 ``exp(sum_i (|x_i - f_i(D')| - |x_i - f_i(D)|)/b)``, maximal where every coordinate lies beyond both centres);
-for one coordinate at delta > 0, ``mu + 2 log(1 - delta)`` (:func:`dpverify.mechanisms.laplace.laplace_epsilon`).
-The noise is :class:`dpverify.mechanisms.laplace.LaplaceMechanism` wired through
+for one coordinate at delta > 0, ``mu + 2 log(1 - delta)`` (:func:`dpverify.calculus.mechanisms.laplace.laplace_epsilon`).
+The noise is :class:`dpverify.calculus.mechanisms.laplace.LaplaceMechanism` wired through
 :class:`dpverify.audit.known_bad.AdditiveNoise`.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.audit.known_bad import AdditiveNoise
-from dpverify.mechanisms.laplace import LaplaceMechanism
+from dpverify.calculus.mechanisms.laplace import LaplaceMechanism
 
 __all__ = ["scalar_query", "identity_query", "Repeat", "laplace", "noisy_histogram", "laplace_parallel", "PrefixSum"]
 
@@ -100,7 +100,7 @@ class PrefixSum:
         if delta == 0.0:
             return mu
         if identity_query(dataset).size == 1:
-            from dpverify.mechanisms.laplace import laplace_epsilon
+            from dpverify.calculus.mechanisms.laplace import laplace_epsilon
 
             return laplace_epsilon(delta, mu)
         return None

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import check_positive_int, check_probability
-from dpverify.mechanisms.exponential import discrete_epsilon
+from dpverify.validation import check_positive_int, check_probability
+from dpverify.calculus.mechanisms.exponential import discrete_epsilon
 
 __all__ = ["murmur3_32", "bloom_bits", "Rappor", "GeoSample"]
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int, check_real
-from dpverify.audit.standard._numerics import (
+from dpverify.validation import check_epsilon, check_positive_int, check_real
+from dpverify.audit.standard.numerics import (
     exponential_logcdf,
     exponential_logpdf,
     gauss_legendre_nodes,
@@ -33,7 +33,7 @@ from dpverify.audit.standard._numerics import (
     laplace_logpdf,
     log_integral,
 )
-from dpverify.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
+from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
 
 __all__ = ["NOISES", "RELEASES", "NoisyMax", "index_log_probabilities", "max_log_density", "ExponentialSelection"]
 
@@ -176,7 +176,7 @@ def max_value_epsilon(dataset, neighbour, noise: str, scale: float, grid: int = 
 class ExponentialSelection:
     """The exponential mechanism (McSherry & Talwar 2007, Thm 6) on a utility vector ``dataset`` of
     sensitivity ``utility_sensitivity``: index i with probability proportional to exp(eps u_i / (2 Delta_u)).
-    Sampling, log-pmf and exact epsilon are :mod:`dpverify.mechanisms.exponential`'s."""
+    Sampling, log-pmf and exact epsilon are :mod:`dpverify.calculus.mechanisms.exponential`'s."""
 
     epsilon: float
     utility_sensitivity: float = 1.0

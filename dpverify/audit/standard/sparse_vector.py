@@ -11,7 +11,7 @@ nu_i ~ Lap(b_nu) (or none). Given rho = r the comparisons are independent with
 
 computed by composite Gauss-Legendre quadrature in log space, split at the kinks r = 0 and r = q_i - T
 (:mod:`._numerics`), over every pattern: 2^m without cutoff, sum_{j <= c} C(m, j) with one. The exact pair
-epsilon of the flags is then that of two discrete laws (:func:`dpverify.mechanisms.exponential.discrete_epsilon`).
+epsilon of the flags is then that of two discrete laws (:func:`dpverify.calculus.mechanisms.exponential.discrete_epsilon`).
 
 Alg. 3 with c = 1 releases the noisy answer v = q_k + nu_k of the first above k: the pair (k, v) has density
 ``f_nu(v - q_k) G_k(v)`` with ``G_k(v) = int_{r <= v - T} f_rho(r) prod_{i<k} F_nu(T + r - q_i) dr``, tabulated
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from dpverify._validation import check_epsilon, check_positive_int, check_real
+from dpverify.validation import check_epsilon, check_positive_int, check_real
 from dpverify.audit.known_bad import SparseVector
-from dpverify.audit.standard._numerics import (
+from dpverify.audit.standard.numerics import (
     NEG,
     gauss_legendre_nodes,
     laplace_logcdf,
@@ -44,7 +44,7 @@ from dpverify.audit.standard._numerics import (
     laplace_logsf,
     log_integral,
 )
-from dpverify.mechanisms.exponential import discrete_epsilon
+from dpverify.calculus.mechanisms.exponential import discrete_epsilon
 
 __all__ = ["flag_patterns", "pattern_log_probabilities", "TabulatedSVT", "SVTWithValues", "NumericalSVT"]
 

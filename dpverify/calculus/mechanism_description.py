@@ -1,0 +1,397 @@
+"""What a released output is made of: mechanism descriptions, in the spirit of dp_accounting's ``DpEvent`` algebra.
+
+A description is a small immutable value that says, for one run of a sampler, which private releases its output
+is built from, so that several calculators can consume the same data: a numeric accountant (RDP or PLD), the
+budget ceiling of an audit, a cross-check against dp-accounting. It is computed by the sampler from the very
+numbers its update uses (step sizes, batch weights, clip level or Lipschitz constant, noise standard deviations),
+so the description cannot drift from the code.
+
+Vocabulary (one word per concept):
+
+- a **step** releases a data term plus Gaussian noise, :class:`GaussianStep`
+  ``(sensitivity, noise_std, sampling)``: the L2 sensitivity of the data term under the description's
+  neighbouring relation (add/remove: the largest norm of one record's term; replace-one: the largest norm of the
+  difference of two records' terms), the standard deviation of the isotropic noise, and how the records entering
+  the step are chosen (:class:`FullBatch`, :class:`PoissonSampling` with a rate, :class:`FixedSizeSampling`
+  without replacement); or a release with a pure-DP guarantee only, :class:`PureDPStep` (e.g. a one-posterior-
+  sample draw);
+- a **run** composes steps adaptively, in order: :class:`MechanismDescription` holds them run-length encoded
+  (:class:`Repeated`), with the ``neighbouring`` relation and the ``release``: ``"path"`` (every iterate is
+  published: the run *is* the adaptive composition) or ``"final"`` (only the last iterate: post-processing of the
+  path, so any accountant of the path is an upper bound, Dwork & Roth 2014, Prop. 2.1).
+
+Dominating pairs (per step, noise scaled to 1, ``mu = sensitivity / noise_std``):
+
+- full batch: ``N(mu, 1)`` vs ``N(0, 1)`` under either relation;
+- Poisson sampling with rate q, add/remove: ``(1 - q) N(0,1) + q N(mu,1)`` vs ``N(0,1)`` and the reverse
+  (Mironov, Talwar, Zhang 2019; Zhu, Dong, Wang 2022, AISTATS);
+- fixed-size sampling of b out of N without replacement, replace-one: the same mixture with ``q = b/N`` and the
+  replace-one sensitivity (Balle, Barthe, Gaboardi 2018, NeurIPS, Thm 9; Zhu, Dong, Wang 2022).
+
+Poisson sampling under replace-one and fixed-size sampling under add/remove are refused with a clear error
+(dp-accounting's RDP accountant refuses the same combinations).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Iterator, Union
+
+import numpy as np
+
+from dpverify.validation import check_delta, check_positive_int, check_real, check_sampling_rate
+
+__all__ = [
+    "NEIGHBOURING",
+    "RELEASES",
+    "FullBatch",
+    "PoissonSampling",
+    "FixedSizeSampling",
+    "GaussianStep",
+    "PureDPStep",
+    "Repeated",
+    "MechanismDescription",
+    "PairPrivacyLoss",
+    "describe_steps",
+]
+
+#: Neighbouring relations: add or remove one record; replace one record (dataset size public).
+NEIGHBOURING = ("add_remove", "replace_one")
+#: What a chain releases.
+RELEASES = ("path", "final")
+
+
+@dataclass(frozen=True)
+class FullBatch:
+    """Every record enters every step."""
+
+    @property
+    def rate(self) -> float:
+        return 1.0
+
+    def describe(self) -> str:
+        return "full batch"
+
+
+@dataclass(frozen=True)
+class PoissonSampling:
+    """Each record enters each step independently with probability ``rate`` (Li et al. 2019, Alg. 1 step 2)."""
+
+    rate: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", check_sampling_rate(self.rate, "rate"))
+
+    def describe(self) -> str:
+        return f"Poisson rate {self.rate:.4g}"
+
+
+@dataclass(frozen=True)
+class FixedSizeSampling:
+    """A uniform ``batch_size``-subset of the ``population`` records, without replacement
+    (Wang et al. 2015, Alg. 2 step 1; Bertazzi et al. 2025, eq. 31)."""
+
+    batch_size: int
+    population: int
+
+    def __post_init__(self) -> None:
+        b = check_positive_int(self.batch_size, "batch_size")
+        n = check_positive_int(self.population, "population")
+        if b > n:
+            raise ValueError(f"batch_size must be <= population = {n}; got {b}")
+        object.__setattr__(self, "batch_size", b)
+        object.__setattr__(self, "population", n)
+
+    @property
+    def rate(self) -> float:
+        return self.batch_size / self.population
+
+    def describe(self) -> str:
+        return f"{self.batch_size} of {self.population} without replacement"
+
+
+Sampling = Union[FullBatch, PoissonSampling, FixedSizeSampling]
+
+
+@dataclass(frozen=True)
+class GaussianStep:
+    """One release: a data term of L2 ``sensitivity`` plus ``N(0, noise_std^2 I)``, on the records ``sampling``
+    chooses. ``noise_std = 0`` is allowed (no privacy: infinite privacy loss). ``label`` names the released
+    quantity when a step releases several (e.g. DP-SGFS's gradient and covariance)."""
+
+    sensitivity: float
+    noise_std: float
+    sampling: Sampling = FullBatch()
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sensitivity", check_real("sensitivity", self.sensitivity, low=0.0))
+        object.__setattr__(self, "noise_std", check_real("noise_std", self.noise_std, low=0.0))
+        if not isinstance(self.sampling, (FullBatch, PoissonSampling, FixedSizeSampling)):
+            raise TypeError(f"sampling must be FullBatch, PoissonSampling or FixedSizeSampling; got {self.sampling!r}")
+
+    @property
+    def mu(self) -> float:
+        """sensitivity / noise_std (the Gaussian privacy parameter of the step; inf without noise)."""
+        if self.sensitivity == 0:
+            return 0.0
+        return math.inf if self.noise_std == 0 else self.sensitivity / self.noise_std
+
+    @property
+    def noise_multiplier(self) -> float:
+        """noise_std / sensitivity (dp-accounting's and Abadi et al.'s sigma)."""
+        return 1.0 / self.mu if self.mu else math.inf
+
+    def scaled(self, factor: float) -> "GaussianStep":
+        """The same step with the sensitivity multiplied by ``factor`` (e.g. a pair attaining part of it)."""
+        return GaussianStep(self.sensitivity * factor, self.noise_std, self.sampling, self.label)
+
+
+@dataclass(frozen=True)
+class PureDPStep:
+    """A release with an epsilon-DP guarantee and nothing more known (e.g. one posterior sample,
+    Wang et al. 2015, Thm 1); accounted as the worst pair of pure epsilon-DP (randomized response)."""
+
+    epsilon: float
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, low=0.0))
+
+    def scaled(self, factor: float) -> "PureDPStep":
+        return self
+
+
+Step = Union[GaussianStep, PureDPStep]
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """``count`` consecutive identical steps."""
+
+    step: Step
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "count", check_positive_int(self.count, "count"))
+
+
+@dataclass(frozen=True)
+class PairPrivacyLoss:
+    """The privacy-loss distribution of one audited pair, with what it is: ``exact`` (the pair's own law, e.g. a
+    verified canary's path) or an upper bound (``exact=False``: the mechanism's worst case, or the path's law for a
+    final release) -- an upper bound on the privacy loss gives an upper bound on the budget ceiling, which can only
+    prove an audit inconclusive, never conclusive. ``masses()`` feeds :mod:`dpverify.audit.ceiling`."""
+
+    pld: object
+    basis: str
+    exact: bool
+
+    def masses(self):
+        return self.pld.masses()
+
+    def epsilon(self, delta: float) -> float:
+        return float(self.pld.epsilon(delta))
+
+
+def describe_steps(steps: Iterable[Step]) -> tuple[Repeated, ...]:
+    """Run-length encode a sequence of steps (equal consecutive steps become one :class:`Repeated`)."""
+    out: list[Repeated] = []
+    for s in steps:
+        if out and out[-1].step == s:
+            out[-1] = Repeated(s, out[-1].count + 1)
+        else:
+            out.append(Repeated(s, 1))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class MechanismDescription:
+    """The privacy-relevant structure of one run (module docstring).
+
+    ``steps``: the releases in order (run-length encoded); ``neighbouring``: the relation under which the
+    sensitivities hold; ``release``: ``"path"`` or ``"final"``; ``source``: the paper and item the update comes
+    from; ``per_iteration``: releases per chain iteration (2 for DP-SGFS: gradient and covariance).
+    """
+
+    steps: tuple
+    neighbouring: str
+    release: str
+    source: str = ""
+    per_iteration: int = 1
+    notes: tuple = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.neighbouring not in NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING}; got {self.neighbouring!r}")
+        if self.release not in RELEASES:
+            raise ValueError(f"release must be one of {RELEASES}; got {self.release!r}")
+        steps = tuple(s if isinstance(s, Repeated) else Repeated(s) for s in self.steps)
+        if not steps:
+            raise ValueError("a mechanism description needs at least one step")
+        for r in steps:
+            if isinstance(r.step, GaussianStep):
+                self._check_supported(r.step.sampling)
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    def _check_supported(self, sampling: Sampling) -> None:
+        if isinstance(sampling, PoissonSampling) and self.neighbouring == "replace_one" and sampling.rate < 1:
+            raise ValueError("Poisson sampling is described under add/remove adjacency only (its replace-one "
+                             "dominating pair depends on the record domain); use neighbouring='add_remove'")
+        if isinstance(sampling, FixedSizeSampling) and self.neighbouring == "add_remove" and sampling.rate < 1:
+            raise ValueError("fixed-size sampling without replacement is described under replace-one adjacency "
+                             "only (Balle, Barthe, Gaboardi 2018); use neighbouring='replace_one'")
+
+    # -- reading -------------------------------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Step]:
+        for r in self.steps:
+            for _ in range(r.count):
+                yield r.step
+
+    @property
+    def n_releases(self) -> int:
+        return sum(r.count for r in self.steps)
+
+    @property
+    def is_private(self) -> bool:
+        """False when some Gaussian step has no noise but a positive sensitivity (infinite privacy loss)."""
+        return all(not (isinstance(r.step, GaussianStep) and math.isinf(r.step.mu)) for r in self.steps)
+
+    def scaled(self, factor: float) -> "MechanismDescription":
+        """Every Gaussian sensitivity multiplied by ``factor`` (a pair that attains that fraction of it)."""
+        factor = check_real("factor", factor, low=0.0)
+        return MechanismDescription(tuple(Repeated(r.step.scaled(factor), r.count) for r in self.steps),
+                                    self.neighbouring, self.release, self.source, self.per_iteration, self.notes)
+
+    def summary(self) -> str:
+        """One line: the steps, compressed."""
+        parts = []
+        for r in self.steps:
+            s = r.step
+            if isinstance(s, PureDPStep):
+                parts.append(f"{r.count} x pure {s.epsilon:.4g}-DP{' ' + s.label if s.label else ''}")
+            else:
+                parts.append(f"{r.count} x Gaussian(mu={s.mu:.4g}, {s.sampling.describe()}"
+                             f"{', ' + s.label if s.label else ''})")
+        if len(parts) > 4:
+            parts = parts[:2] + [f"... ({len(parts) - 3} more groups)"] + parts[-1:]
+        return f"{self.release} of " + " + ".join(parts) + f" [{self.neighbouring}]"
+
+    def to_dict(self) -> dict:
+        return {"release": self.release, "neighbouring": self.neighbouring, "source": self.source,
+                "releases": self.n_releases, "per_iteration": self.per_iteration, "summary": self.summary(),
+                "notes": list(self.notes)}
+
+    # -- accountants ---------------------------------------------------------------------------------------------
+    def rdp(self, orders) -> np.ndarray:
+        """RDP of the path at each order: per step ``alpha mu^2 / 2`` (full batch) or the exact RDP of the
+        subsampled Gaussian (:func:`dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`), summed
+        (Mironov 2017, Prop. 1); pure epsilon-DP steps contribute ``min(eps, alpha eps^2 / 2)`` (Bun & Steinke
+        2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order)."""
+        from dpverify.validation import check_orders
+        from dpverify.calculus.accounting.sampled_gaussian import rdp_sampled_gaussian
+
+        a = check_orders(orders)
+        total = np.zeros(a.size)
+        for r in self.steps:
+            s = r.step
+            if isinstance(s, PureDPStep):
+                total += r.count * np.minimum(s.epsilon, a * s.epsilon**2 / 2)
+                continue
+            q, mu = s.sampling.rate, s.mu
+            if mu == 0:
+                continue
+            if math.isinf(mu):
+                return np.full(a.size, math.inf)
+            if q >= 1.0:
+                total += r.count * a * mu * mu / 2
+            else:
+                total += r.count * np.asarray(rdp_sampled_gaussian(q, 1.0 / mu, a), dtype=float)
+        return total
+
+    def pld(self, *, interval: float | None = None):
+        """The privacy-loss distribution of the path (:mod:`dpverify.calculus.accounting.pld`): the composition, in
+        order, of every step's dominating pair (module docstring); an upper bound for a final release. Computed
+        once per distinct description (descriptions are immutable values; the last 64 are cached)."""
+        return _composed_pld(self.steps, interval)
+
+    def account(self, delta: float, *, method: str = "pld"):
+        """The accountant's (epsilon, delta) of this run as a :class:`~dpverify.calculus.guarantees.Conversion`:
+        ``method="pld"`` (tight, with ``epsilon_lower`` the lower end of its error bracket) or ``"rdp"``
+        (exact RDP over :data:`dpverify.calculus.accounting.DEFAULT_ORDERS`, Balle et al. 2020 conversion). For a final
+        release the number is an upper bound (post-processing of the path); ``method`` says so."""
+        from dpverify.calculus.guarantees import Conversion
+
+        delta = check_delta(delta, allow_zero=False)
+        suffix = "" if self.release == "path" else " of the path (upper bound for the final iterate)"
+        if not self.is_private:
+            return Conversion(math.inf, delta, None, f"{method}{suffix}: a step has no noise")
+        if method == "pld":
+            pld = self.pld()
+            lo, hi = pld.epsilon_bounds(delta)
+            return Conversion(hi, delta, None, f"pld{suffix}", epsilon_lower=lo)
+        if method == "rdp":
+            from dpverify.calculus.accounting import DEFAULT_ORDERS
+            from dpverify.calculus.conversions import rdp_to_dp
+
+            conv = rdp_to_dp(DEFAULT_ORDERS, self.rdp(DEFAULT_ORDERS), delta, method="balle2020")
+            return Conversion(conv.epsilon, delta, conv.order, f"rdp (balle2020){suffix}")
+        raise ValueError(f"method must be 'pld' or 'rdp'; got {method!r}")
+
+    def to_dp_event(self):
+        """The same run as a dp-accounting ``DpEvent`` (for cross-checks; needs the ``dp-accounting`` package).
+        Fixed-size steps become ``SampledWithoutReplacementDpEvent``, Poisson steps ``PoissonSampledDpEvent``,
+        pure-DP steps ``EpsilonDeltaDpEvent``."""
+        import dp_accounting as dpa
+
+        events = []
+        for r in self.steps:
+            s = r.step
+            if isinstance(s, PureDPStep):
+                ev = dpa.EpsilonDeltaDpEvent(s.epsilon, 0.0)
+            else:
+                base = dpa.GaussianDpEvent(s.noise_multiplier)
+                if isinstance(s.sampling, PoissonSampling):
+                    ev = dpa.PoissonSampledDpEvent(s.sampling.rate, base)
+                elif isinstance(s.sampling, FixedSizeSampling):
+                    ev = dpa.SampledWithoutReplacementDpEvent(s.sampling.population, s.sampling.batch_size, base)
+                else:
+                    ev = base
+            events.append(dpa.SelfComposedDpEvent(ev, r.count) if r.count > 1 else ev)
+        return events[0] if len(events) == 1 else dpa.ComposedDpEvent(events)
+
+
+@lru_cache(maxsize=64)
+def _composed_pld(steps: tuple, interval: float | None):
+    """The PLD of a run's steps, composed in order (see :meth:`MechanismDescription.pld`)."""
+    from dpverify.calculus.accounting import pld as pldm
+
+    kwargs = {} if interval is None else {"interval": interval}
+    acc = pldm.PldAccountant(**kwargs)
+    gauss_q, gauss_mu = [], []
+
+    def flush() -> None:
+        if gauss_q:
+            acc.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
+            gauss_q.clear()
+            gauss_mu.clear()
+
+    for r in steps:
+        s = r.step
+        if isinstance(s, PureDPStep):
+            flush()
+            if s.epsilon > 0:
+                acc.compose_pure_dp(s.epsilon, r.count)
+            continue
+        q, mu = s.sampling.rate, s.mu
+        if mu == 0:
+            continue
+        if math.isinf(mu):
+            raise ValueError("a step has no noise (noise_std = 0) and a positive sensitivity: the privacy "
+                             "loss is infinite; there is no privacy-loss distribution to compute")
+        gauss_q.extend([q] * r.count)
+        gauss_mu.extend([mu] * r.count)
+    flush()
+    return acc.pld

@@ -1,0 +1,166 @@
+"""The ``dpverify`` command line.
+
+Each subcommand lives in its own module ``dpverify.interfaces.cli.<name>`` exposing
+``register(subparsers)``, which adds its parser and sets ``func`` (a callable
+taking the parsed namespace and returning the exit status). Modules import
+their heavy dependencies (sympy, statsmodels) inside the handler, so
+``dpverify --help`` stays fast.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import signal
+import sys
+import traceback
+from typing import Any, Callable, Sequence
+
+from dpverify import __version__
+
+#: Subcommand modules, in the order ``--help`` lists them.
+SUBCOMMANDS: tuple[str, ...] = ("verify", "theorems", "samplers", "audit", "account", "audit_library")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dpverify",
+        description=(
+            "Verify the differential privacy of posterior sampling and SG-MCMC: a symbolic theorem "
+            "catalogue, reference samplers, and empirical audits that certify epsilon lower bounds."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"dpverify {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        module_name = f"dpverify.interfaces.cli.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # subcommand not built yet
+            if exc.name != module_name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+#: Set this environment variable to 1 to see the traceback of an internal error.
+TRACEBACK_ENV = "DPVERIFY_TRACEBACK"
+
+#: What an interrupted command says it saved (set by a subcommand while it runs; see :func:`on_interrupt`).
+_interrupt_hint: Callable[[], str] | None = None
+#: Called before exiting on Ctrl-C (e.g. to stop worker processes).
+_interrupt_cleanups: list[Callable[[], None]] = []
+
+
+def on_interrupt(hint: Callable[[], str] | None = None, cleanup: Callable[[], None] | None = None) -> None:
+    """Register what Ctrl-C should report (``hint()``, appended to "dpverify: interrupted") and do (``cleanup()``).
+
+    ``on_interrupt()`` with no arguments clears both."""
+    global _interrupt_hint
+    if hint is None and cleanup is None:
+        _interrupt_hint = None
+        _interrupt_cleanups.clear()
+        return
+    if hint is not None:
+        _interrupt_hint = hint
+    if cleanup is not None:
+        _interrupt_cleanups.append(cleanup)
+
+
+def _interrupt_message() -> str:
+    try:
+        detail = _interrupt_hint() if _interrupt_hint is not None else ""
+    except Exception:  # the message must never fail
+        detail = ""
+    return "dpverify: interrupted" + (f": {detail}" if detail else "")
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """Ctrl-C: one line and exit 130, at once.
+
+    Raising ``KeyboardInterrupt`` (Python's default) is not enough: it can surface inside a finaliser or a weakref
+    callback, where Python prints "Exception ignored" and carries on. Exiting here is safe because everything
+    dpverify writes survives a kill at any instant (checkpoints are appended line by line and flushed; reports are
+    published by one atomic switch, :mod:`dpverify.interfaces.files`)."""
+    for cleanup in list(_interrupt_cleanups):
+        try:
+            cleanup()
+        except Exception:
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # e.g. a reentrant flush: the line below is written directly
+            pass
+    try:
+        os.write(2, (_interrupt_message() + "\n").encode())
+    finally:
+        os._exit(130)
+
+
+def _install_sigint() -> Any:
+    """Install :func:`_on_sigint`; returns the previous handler (None if signals cannot be set here)."""
+    try:
+        return signal.signal(signal.SIGINT, _on_sigint)
+    except ValueError:  # not the main thread of the main interpreter
+        return None
+
+
+def _silence_stdout() -> None:
+    """After EPIPE: point stdout at /dev/null so the interpreter's final flush does not raise again
+    (the recipe of the Python docs, "Note on SIGPIPE", signal module)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (captured)
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    0 success; 1 a verification failed (a violation, an audit error, a failed theorem check) or a file could not
+    be written; 2 bad input (one line on stderr naming the argument); 3 an internal error (one line; set
+    ``DPVERIFY_TRACEBACK=1`` for the traceback); 130 interrupted (Ctrl-C: one line, no traceback; see
+    :func:`_on_sigint`); 141 stdout closed early (``dpverify ... | head``: the conventional 128 + SIGPIPE, nothing
+    printed).
+    """
+    previous = _install_sigint()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here rather than at interpreter exit
+        return status
+    except KeyboardInterrupt:  # raised by code (or delivered before the handler was installed)
+        print(_interrupt_message(), file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except (ValueError, KeyError) as exc:
+        # Bad input: one clear line, exit status 2 (argparse's convention for usage errors).
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"dpverify: error: {msg}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that cannot be read or written (the message names it)
+        print(f"dpverify: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if os.environ.get(TRACEBACK_ENV) == "1":
+            traceback.print_exc()
+        print(f"dpverify: internal error: {type(exc).__name__}: {exc} (set {TRACEBACK_ENV}=1 to see the "
+              "traceback; please report it)", file=sys.stderr)
+        return 3
+    finally:
+        on_interrupt()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""``dpverify audit-library LIBRARY``: audit a DP library's public API against what it claims.
+
+Runs the library's catalogue (:mod:`dpverify.libraries`: ``diffprivlib``, ``opendp``, ``opacus``, or ``all``):
+for each function a worst-pair search under a fixed screening budget, a final audit of the best pair on fresh
+samples, and a confirmation with a new seed for a violation (:mod:`dpverify.libraries.runner`). Prints one row per
+function (library, version, function, claimed, certified, worst pair, verdict, label) and a reproduction snippet
+for every violation; ``--report DIR`` writes ``report.json`` and ``report.html`` as ``dpverify verify`` does.
+
+Exit status: 0 when there is no unexpected violation (expected ones, documented leaks, were found); 1 when a
+violation reproduced that nobody documented (a finding), an audit erred, or an expected violation was not found;
+2 bad input, or a library (or its catalogue) that is not installed.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+#: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
+CHOICES = ("diffprivlib", "opendp", "opacus", "all")
+BUDGET_NAMES = ("quick", "standard", "full")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus)")
+    p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)}")
+    p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
+                   help="samples per side per function: quick (1.6k screening + 1k final, seconds), standard "
+                        "(12k + 10k), full (40k + 40k); divided by a function's cost (model fits)")
+    p.add_argument("--scale", type=float, default=1.0, metavar="K",
+                   help="multiply every sample count of the budget by K (> 0), e.g. to follow up one function")
+    p.add_argument("--only", metavar="PATTERN", default=None,
+                   help="only functions whose name matches this glob or contains it")
+    p.add_argument("--seed", type=int, default=0, help="root seed of every audit (integer >= 0)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence of each certified bound, in (0, 1)")
+    p.add_argument("--report", metavar="DIR", default=None, help="write report.json and report.html to DIR")
+    p.add_argument("--json", action="store_true", help="print the result rows as JSON instead of the table")
+    p.set_defaults(func=_run)
+
+
+def _catalogues(library: str) -> tuple[list, list[str]]:
+    """(functions, unavailable messages) of the selected libraries; a library that is missing is a message."""
+    from dpverify.libraries.runner import LIBRARIES, load
+
+    names = LIBRARIES if library == "all" else (library,)
+    functions, missing = [], []
+    for name in names:
+        try:
+            functions.extend(load(name).catalogue())
+        except ImportError as exc:
+            missing.append(f"{name}: unavailable: {exc}")
+    return functions, missing
+
+
+def print_rows(rows: list[dict]) -> None:
+    from dpverify.interfaces.cli.output import format_table
+    from dpverify.libraries.runner import claim_and_certificate
+
+    table = []
+    for r in rows:
+        claimed, cert = claim_and_certificate(r, delta_symbol="d")
+        table.append([r["library"], r["version"], r["function"], claimed, cert, r.get("pair") or "-",
+                      r["verdict"], r.get("label") or "", f"{r.get('seconds', 0.0):.1f}"])
+    print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",
+                        "time [s]"], table))
+    print("  certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, fresh "
+          "samples);\n  label: finding = a violation that reproduced and is not documented; expected = a documented "
+          "leak, found; not reproduced = not a finding.")
+    for r in rows:
+        if r.get("error"):
+            print(f"  {r['verdict'].upper()} {r['case']}: {r['error']}")
+    for r in rows:
+        if r.get("snippet"):
+            print(f"\n# --- reproduction: {r['case']} ({r['label'] or r['verdict']}) ---")
+            if r.get("expected"):
+                print(f"# expected: {r['expected']}")
+            print(r["snippet"])
+
+
+def _run(args) -> int:
+    from dpverify.libraries.runner import failed, run_catalogue, select
+
+    if args.library not in CHOICES:
+        raise ValueError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
+    if not args.scale > 0:
+        raise ValueError(f"--scale must be > 0; got {args.scale}")
+    if not 0.0 < args.confidence < 1.0:
+        raise ValueError(f"--confidence must be in (0, 1); got {args.confidence}")
+    report_dir = None
+    if args.report:
+        from dpverify.interfaces.files import RunDirectory
+
+        report_dir = RunDirectory(args.report).prepare()  # before any work: a bad path costs nothing
+    functions, missing = _catalogues(args.library)
+    for line in missing:
+        print(f"dpverify: {line}", file=sys.stderr)
+    if not functions:
+        print("dpverify: error: no library catalogue is available (see above)", file=sys.stderr)
+        return 2
+    chosen = select(functions, args.only)
+    if not chosen:
+        raise ValueError(f"--only {args.only!r} matches no function of {args.library}; the functions are: "
+                         + ", ".join(f.qualified_name for f in functions))
+    print(f"audit-library: {len(chosen)} functions (budget {args.budget} x{args.scale:g}, seed {args.seed})",
+          file=sys.stderr, flush=True)
+
+    def progress(msg: str) -> None:
+        print(f"  {msg}", file=sys.stderr, flush=True)
+
+    from dpverify.libraries.runner import BUDGETS
+
+    budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
+    rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress)
+    if args.json:
+        from dpverify.interfaces.files import jsonable
+        from dpverify.interfaces.cli.output import print_json
+
+        print_json(jsonable({"rows": rows, "unavailable": missing}))
+    else:
+        print_rows(rows)
+    bad = failed(rows)
+    counts = {k: sum(r.get("label") == k for r in rows)
+              for k in ("finding", "expected", "expected, not found", "not reproduced", "unavailable", "error")}
+    summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "no violation"
+    print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} functions audited; {summary}",
+          file=sys.stderr if args.json else sys.stdout)
+    if report_dir is not None:
+        from dpverify.interfaces.report import write_report
+
+        settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
+                    "seed": args.seed,
+                    "only": args.only, "confidence": args.confidence, "unavailable": missing}
+        paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
+        print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    return 1 if bad else 0

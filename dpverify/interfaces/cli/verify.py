@@ -1,0 +1,335 @@
+"""``dpverify verify``: the main job -- check every theorem, run every audit, print the verdicts.
+
+With no arguments it runs on its embedded default: every theorem of the catalogue
+(:mod:`dpverify.theorems.registry`) and every case of the audit suite (:mod:`dpverify.interfaces.suite`) at the
+quick budget. ``--only PATTERN`` and ``--paper KEY`` restrict both; a selection that matches nothing is an error.
+
+Verdicts (:mod:`dpverify.audit.verdicts`): *violation* (certified > claimed), *consistent* (no violation, and the
+audit had power against the claim), *inconclusive* (no violation, but this budget could not have detected one:
+certified 0, or a budget ceiling far below the claim), counted separately. Exit status 0 unless a theorem check
+fails, an audit reports a violation, or an audit errs (then 1); bad input is 2 (:func:`dpverify.interfaces.cli.main`).
+
+``--report DIR`` is checked before any work (a file or an unwritable path is an error at once). Each completed
+theorem and audit is appended to a checkpoint in DIR as it finishes, and the report is published when all is done,
+``report.json`` and ``report.html`` together (:class:`dpverify.interfaces.files.RunDirectory`). ``--resume`` continues an
+interrupted run with the same settings from its checkpoint: finished work is not repeated and its numbers are the
+stored ones, so the report equals an uninterrupted run's (every audit is a function of its case, budget and seed).
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import inspect
+import sys
+import time
+from typing import Any, Callable
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="check every theorem and run every audit (the main job)")
+    p.add_argument("--budget", choices=("quick", "standard", "thorough"), default="quick",
+                   help="samples per audit: quick (20k per side), standard (200k), thorough (2M)")
+    p.add_argument("--only", metavar="PATTERN", default=None,
+                   help="only theorems / audit cases whose ID matches this glob or contains it")
+    p.add_argument("--paper", metavar="KEY", default=None,
+                   help="only the theorems of this paper and the audits of samplers resting on them "
+                        "(wang2015, li2019, bertazzi2025, foulds2016)")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes for the audits")
+    p.add_argument("--seed", type=int, default=0, help="root seed of every audit")
+    p.add_argument("--report", metavar="DIR", default=None,
+                   help="write report.json and report.html to DIR (checked before the run)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run into --report DIR with the same settings")
+    p.add_argument("--no-theorems", action="store_true", help="skip the theorem checks")
+    p.add_argument("--no-audits", action="store_true", help="skip the audits")
+    p.set_defaults(func=_run)
+
+
+# -- selection ------------------------------------------------------------------------------------------------------
+
+def _matches(ident: str, pattern: str | None) -> bool:
+    return not pattern or fnmatch.fnmatch(ident, pattern) or pattern in ident
+
+
+def _case_papers(case) -> set[str]:
+    """The papers whose theorems the case's sampler rests on (the prefix of each theorem ID)."""
+    from dpverify.samplers import registry
+
+    return {t.split(".", 1)[0] for t in registry.get(case.sampler).theorems}
+
+
+def select(only: str | None, paper: str | None, theorems: bool = True, audits: bool = True) -> tuple[list, list]:
+    """(theorems, audit cases) selected by ``--only`` and ``--paper``; a ``ValueError`` if nothing is selected."""
+    from dpverify.interfaces.suite import select as select_cases
+    from dpverify.theorems import registry
+    from dpverify.theorems.base import PAPERS
+
+    if not theorems and not audits:
+        raise ValueError("--no-theorems and --no-audits together leave nothing to verify; drop one of them")
+    if paper is not None and paper not in PAPERS:
+        raise ValueError(f"--paper must be one of {', '.join(PAPERS)}; got {paper!r}")
+    thms = [t for t in registry.all_theorems(paper) if _matches(t.id, only)] if theorems else []
+    cases = [c for c in select_cases(only) if paper is None or paper in _case_papers(c)] if audits else []
+    if not thms and not cases:
+        given = " and ".join(s for s in (f"--only {only!r}" if only else "", f"--paper {paper!r}" if paper else "") if s)
+        scope = " or ".join(s for s in ("theorem" if theorems else "", "audit case" if audits else "") if s)
+        raise ValueError(f"{given or 'the selection'} matches no {scope}; see `dpverify theorems list` and "
+                         "`dpverify samplers list` for the IDs")
+    return thms, cases
+
+
+# -- running ------------------------------------------------------------------------------------------------------
+
+def _theorem_row(thm) -> dict:
+    results = thm.run_checks()
+    ok = all(r.passed for r in results)
+    return {"id": thm.id, "paper": thm.paper, "item": thm.source.item, "title": thm.title,
+            "reconstructed": thm.reconstructed, "status": "passed" if ok else "failed",
+            "checks": [r.to_dict() for r in results]}
+
+
+def run_case_accepts_progress() -> bool:
+    """Whether :func:`dpverify.interfaces.suite.run_case` takes ``progress=`` (passed through to :func:`dpverify.audit.audit`)."""
+    from dpverify.interfaces.suite import run_case
+
+    return "progress" in inspect.signature(run_case).parameters
+
+
+def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None) -> dict:
+    from dpverify.interfaces.suite import run_case
+
+    case_id, budget, seed = job
+    kwargs = {"progress": progress} if progress is not None and run_case_accepts_progress() else {}
+    return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
+
+
+def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
+    """Worker initializer: ignore Ctrl-C (it reaches the whole process group; only the parent handles it: one line,
+    no tracebacks from the workers) and close the descriptors inherited from the parent's run (its lock and
+    checkpoint), which a worker never uses."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for fd in inherited_fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, dict],
+                on_result: Callable[[dict], None], inherited_fds: tuple[int, ...] = ()) -> list[dict]:
+    """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume);
+    ``inherited_fds``: descriptors worker processes must close (see :func:`_worker_init`)."""
+    results: dict[str, dict] = dict(done)
+    for case_id in done:
+        progress.advance(case_id, f"{done[case_id].get('verdict')} (from the checkpoint)")
+    jobs = [(c.id, budget, seed) for c in cases if c.id not in done]
+
+    def finish(res: dict) -> None:
+        results[res["case"]] = res
+        on_result(res)
+        progress.advance(res["case"], res["verdict"])
+
+    if workers > 1 and len(jobs) > 1:
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        from dpverify.interfaces.cli import on_interrupt
+
+        # Forked workers inherit the run's lock and checkpoint descriptors: they close them first, so that the lock
+        # dies with this process (a resume must see a killed run as interrupted even while a worker finishes).
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(tuple(inherited_fds),))
+
+        def stop_workers() -> None:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+
+        on_interrupt(cleanup=stop_workers)
+        try:
+            futures = {pool.submit(_run_case_job, j): j[0] for j in jobs}
+            pending = set(futures)
+            while pending:
+                progress.set_running([futures[f] for f in pending if f.running()])
+                finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    finish(fut.result())
+        except BaseException:
+            workers_alive = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in workers_alive:  # do not wait for the running audits to finish
+                proc.terminate()
+            raise
+        pool.shutdown()
+    else:
+        for job in jobs:
+            progress.start_item(job[0])
+            finish(_run_case_job(job, progress.chunk_callback(job[0])))
+    return [results[c.id] for c in cases]
+
+
+# -- printing -----------------------------------------------------------------------------------------------------
+
+def _print_theorems(theorem_rows: list[dict]) -> None:
+    n_checks = sum(len(r["checks"]) for r in theorem_rows)
+    failed = [r for r in theorem_rows if r["status"] == "failed"]
+    print(f"\nTheorem checks: {len(theorem_rows)} theorems, {n_checks} checks, "
+          f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
+    for r in failed:
+        names = [c["name"] for c in r["checks"] if not c["passed"]]
+        print(f"  FAILED {r['id']}: {', '.join(names)}")
+
+
+def print_audits(audits: list[dict]) -> None:
+    """The audit table, its legend, the accountant methods, loose claims, reasons and errors."""
+    from dpverify.interfaces.cli.output import format_table
+    from dpverify.interfaces.report import (
+        AUDIT_HEADERS,
+        accountant_marks,
+        audit_cells,
+        legend_lines,
+        loose_claim_notes,
+        split_known_bad,
+    )
+
+    marks = accountant_marks(r.get("audit") or {} for r in audits)
+    regular, known_bad = split_known_bad(audits)
+
+    def table(results: list[dict]) -> str:
+        rows = []
+        for res in results:
+            a = res.get("audit")
+            if a is None:
+                rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
+            else:
+                rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
+        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows)
+
+    audits = regular
+    if regular:
+        print("\nAudits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):")
+        print(table(regular))
+    if known_bad:
+        flagged = sum(bool(r.get("passed")) for r in known_bad)
+        print(f"\nKnown-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
+              f"{flagged}/{len(known_bad)} flagged")
+        print(table(known_bad))
+        for res in known_bad:
+            if not res.get("passed"):
+                print(f"  NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}")
+    print()
+    for line in legend_lines(marks):
+        print(f"  {line}")
+    notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
+    if notes:
+        print("\nLoose claims (no audit of this pair can contradict them):")
+        for n in notes:
+            print(f"  {n}")
+    why = [(r["case"], r["audit"]) for r in audits if r.get("audit") and r["audit"].get("verdict") != "consistent"]
+    if why:
+        print("\nWhy not consistent:")
+        for case, a in why:
+            print(f"  {case} ({a['verdict']}): {a.get('verdict_reason') or '-'}")
+    for res in audits:
+        if res.get("error"):
+            print(f"  ERROR {res['case']}: {res['error']}")
+
+
+# -- the command --------------------------------------------------------------------------------------------------
+
+#: The header keys a resumed run must share with the interrupted one.
+RESUME_KEYS = ("settings", "version")
+
+
+def _run(args) -> int:
+    from dpverify import __version__
+    from dpverify.interfaces.cli.progress import Progress
+
+    if args.workers < 1:
+        raise ValueError(f"--workers must be an integer >= 1; got {args.workers}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
+    if args.resume and not args.report:
+        raise ValueError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
+    thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
+    settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
+                "theorems": not args.no_theorems, "audits": not args.no_audits}
+
+    run = report_dir = None
+    done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
+    if args.report:
+        from dpverify.interfaces.files import RunDirectory
+
+        report_dir = RunDirectory(args.report).prepare()  # before any work: a bad path costs nothing
+        run = report_dir.start({"settings": settings, "version": __version__}, resume=args.resume, match=RESUME_KEYS)
+        for rec in run.records:
+            if rec.get("type") == "theorem":
+                done["theorem"][rec["id"]] = rec["row"]
+            elif rec.get("type") == "audit":
+                done["audit"][rec["case"]] = rec["result"]
+        if args.resume:
+            print(f"resuming run {run.run_id}: {len(done['theorem'])} theorems and {len(done['audit'])} audits "
+                  "already done" if run.resumed else "nothing to resume: starting a new run", file=sys.stderr)
+
+    if run is not None:
+        from dpverify.interfaces.cli import on_interrupt
+
+        on_interrupt(hint=lambda: (f"{sum(r.get('type') in ('theorem', 'audit') for r in run.records)} completed "
+                                   f"results are saved in {args.report}; run the same command with --resume to "
+                                   "continue"))
+    print(f"verify: {len(thms)} theorems, {len(cases)} audits (budget {args.budget}, seed {args.seed})",
+          file=sys.stderr, flush=True)
+
+    def save(record: dict) -> None:
+        if run is not None:
+            run.append(record)
+
+    start = time.perf_counter()
+    # Ctrl-C exits at once (dpverify.interfaces.cli._on_sigint): what is saved so far is what a resume starts from.
+    theorem_rows = []
+    if thms:
+        with Progress(len(thms), "theorems") as progress:
+            for thm in thms:
+                row = done["theorem"].get(thm.id)
+                if row is None:
+                    progress.start_item(thm.id)
+                    row = _theorem_row(thm)
+                    save({"type": "theorem", "id": thm.id, "row": row})
+                theorem_rows.append(row)
+                progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
+    audits: list[dict] = []
+    if cases:
+        with Progress(len(cases), "audits") as progress:
+            audits = _run_audits(cases, args.budget, args.seed, args.workers, progress, done["audit"],
+                                 lambda res: save({"type": "audit", "case": res["case"], "result": res}),
+                                 inherited_fds=run.descriptors() if run is not None else ())
+
+    if theorem_rows:
+        _print_theorems(theorem_rows)
+    if audits:
+        print_audits(audits)
+    bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
+    from dpverify.interfaces.report import known_bad_summary, split_known_bad, summary_counts
+
+    regular, known_bad = split_known_bad(audits)
+    counts = summary_counts(r["verdict"] for r in regular)
+    missed = [r for r in known_bad if not r.get("passed")]
+    failed = bool(bad_theorems or counts["violation"] or counts["error"] or missed)
+    parts = []
+    if theorem_rows:
+        parts.append(f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed")
+    if regular:
+        parts.append(f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this "
+                     f"budget, {counts['violation']} violations, {counts['error']} errors")
+    if known_bad:
+        parts.append(known_bad_summary(known_bad))
+    print(f"\n{'FAIL' if failed else 'PASS'}: {'; '.join(parts)} ({time.perf_counter() - start:.0f} s)")
+    if run is not None:
+        from dpverify.interfaces.report import write_report
+
+        # the bound curves of the papers whose theorems were checked
+        papers = sorted({r["paper"] for r in theorem_rows})
+        paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": args.workers},
+                             run=run, report_dir=report_dir, paper_figures=papers)
+        print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    return 1 if failed else 0

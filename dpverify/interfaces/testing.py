@@ -1,0 +1,130 @@
+"""Assertions for other libraries' test suites: ``assert_dp``.
+
+``assert_dp(mechanism, dataset, neighbour, epsilon=..., delta=..., samples=..., confidence=...)`` runs
+:func:`dpverify.audit.audit` and raises ``AssertionError`` when the certified lower bound exceeds the
+claimed epsilon. The message carries everything needed to reproduce and judge the failure: claimed
+epsilon, certified lower bound, exact pair epsilon and the accountant's epsilon if known, the budget ceiling,
+the verdict's reason, the event and counts, and the seed.
+
+An *inconclusive* audit (no violation, but the budget could not have detected one; :mod:`dpverify.audit.verdicts`)
+is not a pass in disguise: by default it emits an :class:`InconclusiveAuditWarning` saying why, and with
+``on_inconclusive="fail"`` it fails the test like a violation.
+
+Under pytest with dpverify installed, every audit made here (or through the ``dp_auditor`` fixture)
+is also recorded for the session summary table and the ``--dp-report`` JSON
+(:mod:`dpverify.interfaces.pytest_plugin`).
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any, Callable
+
+__all__ = ["assert_dp", "format_failure", "add_recorder", "remove_recorder", "InconclusiveAuditWarning"]
+
+#: What ``assert_dp`` does with an inconclusive audit.
+ON_INCONCLUSIVE = ("warn", "fail", "ignore")
+
+
+class InconclusiveAuditWarning(UserWarning):
+    """An audit found no violation but could not have found one at its budget (its reason says why)."""
+
+_RECORDERS: list[Callable[[Any, dict], None]] = []
+
+
+def add_recorder(recorder: Callable[[Any, dict], None]) -> None:
+    """Register ``recorder(result, context)``, called after every audit made through this module."""
+    _RECORDERS.append(recorder)
+
+
+def remove_recorder(recorder: Callable[[Any, dict], None]) -> None:
+    if recorder in _RECORDERS:
+        _RECORDERS.remove(recorder)
+
+
+def _eps(x: Any) -> str:
+    return "unknown" if x is None else f"{x:.6g}"
+
+
+def format_failure(result: Any, name: str = "mechanism") -> str:
+    """The AssertionError message for a violating (or, with ``on_inconclusive="fail"``, inconclusive) audit."""
+    c = result.counts
+    accountant = _eps(getattr(result, "epsilon_accountant", None))
+    method = getattr(result, "accountant_method", "")
+    if method and accountant != "unknown":
+        accountant += f" ({method})"
+    ceiling = _eps(getattr(result, "budget_ceiling", None))
+    ratio = result.epsilon_lower / result.epsilon_claimed if result.epsilon_claimed else float("nan")
+    if result.verdict == "violation":
+        head = (f"{name} is not ({result.epsilon_claimed:g}, {result.delta:g})-DP on this pair: "
+                f"certified epsilon lower bound {result.epsilon_lower:.6g} > claimed epsilon {result.epsilon_claimed:g} "
+                f"(exact pair epsilon: {_eps(result.epsilon_exact)}) at confidence {result.confidence:g}.")
+    else:
+        head = (f"the audit of {name} is {result.verdict}: it could not have detected a violation of "
+                f"({result.epsilon_claimed:g}, {result.delta:g})-DP at this budget "
+                f"(certified {result.epsilon_lower:.6g}; exact pair epsilon: {_eps(result.epsilon_exact)}).")
+    return (
+        f"{head}\n"
+        f"  verdict: {result.verdict}: {getattr(result, 'verdict_reason', '') or '-'}\n"
+        f"  claimed {result.epsilon_claimed:g}; accountant {accountant}; exact {_eps(result.epsilon_exact)}; "
+        f"budget ceiling {ceiling}; certified {result.epsilon_lower:.6g} (certified/claimed {ratio:.3g})\n"
+        f"  test: {result.test}; event: {result.event}\n"
+        f"  counts: {c.get('dataset_in_event')} of {c.get('n_estimation')} outputs on the dataset and "
+        f"{c.get('neighbour_in_event')} of {c.get('n_estimation')} on the neighbour fall in the event "
+        f"(selection used {c.get('n_selection')} more per side)\n"
+        f"  samples per side: {result.samples}; seed: {result.seed} (rerun with the same seed to reproduce)"
+    )
+
+
+def assert_dp(
+    mechanism: Callable,
+    dataset: Any,
+    neighbour: Any,
+    *,
+    name: str | None = None,
+    on_inconclusive: str = "warn",
+    **audit_options: Any,
+):
+    """Audit ``mechanism`` on (dataset, neighbour) and fail if it certifiably violates (epsilon, delta)-DP.
+
+    Every keyword argument of :func:`dpverify.audit.audit` is accepted and forwarded unchanged, with
+    ``audit()``'s own defaults (``epsilon`` is required; ``delta``, ``samples``, ``confidence``, ``seed``, ``test``,
+    ``mode``, ``workers``... as there): this function declares none of them again, so the two cannot drift apart.
+    (Importing this module does not import the auditor: the pytest plugin loads it in every session.) An argument
+    ``audit()`` does not take is a ``TypeError`` listing the ones it does.
+
+    Returns the :class:`dpverify.audit.AuditResult` when the audit finds no violation.
+    ``name``: the label in the failure message and the session table (default: the mechanism's ``id`` or name).
+    ``on_inconclusive``: "warn" (default: an :class:`InconclusiveAuditWarning` with the verdict's reason), "fail"
+    (an ``AssertionError``: the test demands an audit with power) or "ignore".
+    """
+    __tracebackhide__ = True  # pytest: the failure points at the caller's line, not at this helper
+    from dpverify.audit import audit
+
+    if on_inconclusive not in ON_INCONCLUSIVE:
+        raise ValueError(f"on_inconclusive must be one of {ON_INCONCLUSIVE}; got {on_inconclusive!r}")
+    unknown = sorted(set(audit_options) - set(_audit_keywords()))
+    if unknown:
+        raise TypeError(f"assert_dp got unknown argument(s) {', '.join(unknown)}; it takes name, on_inconclusive and "
+                        f"the keyword arguments of dpverify.audit.audit: {', '.join(_audit_keywords())}")
+    result = audit(mechanism, dataset, neighbour, **audit_options)
+    label = name or getattr(mechanism, "id", None) or getattr(mechanism, "__name__", None) or type(mechanism).__name__
+    for record in list(_RECORDERS):
+        record(result, {"name": label})
+    if result.verdict == "violation":
+        raise AssertionError(format_failure(result, label))
+    if result.verdict == "inconclusive":
+        if on_inconclusive == "fail":
+            raise AssertionError(format_failure(result, label))
+        if on_inconclusive == "warn":
+            warnings.warn(f"audit of {label} is inconclusive: {result.verdict_reason}", InconclusiveAuditWarning,
+                          stacklevel=2)
+    return result
+
+
+def _audit_keywords() -> tuple[str, ...]:
+    """The keyword-only parameters of :func:`dpverify.audit.audit` (what ``assert_dp`` forwards)."""
+    from dpverify.audit import audit
+
+    return tuple(p.name for p in inspect.signature(audit).parameters.values() if p.kind is p.KEYWORD_ONLY)
+
