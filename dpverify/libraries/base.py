@@ -13,6 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from dpverify.calculus.guarantees import ApproxDP
+
 __all__ = ["Claimed", "LibraryFunction", "LabelledPair", "ADJACENCIES"]
 
 #: Neighbouring relations a library may declare.
@@ -37,13 +39,12 @@ class LabelledPair(tuple):
 
 
 @dataclass(frozen=True)
-class Claimed:
-    """The (epsilon, delta) a library claims for one call, and where the numbers were read (e.g.
-    ``"opendp privacy map m.map(1)"``, ``"diffprivlib BudgetAccountant.spent"``, ``"opacus RDPAccountant"``)."""
+class Claimed(ApproxDP):
+    """The (epsilon, delta) a library claims for one call -- an :class:`~dpverify.calculus.guarantees.ApproxDP` --
+    and where the numbers were read (``source``, e.g. ``"opendp privacy map m.map(1)"``,
+    ``"diffprivlib BudgetAccountant.spent"``, ``"opacus RDPAccountant"``)."""
 
-    epsilon: float
-    delta: float
-    source: str
+    source: str = ""
 
 
 @dataclass(frozen=True)
