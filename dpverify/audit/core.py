@@ -40,7 +40,8 @@ Memory and processes: besides at most ``fit_cap + threshold_sample`` outputs per
 candidate thresholds, only one chunk per side and per process is in memory at a time, whatever ``samples`` is. With
 ``workers > 1`` the chunks after the fit (scoring and estimation) are drawn, evaluated and counted in worker processes
 that return integer counts only (:mod:`.parallel`); every chunk has its own seed and the counts are summed, so the
-result is bit-identical for any number of workers.
+result is bit-identical for any number of workers. With ``client`` (a ``dask.distributed.Client``) the same chunks are
+drawn and counted as tasks on the Dask cluster (:mod:`.distributed`), with the same numbers again.
 """
 from __future__ import annotations
 
@@ -242,6 +243,15 @@ def _privacy_loss_event(pool, privacy_loss, n: int, alpha: float, delta: float, 
     return stats[0], event
 
 
+def _runner(work: Callable[[Any], Any], workers: int, client: Any):
+    """Where the chunks after the fit run: the Dask cluster of ``client`` if given, else :class:`ChunkRunner`."""
+    if client is not None:
+        from dpverify.audit.distributed import DaskRunner
+
+        return DaskRunner(work, client)
+    return ChunkRunner(work, workers)
+
+
 def audit(
     mechanism: Callable,
     dataset: Any,
@@ -266,6 +276,7 @@ def audit(
     workers: int = 1,
     fit_cap: int = FIT_CAP,
     threshold_sample: int = THRESHOLD_SAMPLE,
+    client: Any = None,
 ) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour).
 
@@ -296,6 +307,9 @@ def audit(
     on it). ``fit_cap``: at most this many outputs per side fit the statistics; ``threshold_sample``: at most this many
     scoring outputs per side fix the candidate thresholds (both bound the memory; below them the audit is the
     unbounded one).
+    ``client``: a ``dask.distributed.Client``; the chunks after the fit are then drawn and counted as tasks on its
+    cluster, which return integer counts only (:mod:`.distributed`; needs the ``distributed`` extra; the numbers
+    equal those of ``workers=1``). ``client`` and ``workers > 1`` together are a ``ValueError``.
 
     The method is the module docstring's; the returned bound holds with probability >= confidence.
     """
@@ -313,6 +327,13 @@ def audit(
     workers = check_workers(workers)
     fit_cap = check_positive_int(fit_cap, "fit_cap")
     threshold_sample = check_positive_int(threshold_sample, "threshold_sample")
+    if client is not None:
+        from dpverify.audit.distributed import check_client
+
+        check_client(client)
+        if workers > 1:
+            raise ValueError(f"client and workers={workers} together: with a Dask client the cluster's workers draw "
+                             "the chunks; leave workers at 1")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     if not callable(test) and test != "auto" and test not in TESTS:
@@ -399,7 +420,7 @@ def audit(
 
     n_sel_chunks = len(sampler.selection_sizes)
     remaining = total - j_next
-    with ChunkRunner(work, workers if remaining > 1 else 1) as runner:
+    with _runner(work, workers if remaining > 1 else 1, client) as runner:
         for found in runner.map([("score", j, None) for j in range(j_next, n_sel_chunks)]):
             add_scores(found)
             report()

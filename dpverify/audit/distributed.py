@@ -1,0 +1,244 @@
+"""Run the per-chunk work of an audit on a Dask cluster (``dask.distributed``); only integer counts come back.
+
+:class:`DaskRunner` has the interface of :class:`dpverify.audit.parallel.ChunkRunner` (a ``with`` block whose
+:meth:`~DaskRunner.map` yields the results of ``work`` over the tasks in completion order) and is what
+:func:`dpverify.audit.audit` uses when it is given ``client=``. Why the numbers are bit-identical for any number of
+workers and any schedule, and identical to ``workers=1`` without Dask: a task is one chunk index ``j``; chunk ``j`` of
+each side is drawn with ``default_rng`` of the ``j``-th ``SeedSequence.spawn`` child of that side
+(:class:`dpverify.audit.split.ChunkSampler`), so its outputs depend on ``(seed, plan, j)`` only; the work reduces
+them to integer counts, and integer sums do not depend on the order in which they are added (the map-reduce over
+independently seeded blocks of numpy's "Parallel random number generation" guide). Each task runs with one
+BLAS/OpenMP thread (``threadpoolctl``), as the local runners do, so the statistics are evaluated with the same
+floating-point operations everywhere.
+
+Serialisation: the work function closes over the mechanism, the datasets and the fitted statistics. It is serialised
+once with ``cloudpickle`` (which Dask uses too) and submitted as one task whose result is the serialised bytes; every
+chunk task depends on it, so the scheduler ships it to each worker once, and a worker deserialises it once (cached by
+a per-runner token). Being a task rather than scattered data, it is recomputed if the worker holding it dies.
+
+Resilience: a worker that dies has its tasks rescheduled by the scheduler (up to the scheduler's
+``distributed.scheduler.allowed-failures`` deaths per task); a task that raises is retried ``retries`` times before its
+exception reaches the caller. Memory: at most ``max_in_flight`` chunk tasks exist at once (default twice the
+cluster's worker threads, at least 2), so neither the client nor the workers hold more than that many chunks' results
+(a few integers each) and each worker draws one chunk per thread at a time, whatever the number of chunks.
+
+Dask is an optional dependency (the ``distributed`` extra): this module imports it only inside the functions that need
+it, and :func:`require_distributed` turns its absence into an ``ImportError`` naming the extra.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import uuid
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
+
+from dpverify.validation import check_positive_int
+
+__all__ = [
+    "DEFAULT_RETRIES", "EXTRA_HINT", "DaskRunner", "check_client", "connect", "local_cluster", "require_distributed",
+    "total_threads", "worker_pids",
+]
+
+#: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
+#: handled by the scheduler independently of this number).
+DEFAULT_RETRIES = 2
+#: How to install Dask for dpverify.
+EXTRA_HINT = "pip install 'dpverify[distributed]'"
+
+#: Deserialised work functions on a worker, by runner token (a few recent ones; each holds fitted statistics).
+_LOADED: "OrderedDict[str, Callable[[Any], Any]]" = OrderedDict()
+_LOADED_LOCK = threading.Lock()
+_LOADED_MAX = 4
+
+
+def require_distributed() -> Any:
+    """The ``distributed`` module; an ``ImportError`` naming the ``distributed`` extra if Dask is not installed."""
+    try:
+        import distributed
+    except ImportError as err:
+        raise ImportError(f"Dask-distributed audits need dask.distributed, which is not installed: {EXTRA_HINT} "
+                          f"(the 'distributed' extra); {err}") from err
+    return distributed
+
+
+def check_client(client: Any) -> Any:
+    """``client`` if it is a ``distributed.Client`` (a ``TypeError`` naming ``client`` otherwise)."""
+    distributed = require_distributed()
+    if not isinstance(client, distributed.Client):
+        raise TypeError(f"client must be a dask.distributed.Client (or None); got {type(client).__name__}")
+    return client
+
+
+def total_threads(client: Any) -> int:
+    """The number of worker threads of the cluster ``client`` is connected to (at least 1)."""
+    try:
+        info = client.scheduler_info(n_workers=-1)  # every worker (older versions list them all without asking)
+    except TypeError:
+        info = client.scheduler_info()
+    return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+
+
+def worker_pids(client: Any) -> dict[str, int]:
+    """Process id of every worker of the cluster, by worker address (asked of the workers themselves)."""
+    import os
+
+    return {addr: int(pid) for addr, pid in client.run(os.getpid).items()}
+
+
+def _hold(blob: bytes) -> bytes:
+    """The serialised work function, as a task result (so that it is recomputed if its worker dies)."""
+    return blob
+
+
+def _run_chunk(token: str, blob: bytes, task: Any) -> Any:
+    """On a worker: the work function of runner ``token`` (deserialised once per worker) applied to ``task``, with one
+    BLAS/OpenMP thread."""
+    from threadpoolctl import threadpool_limits
+
+    with _LOADED_LOCK:
+        work = _LOADED.get(token)
+        if work is None:
+            import cloudpickle
+
+            work = _LOADED[token] = cloudpickle.loads(blob)
+            while len(_LOADED) > _LOADED_MAX:
+                _LOADED.popitem(last=False)
+        else:
+            _LOADED.move_to_end(token)
+    with threadpool_limits(1):
+        return work(task)
+
+
+class DaskRunner:
+    """``with DaskRunner(work, client) as run: for result in run.map(tasks): ...`` on the cluster of ``client``.
+
+    ``work(task) -> result`` runs on the workers, at most ``max_in_flight`` tasks at a time (default
+    ``2 * total_threads(client)``, at least 2); :meth:`map` yields the results in completion order. A task that
+    raises is retried ``retries`` times, then its exception is raised in the caller. Leaving the block (also on an
+    exception or Ctrl-C) cancels the tasks still pending and releases the serialised work function.
+    """
+
+    def __init__(self, work: Callable[[Any], Any], client: Any, max_in_flight: int | None = None,
+                 retries: int = DEFAULT_RETRIES):
+        self.work = work
+        self.client = check_client(client)
+        if max_in_flight is None:
+            max_in_flight = max(2, 2 * total_threads(client))
+        self.max_in_flight = check_positive_int(max_in_flight, "max_in_flight")
+        self.retries = check_positive_int(retries, "retries", minimum=0)
+        self.token = uuid.uuid4().hex
+        self.workers = total_threads(client)
+        self._work_future = None
+        self._pending: set = set()
+        self._counter = itertools.count()
+
+    @property
+    def in_flight(self) -> int:
+        """Chunk tasks submitted whose results have not been consumed yet (at most ``max_in_flight``)."""
+        return len(self._pending)
+
+    def __enter__(self) -> "DaskRunner":
+        import cloudpickle
+
+        try:
+            blob = cloudpickle.dumps(self.work)
+        except Exception as err:  # noqa: BLE001 - say what could not be shipped to the workers
+            raise TypeError(f"client=: cloudpickle could not serialise the mechanism or a statistic for the Dask "
+                            f"workers ({type(err).__name__}: {err})") from err
+        self._work_future = self.client.submit(_hold, blob, key=f"dpverify-work-{self.token}", pure=False,
+                                               retries=self.retries)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pending, self._pending = self._pending, set()
+        try:
+            if pending:
+                self.client.cancel(list(pending))
+            if self._work_future is not None:
+                self._work_future.release()
+        except Exception:  # noqa: BLE001 - a closed client or cluster: nothing left to release
+            pass
+        finally:
+            self._work_future = None
+
+    def _submit(self, task: Any) -> Any:
+        future = self.client.submit(_run_chunk, self.token, self._work_future, task,
+                                    key=f"dpverify-chunk-{self.token}-{next(self._counter)}", pure=False,
+                                    retries=self.retries)
+        self._pending.add(future)
+        return future
+
+    def map(self, tasks: Iterable[Any]) -> Iterator[Any]:
+        """Results of ``work`` on every task, in completion order, with at most ``max_in_flight`` tasks submitted and
+        not yet consumed."""
+        from distributed import as_completed
+
+        if self._work_future is None:
+            raise RuntimeError("DaskRunner.map must be called inside its with block")
+        tasks = iter(tasks)
+        first = [self._submit(t) for t in itertools.islice(tasks, self.max_in_flight)]
+        if not first:
+            return
+        queue = as_completed(first)
+        for future in queue:
+            result = future.result()
+            self._pending.discard(future)
+            future.release()
+            del future
+            nxt = next(tasks, _DONE)
+            if nxt is not _DONE:
+                queue.add(self._submit(nxt))
+            yield result
+
+
+_DONE = object()
+
+
+@contextmanager
+def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, memory_limit: str | int = "auto",
+                  **kwargs: Any) -> Iterator[Any]:
+    """A ``Client`` of a fresh ``LocalCluster`` of ``n_workers`` processes with ``threads_per_worker`` threads each
+    (no dashboard, quiet logs); cluster and client are closed on leaving the block."""
+    import logging
+
+    distributed = require_distributed()
+    n_workers = check_positive_int(n_workers, "n_workers")
+    threads_per_worker = check_positive_int(threads_per_worker, "threads_per_worker")
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.ERROR, memory_limit=memory_limit,
+                                       **kwargs)
+    try:
+        client = distributed.Client(cluster)
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+@contextmanager
+def connect(scheduler: str, n_workers: int | None = None) -> Iterator[Any]:
+    """A ``Client`` for ``scheduler``: ``"local"`` starts a :func:`local_cluster` of ``n_workers`` worker processes
+    (default 2), anything else is a scheduler address (``tcp://host:8786``) of a running cluster, whose workers the
+    cluster decides (``n_workers`` must then be None). Closed on leaving the block."""
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise ValueError(f"scheduler must be 'local' or a scheduler address such as tcp://host:8786; got {scheduler!r}")
+    distributed = require_distributed()
+    if scheduler == "local":
+        with local_cluster(2 if n_workers is None else n_workers) as client:
+            yield client
+        return
+    if n_workers is not None:
+        raise ValueError(f"the number of workers is the cluster's own with scheduler={scheduler!r}; give it only with "
+                         "scheduler='local'")
+    try:
+        client = distributed.Client(scheduler, timeout=30)
+    except OSError as err:
+        raise OSError(f"could not reach the Dask scheduler at {scheduler}: {err}") from err
+    try:
+        yield client
+    finally:
+        client.close()
