@@ -5,6 +5,10 @@
   :func:`dpverify.interfaces.testing.assert_dp` with the marker's claim and the session's settings;
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
   mathematical|implementation`` and ``--dp-workers W`` (passed to :func:`dpverify.audit.audit`);
+- option ``--dp-scheduler ADDRESS|local``: every audit's samples are drawn and counted on a Dask cluster (the
+  ``distributed`` extra; :mod:`dpverify.audit.distributed`): a running one at ADDRESS (``tcp://host:8786``) or, with
+  ``local``, a LocalCluster of ``--dp-workers`` processes (default 2) started at the first audit of the session and
+  closed at its end. The numbers equal those of a run without it;
 - a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
   certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.interfaces.report`) with the
   reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon, and
@@ -27,6 +31,8 @@ DEFAULT_CONFIDENCE = 0.95
 DEFAULT_SEED = 0
 
 _RECORDS_KEY = pytest.StashKey[list]()
+_CLUSTER_KEY = pytest.StashKey[Any]()
+_CLIENT_KEY = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,7 +47,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="audit mode of every audit: mathematical (the idealised mechanism, default) or implementation "
                          "(also floating-point artefacts of the outputs, Mironov 2012)")
     group.addoption("--dp-workers", type=int, default=None, metavar="W",
-                    help="processes that draw and count each audit's samples (integer >= 1; same numbers for any W)")
+                    help="processes that draw and count each audit's samples (integer >= 1; same numbers for any W); "
+                         "with --dp-scheduler local, the local Dask workers (default 2)")
+    group.addoption("--dp-scheduler", default=None, metavar="ADDRESS|local",
+                    help="draw and count every audit's samples on a Dask cluster: a scheduler address "
+                         "(tcp://host:8786) or 'local' (a LocalCluster for the session); needs dpverify[distributed]")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -60,6 +70,18 @@ def pytest_configure(config: pytest.Config) -> None:
     workers = config.getoption("--dp-workers", default=None)
     if workers is not None and workers < 1:
         raise pytest.UsageError(f"--dp-workers must be an integer >= 1; got {workers}")
+    scheduler = config.getoption("--dp-scheduler", default=None)
+    if scheduler is not None:
+        import importlib.util
+
+        if not scheduler.strip():
+            raise pytest.UsageError("--dp-scheduler must be 'local' or a scheduler address such as tcp://host:8786")
+        if importlib.util.find_spec("distributed") is None:
+            raise pytest.UsageError("--dp-scheduler needs dask.distributed, which is not installed: "
+                                    "pip install 'dpverify[distributed]' (the 'distributed' extra)")
+        if scheduler != "local" and workers is not None:
+            raise pytest.UsageError(f"--dp-workers is the cluster's own with --dp-scheduler {scheduler}; give "
+                                    "--dp-workers only with --dp-scheduler local")
     report = config.getoption("--dp-report", default=None)
     if report:
         from dpverify.interfaces.files import check_writable_file
@@ -84,6 +106,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     recorder = getattr(config, "_dpverify_recorder", None)
     if recorder is not None:
         testing.remove_recorder(recorder)
+    cluster = config.stash.get(_CLUSTER_KEY, None)
+    if cluster is not None:  # the session's Dask client (and local cluster), opened by the first audit
+        del config.stash[_CLUSTER_KEY]
+        cluster.__exit__(None, None, None)
+
+
+def session_client(config: pytest.Config) -> Any:
+    """The session's ``dask.distributed.Client`` for ``--dp-scheduler`` (connected, or the local cluster started, on
+    first use; closed when the session ends), or None without the option."""
+    scheduler = config.getoption("--dp-scheduler", default=None)
+    if scheduler is None:
+        return None
+    if _CLUSTER_KEY not in config.stash:
+        from dpverify.audit.distributed import connect
+
+        cluster = connect(scheduler, config.getoption("--dp-workers", default=None) if scheduler == "local" else None)
+        client = cluster.__enter__()
+        config.stash[_CLUSTER_KEY] = cluster
+        config.stash[_CLIENT_KEY] = client
+    return config.stash[_CLIENT_KEY]
 
 
 class DpAuditor:
@@ -109,10 +151,13 @@ class DpAuditor:
         opt = self.config.getoption
         out = {"delta": 0.0, "samples": DEFAULT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, "seed": DEFAULT_SEED}
         out.update(self.claim)
+        scheduled = opt("--dp-scheduler") is not None
         for key, flag in (("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed"),
                           ("mode", "--dp-mode"), ("workers", "--dp-workers")):
-            if opt(flag) is not None:
+            if opt(flag) is not None and not (scheduled and key == "workers"):  # then the Dask workers
                 out[key] = opt(flag)
+        if scheduled and "workers" not in overrides:
+            out["client"] = session_client(self.config)
         out.update(overrides)
         if "epsilon" not in out:
             raise pytest.UsageError(

@@ -330,11 +330,13 @@ def run_case(
     progress: Callable[[int, int], None] | None = None,
     mode: str = "mathematical",
     workers: int = 1,
+    client: Any = None,
 ) -> CaseResult:
     """Audit ``case`` against its sampler's claim (or an explicit ``epsilon``/``delta``).
 
-    ``mode`` ("mathematical" or "implementation", :data:`dpverify.audit.core.MODES`) and ``workers`` (processes that
-    draw and count the samples) are passed to :func:`dpverify.audit.audit`.
+    ``mode`` ("mathematical" or "implementation", :data:`dpverify.audit.core.MODES`), ``workers`` (processes that
+    draw and count the samples) and ``client`` (a ``dask.distributed.Client`` whose cluster draws and counts them,
+    :mod:`dpverify.audit.distributed`) are passed to :func:`dpverify.audit.audit`; the numbers depend on none of them.
 
     The audit result also carries the sampler's accountant epsilon and, on canary pairs, the budget ceiling
     (from the sampler's ``account`` and ``pair_privacy_loss``). ``progress(done, total)`` is passed to
@@ -362,6 +364,7 @@ def run_case(
             progress=progress,
             mode=mode,
             workers=workers,
+            client=client,
         )
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, claim.to_dict(), result,
                           time.perf_counter() - start, known_bad=case.known_bad)

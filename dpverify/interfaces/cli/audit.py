@@ -3,6 +3,8 @@
 The sampler is audited on its suite case's adjacent pair (:mod:`dpverify.interfaces.suite`) against the claim
 its theorem gives for the parameters (or an explicit ``--epsilon``/``--delta``). ``--mode implementation`` also
 tries the floating-point statistics of :mod:`dpverify.audit.floating_point` (the bits of the outputs, Mironov 2012).
+``--scheduler ADDRESS|local`` draws and counts the samples on a Dask cluster (:mod:`dpverify.audit.distributed`, the
+``distributed`` extra) with the numbers of a run without it.
 """
 from __future__ import annotations
 
@@ -26,8 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="mathematical (default): audit the idealised mechanism, outputs read as real numbers; "
                         "implementation: also look for floating-point artefacts of the code that runs (low-order bits "
                         "and the set of float outputs that depend on the data, Mironov 2012)")
-    p.add_argument("--workers", type=int, default=1,
-                   help="processes that draw and count the samples (integer >= 1; the numbers do not depend on it)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes that draw and count the samples (integer >= 1, default 1; the numbers do not depend "
+                        "on it); with --scheduler local, the Dask workers of the local cluster (default 2)")
+    p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
+                   help="draw and count the samples as tasks on a Dask cluster: a scheduler address (tcp://host:8786) "
+                        "or 'local' (a LocalCluster for this audit); needs dpverify[distributed]")
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.set_defaults(func=_run)
 
@@ -62,9 +68,6 @@ def parse_params(pairs: list[str]) -> dict:
 
 
 def _run(args) -> int:
-    from dpverify.interfaces.cli.output import format_table, print_json
-    from dpverify.interfaces.cli.progress import Progress
-    from dpverify.interfaces.report import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
     from dpverify.interfaces.suite import get_case, run_case
 
     if args.samples is not None and args.samples < 4:
@@ -73,9 +76,23 @@ def _run(args) -> int:
         raise ValueError(f"--confidence must be in (0, 1); got {args.confidence}")
     if args.seed < 0:
         raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be an integer >= 1; got {args.workers}")
     case = get_case(args.sampler_id)
+    if args.scheduler is not None:
+        from dpverify.interfaces.cli.verify import cluster_for
+
+        with cluster_for(args.scheduler, args.workers) as client:
+            return _audit(args, case, run_case, client=client)
+    return _audit(args, case, run_case, workers=1 if args.workers is None else args.workers)
+
+
+def _audit(args, case, run_case, *, workers: int = 1, client=None) -> int:
+    """Run and print the audit of ``case`` (with ``workers`` local processes or on the Dask cluster of ``client``)."""
+    from dpverify.interfaces.cli.output import format_table, print_json
+    from dpverify.interfaces.cli.progress import Progress
+    from dpverify.interfaces.report import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
+
     # progress lines on stderr for an audit that runs longer than a few seconds
     progress = Progress(1, "audit", item_lines=False)
     progress.start_item(case.id)
@@ -90,7 +107,8 @@ def _run(args) -> int:
             delta=args.delta,
             progress=progress.chunk_callback(case.id),
             mode=args.mode,
-            workers=args.workers,
+            workers=workers,
+            client=client,
         )
     finally:
         progress.close()

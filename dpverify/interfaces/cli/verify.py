@@ -14,6 +14,12 @@ theorem and audit is appended to a checkpoint in DIR as it finishes, and the rep
 ``report.json`` and ``report.html`` together (:class:`dpverify.interfaces.files.RunDirectory`). ``--resume`` continues an
 interrupted run with the same settings from its checkpoint: finished work is not repeated and its numbers are the
 stored ones, so the report equals an uninterrupted run's (every audit is a function of its case, budget and seed).
+
+``--scheduler ADDRESS|local`` runs the work on a Dask cluster (the ``distributed`` extra): each audit case and each
+paper's theorem checks become one task, results are shown and checkpointed as they complete, and a task whose worker
+dies is run again on another (Dask's resilience; a task that raises is retried, :data:`RETRIES`). ``local`` starts a
+LocalCluster of ``--workers`` processes (default 2) for the run; an address (``tcp://host:8786``) uses a running
+cluster (``dask scheduler`` and ``dask worker ADDRESS``, docs/distributed.md). The numbers equal a run without it.
 """
 from __future__ import annotations
 
@@ -34,7 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paper", metavar="KEY", default=None,
                    help="only the theorems of this paper and the audits of samplers resting on them "
                         "(wang2015, li2019, bertazzi2025, foulds2016)")
-    p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes for the audits")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local worker processes for the audits (default 1; with --scheduler local: the Dask workers "
+                        "of the local cluster, default 2)")
+    p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
+                   help="run each audit and each paper's theorems as tasks on a Dask cluster: a scheduler address "
+                        "(tcp://host:8786) or 'local' (a LocalCluster for this run); needs dpverify[distributed]")
     p.add_argument("--seed", type=int, default=0, help="root seed of every audit")
     p.add_argument("--report", metavar="DIR", default=None,
                    help="write report.json and report.html to DIR (checked before the run)")
@@ -168,6 +179,99 @@ def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, don
     return [results[c.id] for c in cases]
 
 
+# -- running on a Dask cluster ---------------------------------------------------------------------------------------
+
+#: How often a task that raised is run again on the cluster (worker deaths are handled by the scheduler itself).
+RETRIES = 2
+
+
+def _paper_rows(paper: str, ids: list[str]) -> list[dict]:
+    """On a worker: the rows of the theorems ``ids`` of ``paper``, in that order."""
+    from dpverify.theorems import registry
+
+    by_id = {t.id: t for t in registry.all_theorems(paper)}
+    return [_theorem_row(by_id[i]) for i in ids]
+
+
+def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int, done: dict[str, dict],
+                    save: Callable[[dict], None]) -> tuple[list[dict], list[dict]]:
+    """(theorem rows, audit results) computed as tasks on the cluster of ``client``: one task per paper's theorems and
+    one per audit case, each result saved and shown as it completes; ``done`` holds what the checkpoint has."""
+    import uuid
+
+    from distributed import as_completed
+
+    from dpverify.interfaces.cli.progress import Progress
+
+    token = uuid.uuid4().hex[:12]
+    rows: dict[str, dict] = dict(done["theorem"])
+    results: dict[str, dict] = dict(done["audit"])
+    papers: dict[str, list[str]] = {}
+    for thm in thms:
+        if thm.id not in rows:
+            papers.setdefault(thm.paper, []).append(thm.id)
+    futures = {}
+    for paper, ids in papers.items():
+        fut = client.submit(_paper_rows, paper, ids, key=f"dpverify-theorems-{paper}-{token}", pure=False,
+                            retries=RETRIES)
+        futures[fut] = ("theorems", paper)
+    for case in cases:
+        if case.id not in results:
+            fut = client.submit(_run_case_job, (case.id, budget, seed), key=f"dpverify-audit-{case.id}-{token}",
+                                pure=False, retries=RETRIES)
+            futures[fut] = ("audit", case.id)
+    with Progress(len(thms) + len(cases), "tasks") as progress:
+        for ident in rows:
+            progress.advance(ident, "ok (from the checkpoint)")
+        for ident, res in results.items():
+            progress.advance(ident, f"{res.get('verdict')} (from the checkpoint)")
+        progress.set_running([ident for _, ident in futures.values()])
+        for fut in as_completed(list(futures)):
+            kind, ident = futures.pop(fut)
+            value = fut.result()
+            fut.release()
+            if kind == "theorems":
+                for row in value:
+                    rows[row["id"]] = row
+                    save({"type": "theorem", "id": row["id"], "row": row})
+                    progress.advance(row["id"], "ok" if row["status"] == "passed" else "FAILED")
+            else:
+                results[ident] = value
+                save({"type": "audit", "case": ident, "result": value})
+                progress.advance(ident, value["verdict"])
+            progress.set_running([i for _, i in futures.values()])
+    return [rows[t.id] for t in thms], [results[c.id] for c in cases]
+
+
+def cluster_for(scheduler: str, workers: int | None):
+    """``connect(scheduler, workers)`` of :mod:`dpverify.audit.distributed` for ``--scheduler``/``--workers``, with
+    usage errors as ``ValueError`` (exit status 2): Dask not installed, ``--workers`` with a scheduler address."""
+    try:
+        from dpverify.audit.distributed import connect, require_distributed
+
+        require_distributed()
+    except ImportError as err:
+        raise ValueError(f"--scheduler: {err}") from None
+    if not scheduler.strip():
+        raise ValueError("--scheduler must be 'local' or a scheduler address such as tcp://host:8786; got ''")
+    if scheduler != "local" and workers is not None:
+        raise ValueError(f"--workers is the cluster's own with --scheduler {scheduler}; give --workers only with "
+                         "--scheduler local")
+    return connect(scheduler, workers if scheduler == "local" else None)
+
+
+def _kill_children() -> None:
+    """Kill this process's child processes: with ``--scheduler local``, the local cluster's workers (also those that
+    were restarted during the run)."""
+    import psutil  # a dependency of distributed
+
+    for child in psutil.Process().children(recursive=True):
+        try:
+            child.kill()
+        except psutil.Error:
+            pass
+
+
 # -- printing -----------------------------------------------------------------------------------------------------
 
 def _print_theorems(theorem_rows: list[dict]) -> None:
@@ -245,7 +349,7 @@ def _run(args) -> int:
     from dpverify import __version__
     from dpverify.interfaces.cli.progress import Progress
 
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be an integer >= 1; got {args.workers}")
     if args.seed < 0:
         raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
@@ -287,7 +391,18 @@ def _run(args) -> int:
     start = time.perf_counter()
     # Ctrl-C exits at once (dpverify.interfaces.cli._on_sigint): what is saved so far is what a resume starts from.
     theorem_rows = []
-    if thms:
+    audits: list[dict] = []
+    workers = 1 if args.workers is None else args.workers
+    if args.scheduler is not None:
+        with cluster_for(args.scheduler, args.workers) as client:
+            if args.scheduler == "local":
+                from dpverify.interfaces.cli import on_interrupt
+
+                on_interrupt(cleanup=_kill_children)  # Ctrl-C exits at once: take the local cluster's workers along
+            print(f"verify: on the Dask cluster at {client.scheduler.address} "
+                  f"({len(client.scheduler_info(n_workers=-1)['workers'])} workers)", file=sys.stderr, flush=True)
+            theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save)
+    if thms and args.scheduler is None:
         with Progress(len(thms), "theorems") as progress:
             for thm in thms:
                 row = done["theorem"].get(thm.id)
@@ -297,10 +412,9 @@ def _run(args) -> int:
                     save({"type": "theorem", "id": thm.id, "row": row})
                 theorem_rows.append(row)
                 progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
-    audits: list[dict] = []
-    if cases:
+    if cases and args.scheduler is None:
         with Progress(len(cases), "audits") as progress:
-            audits = _run_audits(cases, args.budget, args.seed, args.workers, progress, done["audit"],
+            audits = _run_audits(cases, args.budget, args.seed, workers, progress, done["audit"],
                                  lambda res: save({"type": "audit", "case": res["case"], "result": res}),
                                  inherited_fds=run.descriptors() if run is not None else ())
 
@@ -329,7 +443,8 @@ def _run(args) -> int:
 
         # the bound curves of the papers whose theorems were checked
         papers = sorted({r["paper"] for r in theorem_rows})
-        paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": args.workers},
+        paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": workers,
+                                                                             "scheduler": args.scheduler},
                              run=run, report_dir=report_dir, paper_figures=papers)
         print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
     return 1 if failed else 0
