@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 from scipy.special import logsumexp
 
+from dpverify.theorems import symbols as sy
 from dpverify.validation import check_delta, check_order, check_real
 
 __all__ = [
@@ -53,30 +54,38 @@ __all__ = [
 ]
 
 
-def _sym(name: str, **assumptions) -> sp.Symbol:
-    return sp.Symbol(name, **assumptions)
-
-
-#: Shared sympy symbols (name -> Symbol with assumptions); every bertazzi2025 theorem takes its own from here.
+#: This paper's symbols, keyword name -> the entry of the catalogue's symbol table (:mod:`dpverify.theorems.symbols`);
+#: every bertazzi2025 theorem takes its own from here. ``T`` is the time horizon, ``L`` and ``R`` Prop. 4.6's drift
+#: Lipschitz constant and coupling radius (both may be 0).
 SYMBOLS: dict[str, sp.Symbol] = {
-    "epsilon": _sym("epsilon", nonnegative=True),
-    "delta": _sym("delta", positive=True),
-    "alpha": _sym("alpha", positive=True),
-    "beta": _sym("beta", positive=True),
-    "K": _sym("K", positive=True),
-    "L": _sym("L", nonnegative=True),
-    "M": _sym("M", positive=True),
-    "m": _sym("m", positive=True),
-    "h": _sym("h", positive=True),
-    "k": _sym("k", positive=True, integer=True),
-    "T": _sym("T", positive=True),
-    "R": _sym("R", nonnegative=True),
-    "tau": _sym("tau", positive=True, integer=True),
-    "N": _sym("N", positive=True, integer=True),
-    "energy": _sym("energy", positive=True),
-    "K_ell": _sym("K_ell", positive=True),
-    "sigma": _sym("sigma", positive=True),
-    "sensitivity": _sym("sensitivity", nonnegative=True),
+    "epsilon": sy.epsilon,
+    "delta": sy.delta,
+    "alpha": sy.alpha,
+    "beta": sy.beta,
+    "K": sy.K,
+    "L": sy.L_drift,
+    "M": sy.M,
+    "m": sy.m,
+    "h": sy.h,
+    "k": sy.k,
+    "T": sy.T_horizon,
+    "R": sy.R_coupling,
+    "tau": sy.tau,
+    "N": sy.N,
+    "energy": sy.energy,
+    "K_ell": sy.K_ell,
+    "sigma": sy.sigma,
+    "sensitivity": sy.sensitivity,
+    "delta_prime": sy.delta_prime,
+    "kappa": sy.kappa,
+    "R_n": sy.R_n,
+    "R_inf": sy.R_inf,
+    "epsilon_xi": sy.epsilon_xi,
+    "delta_xi": sy.delta_xi,
+    "delta_tilde": sy.delta_tilde,
+    "delta_bar": sy.delta_bar,
+    "r": sy.r,
+    "C_f": sy.C_f,
 }
 
 

@@ -19,18 +19,12 @@ __all__ = ["THEOREMS", "hockey_stick", "is_dp"]
 
 S = SYMBOLS
 eps, delta, alpha = S["epsilon"], S["delta"], S["alpha"]
-#: The delta of a DP statement that may be 0 (pure DP of the posterior or of the chain): Props 3.2, 3.4, Cor. 3.3.
-delta0 = sp.Symbol("delta", nonnegative=True)
-kappa = sp.Symbol("kappa", positive=True)
-R_n = sp.Symbol("R_n", nonnegative=True)
-R_inf = sp.Symbol("R_inf", nonnegative=True)
-delta_prime = sp.Symbol("delta_prime", nonnegative=True)
-epsilon_xi = sp.Symbol("epsilon_xi", nonnegative=True)
-delta_xi = sp.Symbol("delta_xi", nonnegative=True)
-delta_tilde = sp.Symbol("delta_tilde", nonnegative=True)
-delta_bar = sp.Symbol("delta_bar", nonnegative=True)
-r_conc = sp.Symbol("r", positive=True)
-C_f = sp.Symbol("C_f", nonnegative=True)
+#: The delta of a DP statement that may be 0 (pure DP of the posterior or of the chain): Props 3.2, 3.4, Cor. 3.3
+#: (the table's delta is nonnegative: :mod:`dpverify.theorems.symbols`).
+delta0 = delta
+kappa, R_n, R_inf, delta_prime = S["kappa"], S["R_n"], S["R_inf"], S["delta_prime"]
+epsilon_xi, delta_xi, delta_tilde, delta_bar = S["epsilon_xi"], S["delta_xi"], S["delta_tilde"], S["delta_bar"]
+r_conc, C_f = S["r"], S["C_f"]
 sens = S["sensitivity"]
 sigma = S["sigma"]
 

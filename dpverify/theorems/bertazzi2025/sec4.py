@@ -15,6 +15,7 @@ import sympy as sp
 from scipy import stats
 
 from dpverify.calculus.mechanisms.gaussian import gaussian_delta
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Hypothesis, Source, Theorem
 from dpverify.theorems.bertazzi2025.formulas import (
     SYMBOLS,
@@ -30,7 +31,7 @@ __all__ = ["THEOREMS", "ou_exact_final_rdp", "final_value_rdp_short_window"]
 S = SYMBOLS
 eps, delta, alpha, beta = S["epsilon"], S["delta"], S["alpha"], S["beta"]
 K, L, R, T, C = S["K"], S["L"], S["R"], S["T"], S["energy"]
-r_tail = sp.Symbol("r", positive=True)
+r_tail = S["r"]
 ld = sp.log(1 / delta)
 
 
@@ -57,7 +58,7 @@ lem_41 = Theorem(
     _src("Lemma 4.1, eqs. (12)-(14), proof (66)-(69); tail via Lemma B.3", "Sec. 4, App. B", "R-high"),
     "privacy",
     symbols={"energy": C, "delta": delta},
-    hypotheses=[Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)")],
+    hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)")],
     conclusion={"epsilon": sym_eps_dp(C)},
     statement=(
         "If for every adjacent D, D' a measure Q with Q(A(D) in S) = P(A(D') in S) exists (eq. 12) and "
@@ -197,7 +198,7 @@ prop_45 = Theorem(
     _src("Proposition 4.5, eqs. (16)-(19), proof (86)-(88)", "Sec. 4, App. B", "R-high"),
     "privacy",
     symbols={"beta": beta, "K": K, "T": T, "delta": delta, "alpha": alpha},
-    hypotheses=[Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
+    hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
                 Hypothesis("order_above_one", sp.Gt(alpha, 1), "alpha > 1")],
     conclusion={"epsilon": sym_eps_dp(C_path), "rdp": sym_eps_rdp(C_path)},
     defaults={"beta": 1},
@@ -255,7 +256,7 @@ prop_46 = Theorem(
     _src("Proposition 4.6, eqs. (20)-(22), proof (96)-(110)", "Sec. 4, App. B", "R-med"),
     "privacy",
     symbols={"beta": beta, "K": K, "L": L, "R": R, "delta": delta, "alpha": alpha},
-    hypotheses=[Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
+    hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
                 Hypothesis("order_above_one", sp.Gt(alpha, 1), "alpha > 1")],
     conclusion={"final_constant": M_final, "epsilon": sym_eps_dp(C_final), "rdp": sym_eps_rdp(C_final)},
     defaults={"beta": 1},

@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Erratum, Hypothesis, Source, Theorem
 from dpverify.theorems.bertazzi2025.formulas import (
     SYMBOLS,
@@ -53,7 +54,7 @@ def _src(item: str, location: str, confidence: str) -> Source:
 
 
 def _common_hyps(strong: bool) -> list[Hypothesis]:
-    hyps = [Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
+    hyps = [sy.delta_positive(), Hypothesis("delta_below_one", sp.Lt(delta, 1), "delta in (0, 1)"),
             Hypothesis("order_above_one", sp.Gt(alpha, 1), "Rényi order alpha > 1")]
     if strong:
         hyps = [Hypothesis("m_at_most_M", sp.Le(m, M), "strong monotonicity m <= smoothness M (Cauchy-Schwarz)"),

@@ -18,22 +18,28 @@ from __future__ import annotations
 
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Source
 
 __all__ = ["SYM", "source", "link"]
 
+#: This paper's symbols, keyword name -> the entry of the catalogue's symbol table (:mod:`dpverify.theorems.symbols`).
 SYM: dict[str, sp.Symbol] = {
-    "epsilon": sp.Symbol("epsilon", positive=True),
-    "delta": sp.Symbol("delta", nonnegative=True),
-    "C": sp.Symbol("C", positive=True),
-    "B": sp.Symbol("B", positive=True),
-    "a0": sp.Symbol("a0", positive=True),
-    "temperature": sp.Symbol("temperature", positive=True),
-    "sensitivity": sp.Symbol("sensitivity", positive=True),
-    "N": sp.Symbol("N", positive=True, integer=True),
-    "Q": sp.Symbol("Q", positive=True, integer=True),
-    "k": sp.Symbol("k", positive=True, integer=True),
-    "T": sp.Symbol("T", positive=True, integer=True),
+    "epsilon": sy.epsilon,
+    "delta": sy.delta,
+    "C": sy.C,
+    "B": sy.B,
+    "a0": sy.a0,
+    "temperature": sy.temperature,
+    "sensitivity": sy.sensitivity,
+    "N": sy.N,
+    "Q": sy.Q,
+    "k": sy.k,
+    "T": sy.T_iterations,
+    "epsilon_1": sy.epsilon_1,
+    "epsilon_2": sy.epsilon_2,
+    "delta_1": sy.delta_1,
+    "delta_2": sy.delta_2,
 }
 
 

@@ -17,6 +17,7 @@ from scipy import stats
 from scipy.special import betaln, digamma
 
 from dpverify.validation import check_epsilon
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.foulds2016.common import SYM, link, source
 
@@ -33,12 +34,10 @@ __all__ = [
 ]
 
 eps, a0, temperature = SYM["epsilon"], SYM["a0"], SYM["temperature"]
-theta_max = sp.Symbol("theta_max", positive=True)
-stat_range = sp.Symbol("stat_range", positive=True)
-log_h_range = sp.Symbol("log_h_range", nonnegative=True)
+theta_max, stat_range, log_h_range = sy.theta_max, sy.stat_range, sy.log_h_range
 
 # Symbols of the asymptotic (beta-Bernoulli) derivations: n1 = N p + sqrt(N) z, noise gamma fixed.
-_N = sp.Symbol("N", positive=True)
+_N = sp.Symbol("N_cont", positive=True)  # N as a continuous variable, for the limits N -> oo
 _p = sp.Symbol("p", positive=True)
 _z, _g1, _g0 = sp.symbols("z gamma_1 gamma_0", real=True)
 

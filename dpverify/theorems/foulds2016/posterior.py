@@ -212,8 +212,8 @@ def _eq6_at_2c():
 
 
 # ----------------------------------------------------------------------------- Theorem 1
-eps1, eps2 = sp.Symbol("epsilon_1", nonnegative=True), sp.Symbol("epsilon_2", nonnegative=True)
-del1, del2 = sp.Symbol("delta_1", nonnegative=True), sp.Symbol("delta_2", nonnegative=True)
+eps1, eps2 = SYM["epsilon_1"], SYM["epsilon_2"]
+del1, del2 = SYM["delta_1"], SYM["delta_2"]
 
 THM1_COMPOSITION = Theorem(
     "foulds2016.thm1_composition",

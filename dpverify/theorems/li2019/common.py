@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Source
 
 __all__ = [
@@ -39,22 +40,22 @@ __all__ = [
     "harmonic_third",
 ]
 
-#: The shared symbols (the keyword names of ``Theorem.evaluate``) with their assumptions. ``T`` counts *iterations* in Li et
-#: al. (Algorithm 1: "number of iterations T").
+#: This paper's symbols, keyword name -> the entry of the catalogue's symbol table (:mod:`dpverify.theorems.symbols`).
+#: ``T`` counts *iterations* in Li et al. (Algorithm 1: "number of iterations T"): :data:`~dpverify.theorems.symbols.T_iterations`.
 SYMBOLS: dict[str, sp.Symbol] = {
-    "epsilon": sp.Symbol("epsilon", positive=True),
-    "delta": sp.Symbol("delta", positive=True),
-    "L": sp.Symbol("L", positive=True),
-    "N": sp.Symbol("N", positive=True, integer=True),
-    "T": sp.Symbol("T", positive=True, integer=True),
-    "tau": sp.Symbol("tau", positive=True, integer=True),
-    "q": sp.Symbol("q", positive=True),
-    "eta": sp.Symbol("eta", positive=True),
-    "t": sp.Symbol("t", positive=True, integer=True),
-    "sigma": sp.Symbol("sigma", positive=True),
-    "lam": sp.Symbol("lam", positive=True),
-    "k": sp.Symbol("k", positive=True, integer=True),
-    "mu": sp.Symbol("mu", positive=True),
+    "epsilon": sy.epsilon,
+    "delta": sy.delta,
+    "L": sy.L,
+    "N": sy.N,
+    "T": sy.T_iterations,
+    "tau": sy.tau,
+    "q": sy.q,
+    "eta": sy.eta,
+    "t": sy.t,
+    "sigma": sy.sigma,
+    "lam": sy.lam,
+    "k": sy.k,
+    "mu": sy.mu,
 }
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from dpverify.validation import check_finite_array, check_positive_int
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Theorem
 from dpverify.theorems.li2019.bounds import (
     eta_max_exact,
@@ -113,6 +114,7 @@ fig1 = Theorem(
     source("Figure 1 (left)", "Sec. 4.1"),
     "published_number",
     symbols=symbols("N", "T", "L", "epsilon", "delta", "q"),
+    hypotheses=[sy.delta_positive()],
     conclusion={"decreasing": thm3.conclusion["eta_max"], "fixed": thm4.conclusion["eta_max"]},
     defaults={**FIG1_SETTING, "q": 128 / 50_000},
     statement=(
@@ -170,6 +172,7 @@ fig2 = Theorem(
     source("Figure 2 (Figure 1 right)", "Sec. 4.1"),
     "published_number",
     symbols=symbols("N", "T", "L", "epsilon", "delta", "q"),
+    hypotheses=[sy.delta_positive()],
     conclusion={"decreasing": thm3.conclusion["eta_max"]},
     statement=(
         "With delta = 1/N and T = N the bound is 'stable in terms of the data size N' and 'approximately proportional "
@@ -509,6 +512,7 @@ logreg = Theorem(
     source("Sec. 4.2, Figure 3", "Sec. 4.2"),
     "published_number",
     symbols=symbols("N", "T", "L", "epsilon", "delta", "q"),
+    hypotheses=[sy.delta_positive()],
     conclusion={"eta_max": thm4.conclusion["eta_max"]},
     defaults={"N": LOGREG["N"], "T": LOGREG["T"], "L": LOGREG["L"], "epsilon": LOGREG["epsilon"],
               "delta": LOGREG["delta"], "q": LOGREG["tau"] / LOGREG["N"]},

@@ -19,6 +19,7 @@ import math
 
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.li2019.bounds import eta_max_lemma2
 from dpverify.theorems.li2019.common import LINK, harmonic_third, k_max, noise_multiplier_sq, source, symbols
@@ -31,7 +32,7 @@ N, T, L, q, eps, delta, eta = (S[n] for n in ("N", "T", "L", "q", "epsilon", "de
 t = symbols("t")["t"]
 ell = sp.log(1 / delta)
 K = k_max(eps, delta)
-sigma = sp.Symbol("sigma", positive=True)
+sigma = symbols("sigma")["sigma"]
 
 #: Theorem 3's conditions exactly as printed (Li et al. 2019, Thm 3 items 1-3, with c2 a symbol).
 c2 = sp.Symbol("c2", positive=True)
@@ -83,6 +84,7 @@ def _step_theorem(schedule: str) -> Theorem:
     sigma1_sq = noise_multiplier_sq(N, q, eta, L)
     lam_star = (eps - K) / (2 * K)
     hyps = [
+        sy.delta_positive(),
         Hypothesis("i)", eta <= q**2 * N / L**2,
                    "Lemma 2's sigma >= 1 at every step (binding at t = 1): eta <= q^2 N / L^2 "
                    "(printed: eta_t <= N/L^2, see errata)"),

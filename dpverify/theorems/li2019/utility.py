@@ -18,6 +18,7 @@ import math
 
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.li2019.common import source, symbols
 from dpverify.theorems.registry import register
@@ -26,10 +27,7 @@ __all__ = ["prop7_omega", "PROP5_PRINTED", "PROP7_PAPER_OMEGA"]
 
 S = symbols("N", "T", "tau", "eta", "epsilon", "delta", "L")
 N, T, tau, eta = S["N"], S["T"], S["tau"], S["eta"]
-Gamma = sp.Symbol("Gamma_M", positive=True)
-C = sp.Symbol("C", positive=True)
-et0 = sp.Symbol("eta_tilde_0", positive=True)
-tt = sp.Symbol("t", positive=True)
+Gamma, C, et0 = sy.Gamma_M, sy.C_mse, sy.eta_tilde_0
 
 # ---------------------------------------------------------------------------------------------
 # Proposition 5
@@ -175,8 +173,7 @@ register(prop6)
 # ---------------------------------------------------------------------------------------------
 # Proposition 7
 # ---------------------------------------------------------------------------------------------
-A = sp.Symbol("A", positive=True)
-omega = sp.Symbol("omega", positive=True)
+A, omega = sy.A_risk, sy.omega
 Wz = sp.LambertW(sp.Rational(4, 5) * (T / A) ** sp.Rational(1, 5))
 PROP7_OMEGA = sp.exp(-sp.Rational(5, 4) * Wz)
 #: The supplement's omega(T) = exp(-((5/4) W(4T/(5A)))^{1/5}).
@@ -289,8 +286,7 @@ register(prop7)
 # ---------------------------------------------------------------------------------------------
 # Assumptions 1 and 2
 # ---------------------------------------------------------------------------------------------
-m_, M_ = sp.Symbol("m", positive=True), sp.Symbol("M", positive=True)
-Delta = sp.Symbol("Delta", nonnegative=True)
+m_, M_, Delta = sy.m_dissipativity, sy.M, sy.Delta
 asm = Theorem(
     "li2019.asm1_asm2",
     "Assumption 1 (Poisson-equation regularity) and Assumption 2 (Raginsky et al. conditions) of Props 5-7",

@@ -14,6 +14,7 @@ import math
 
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 import numpy as np
 
@@ -38,6 +39,8 @@ wang = Theorem(
     source("Sec. 3.1 (quoting Wang et al. 2015, Alg. 2 / Thm 4)", "Sec. 3.1"),
     "step_size",
     symbols=S,
+    # No delta_positive hypothesis here: this item only quotes Li's reading of Wang's bound, whose eta_max -> 0 as
+    # delta -> 0 (the right limit), and its q-free evaluation checks no hypothesis at all (theorems/test_li2019.py).
     hypotheses=[
         Hypothesis("wang_passes", T >= eps**2 / (32 * q**2 * sp.log(2 / delta)),
                    "Wang et al.'s Thm 4 condition T_W >= eps^2 N/(32 tau log(2/delta)) in Li's units "
@@ -125,6 +128,7 @@ example = Theorem(
     source("Sec. 3.1, example", "Sec. 3.1"),
     "published_number",
     symbols=S,
+    hypotheses=[sy.delta_positive()],
     conclusion={"eta_max_wang": WANG_QUOTED},
     defaults={k: v for k, v in MNIST_EXAMPLE.items()},
     statement=(

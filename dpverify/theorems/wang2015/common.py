@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Source
 
 __all__ = [
@@ -30,35 +31,38 @@ __all__ = [
     "LOG_A", "LOG_2D", "with_log_symbols", "hockey_stick_rows",
 ]
 
-#: The shared symbols (the keyword names of ``Theorem.evaluate`` across the catalogue), with their assumptions.
+#: This paper's symbols, keyword name -> the entry of the catalogue's symbol table
+#: (:mod:`dpverify.theorems.symbols`), where each one's assumptions and meaning are stated. ``T`` counts *data
+#: passes* here (:data:`~dpverify.theorems.symbols.T_passes`, real), ``alpha`` is the phase-transition fraction,
+#: ``delta_prime`` the slack of advanced composition.
 SYMBOLS: dict[str, sp.Symbol] = {
-    "epsilon": sp.Symbol("epsilon", positive=True),
-    "delta": sp.Symbol("delta", positive=True),
-    "B": sp.Symbol("B", positive=True),
-    "L": sp.Symbol("L", positive=True),
-    "R": sp.Symbol("R", positive=True),
-    "N": sp.Symbol("N", positive=True, integer=True),
-    "n": sp.Symbol("n", positive=True, integer=True),
-    "T": sp.Symbol("T", positive=True),
-    "tau": sp.Symbol("tau", positive=True, integer=True),
-    "eta": sp.Symbol("eta", positive=True),
-    "t": sp.Symbol("t", positive=True, integer=True),
-    "sigma": sp.Symbol("sigma", positive=True),
-    "k": sp.Symbol("k", positive=True, integer=True),
-    "delta_prime": sp.Symbol("delta_prime", positive=True),
-    "gamma": sp.Symbol("gamma", positive=True),
-    "alpha": sp.Symbol("alpha", positive=True),
-    "rho": sp.Symbol("rho", positive=True),
-    "h": sp.Symbol("h", positive=True),
-    "d": sp.Symbol("d", positive=True, integer=True),
-    "sensitivity": sp.Symbol("sensitivity", positive=True),
-    # SG-MCMC friction / noise-estimate parameters (Wang et al. 2015, eqs. 4.2-4.5)
-    "A": sp.Symbol("A", positive=True),
-    "B_hat": sp.Symbol("B_hat", nonnegative=True),
-    "a": sp.Symbol("a", positive=True),
-    "b_hat": sp.Symbol("b_hat", nonnegative=True),
-    "theta0": sp.Symbol("theta0", positive=True),
-    "c": sp.Symbol("c", positive=True),
+    "epsilon": sy.epsilon,
+    "delta": sy.delta,
+    "B": sy.B,
+    "L": sy.L,
+    "R": sy.R,
+    "N": sy.N,
+    "n": sy.n,
+    "T": sy.T_passes,
+    "tau": sy.tau,
+    "eta": sy.eta,
+    "t": sy.t,
+    "k": sy.k,
+    "delta_prime": sy.delta_slack,
+    "gamma": sy.gamma,
+    "alpha": sy.alpha_phase,
+    "h": sy.h,
+    "sensitivity": sy.sensitivity,
+    "A": sy.A_friction,
+    "B_hat": sy.B_hat,
+    "a": sy.a,
+    "b_hat": sy.b_hat,
+    "theta0": sy.theta0,
+    "c": sy.c,
+    "epsilon_1": sy.epsilon_1,
+    "epsilon_2": sy.epsilon_2,
+    "delta_1": sy.delta_1,
+    "delta_2": sy.delta_2,
 }
 
 

@@ -12,9 +12,10 @@ import math
 import numpy as np
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
-from dpverify.theorems.wang2015.common import hockey_stick_rows, link, source, symbols
+from dpverify.theorems.wang2015.common import SYMBOLS, hockey_stick_rows, link, source, symbols
 
 __all__: list[str] = []
 
@@ -75,8 +76,8 @@ def _():
 
 # ---------------------------------------------------------------------------------------------
 # Lemma 2
-e1, e2 = sp.Symbol("epsilon_1", positive=True), sp.Symbol("epsilon_2", positive=True)
-d1, d2 = sp.Symbol("delta_1", nonnegative=True), sp.Symbol("delta_2", nonnegative=True)
+e1, e2 = SYMBOLS["epsilon_1"], SYMBOLS["epsilon_2"]
+d1, d2 = SYMBOLS["delta_1"], SYMBOLS["delta_2"]
 lem2 = register(
     Theorem(
         "wang2015.lem2_composition",
@@ -328,7 +329,7 @@ thm2 = register(
         symbols=_t2,
         hypotheses=[
             Hypothesis("epsilon_below_one", _t2["epsilon"] < 1, "eps in (0, 1)"),
-            Hypothesis("delta_below_one", _t2["delta"] < 1, "delta in (0, 1)"),
+            sy.delta_positive(), Hypothesis("delta_below_one", _t2["delta"] < 1, "delta in (0, 1)"),
         ],
         conclusion={
             "sigma": _t2["sensitivity"] * sp.sqrt(2 * sp.log(sp.Rational(5, 4) / _t2["delta"])) / _t2["epsilon"],

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
 from dpverify.theorems.wang2015.common import LOG_2D, LOG_A, PAPER_EPS0, SYMBOLS, link, sgld_chain, source, symbols, with_log_symbols
@@ -34,7 +35,7 @@ lem5 = register(
         source("Lemma 5", "Supplement C.2"),
         "privacy",
         symbols=_l5,
-        hypotheses=[Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
+        hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
         conclusion={"noise_std": _l5["sensitivity"] * _cstd, "epsilon": _eps, "delta": _delta},
         defaults={"sensitivity": 2},
         statement=(
@@ -203,7 +204,7 @@ thm5 = register(
                        "per-step eps_0 of the gradient release < 1 (Theorem 2, Lemma 4): T > eps^2 N/(4 tau log(2/delta))"),
             Hypothesis("covariance_per_step_below_one", _V["eps0"] < 1, "per-step eps_0 of the covariance release < 1"),
             Hypothesis("batch_above_four", _tau > 4, "Lemma 6 needs tau > 4"),
-            Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
+            sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
             Hypothesis("batch_within_data", _tau <= _N, "tau <= N"),
         ],
         conclusion={

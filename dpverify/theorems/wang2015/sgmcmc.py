@@ -18,6 +18,7 @@ import math
 
 import sympy as sp
 
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.registry import register
 from dpverify.theorems.wang2015.common import (
@@ -50,7 +51,7 @@ def _chain_hypotheses() -> list[Hypothesis]:
         Hypothesis("per_step_epsilon_below_one", _T > _eps**2 * _N / (16 * _tau * _LOG2D),
                    "per-step eps_0 = eps sqrt(N)/sqrt(16 tau T log(2/delta)) < 1, needed by Theorem 2 and Lemma 4 "
                    "with Algorithm 2's constant 128"),
-        Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
+        sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
         Hypothesis("batch_within_data", _tau <= _N, "mini-batch size tau <= N"),
     ]
 
@@ -79,7 +80,7 @@ alg2 = register(
         "algorithm",
         symbols=_a2,
         hypotheses=[
-            Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
+            sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
             Hypothesis("batch_within_data", _tau <= _N, "tau <= N"),
         ],
         conclusion={
@@ -287,7 +288,7 @@ phase = register(
         "step_size",
         symbols=symbols("alpha", "epsilon", "L", "N", "T", "tau", "delta", "t"),
         hypotheses=[Hypothesis("alpha_below_one", _al < 1, "alpha in (0, 1)"),
-                    Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
+                    sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
         conclusion={"eta": _eta_alpha, "data_term_over_eta": _D * _eta_alpha, "t_switch": _al * _N * _T / _tau},
         statement=(
             "With eta_t = alpha eps^2 / (128 L^2 log(2.5 N T/(tau delta)) log(2/delta) t), Algorithm 2's data term "
@@ -335,7 +336,7 @@ alg3 = register(
         source("Algorithm 3", "Sec. 4.1, p. 5"),
         "algorithm",
         symbols=_h3,
-        hypotheses=[Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
+        hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
         conclusion={
             "rho": _rho3,
             "epsilon_ops": 4 * _S["B"] * _rho3,
