@@ -33,7 +33,7 @@ from scipy import stats
 
 import dpverify.models.logistic as logistic_module
 import dpverify.models.targets as targets_module
-import dpverify.samplers.minibatch as minibatch_module
+import dpverify.models.batches as minibatch_module
 from dpverify.models.logistic import LogisticRegression, clip_gradients, make_logistic_dataset
 from dpverify.models.targets import GaussianTarget, NonConvexTarget
 from dpverify.samplers.minibatch import FlatBatch, draw_minibatches, draw_poisson_minibatches, flatten_batches

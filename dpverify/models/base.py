@@ -12,6 +12,21 @@ A model is a likelihood p(x | theta) and a prior p(theta), with
 - ``gradient_sensitivity(neighbouring, clip)``: the L2 sensitivity of one record's (clipped) log-likelihood
   gradient under a neighbouring relation, the number a gradient sampler's mechanism description multiplies by its
   step size and batch weight.
+
+Capabilities with a default (a model overrides them when it has a faster or closed form; samplers call them on every
+model, never asking ``hasattr``):
+
+- ``prepare(X)``: the dataset in the form the gradient methods read (default: ``X`` itself), computed once per run;
+- ``per_record_gradients(prepared, idx, theta)``: the gradients of the records ``idx[c]`` at ``theta[c]``;
+- ``minibatch_gradient(prepared, idx, theta, clip, weights)``: their (clipped, weighted) sum per chain;
+- ``full_data_gradient(prepared, theta)`` and ``full_data_terms(prepared, theta)``: full-data sums (gradient; and
+  log-likelihood with gradient);
+- ``theta_radius``: the radius of the ball the parameter space is truncated to (None: not a ball);
+- ``ula_constants(N)`` / ``sgd_constants(N)``: Bertazzi et al. 2025's constants (default: not provided, a clear
+  ``NotImplementedError``).
+
+A model that overrides ``prepare`` must override ``per_record_gradients`` too (the default reads ``prepared`` as the
+validated dataset).
 """
 from __future__ import annotations
 
@@ -21,7 +36,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PrivacyConstants", "CanaryRecords", "Model"]
+from dpverify.validation import check_real
+
+__all__ = ["PrivacyConstants", "CanaryRecords", "Model", "clip_gradients"]
+
+
+def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
+    """Per-record norm clipping, Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g||_2 / L)``.
+
+    ``g`` has the gradient on its last axis (any leading shape); every output row has norm <= L and rows
+    already inside the ball are unchanged.
+    """
+    L = check_real("L", L, low=0.0, low_inclusive=False)
+    g = np.asarray(g, dtype=float)
+    norms = np.linalg.norm(g, axis=-1, keepdims=True)
+    return g / np.maximum(1.0, norms / L)
 
 
 @dataclass(frozen=True)
@@ -62,6 +91,8 @@ class Model(ABC):
 
     #: dimension of theta
     dim: int
+    #: radius ``Theta`` of the ball ``||theta|| <= Theta`` the parameter space is truncated to (None: no such ball)
+    theta_radius: float | None = None
 
     @abstractmethod
     def validate_dataset(self, X) -> np.ndarray: ...
@@ -120,6 +151,59 @@ class Model(ABC):
             raise ValueError(f"{self!r} has no finite gradient sensitivity under {neighbouring} adjacency: bound the "
                              "data and the parameter space, or clip the per-record gradients")
         return float(min(finite))
+
+    # -- gradient capabilities (defaults from the per-record gradients; models override with fast paths) ------------
+    def prepare(self, X: np.ndarray) -> np.ndarray:
+        """The validated dataset in the form the gradient methods below read, computed once per run (default: ``X``
+        itself; e.g. logistic regression's signed features ``y x``)."""
+        return X
+
+    def per_record_gradients(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``grad_theta log p(x_i | theta_c)`` for the records ``idx[c]`` of each chain c (``idx`` ``(chains, b)``,
+        ``theta`` ``(chains, d)``): shape ``(chains, b, d)``. Default: every record's gradient
+        (:meth:`grad_log_likelihood` on ``prepared``, which is the dataset unless :meth:`prepare` is overridden),
+        then the batch's rows."""
+        c = np.arange(theta.shape[0])[:, None]
+        return self.grad_log_likelihood(prepared, theta)[c, idx]
+
+    def minibatch_gradient(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray,
+                           clip: float | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+        """``sum_{i in batch} w_i clip_L(grad_theta log p(x_i | theta))`` per chain, shape ``(chains, d)``.
+
+        Clipping is Li et al. 2019, Alg. 1 step 4 (:func:`clip_gradients`); ``weights`` (``(chains, b)``) is e.g. the
+        0/1 mask of a Poisson batch. Default: from :meth:`per_record_gradients`; models override it to avoid
+        materialising every per-record gradient."""
+        g = self.per_record_gradients(prepared, idx, theta)
+        if clip is not None:
+            g = clip_gradients(g, clip)
+        if weights is not None:
+            g = g * weights[..., None]
+        return g.sum(axis=-2)
+
+    def full_data_gradient(self, prepared: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``sum_{i=1}^N grad_theta log p(x_i | theta)`` per chain, ``(chains, d)``. Default: :meth:`minibatch_gradient`
+        over every record; models with sufficient statistics or one matrix product override it."""
+        idx = np.broadcast_to(np.arange(prepared.shape[0]), (theta.shape[0], prepared.shape[0]))
+        return self.minibatch_gradient(prepared, idx, theta)
+
+    def full_data_terms(self, prepared: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``sum_i log p(x_i | theta)`` (``(chains,)``) and ``sum_i grad log p(x_i | theta)`` (``(chains, d)``), for
+        full-data MCMC (e.g. OPS by MALA). Default: :meth:`log_likelihood` summed and :meth:`full_data_gradient`."""
+        return self.log_likelihood(prepared, theta).sum(axis=-1), self.full_data_gradient(prepared, theta)
+
+    # -- Bertazzi et al. 2025's constants (Assumptions 5.1, 5.3, 5.5) ------------------------------------------------
+    def ula_constants(self, N: int) -> dict:
+        """``{"m", "M", "K", "K_path"}`` of Bertazzi et al. 2025, Assumptions 5.1 / 5.3, for N records (ULA)."""
+        raise NotImplementedError(self._no_bertazzi_constants("ula"))
+
+    def sgd_constants(self, N: int) -> dict:
+        """``{"m", "M", "K", "K_ell", "affine_l2"}`` of Bertazzi et al. 2025, Assumption 5.5, for N records
+        (noisy SGD)."""
+        raise NotImplementedError(self._no_bertazzi_constants("sgd"))
+
+    def _no_bertazzi_constants(self, kind: str) -> str:
+        return (f"{self!r} does not provide Bertazzi et al. 2025 constants ({kind}_constants(N)); "
+                "use dpverify.models.targets.GaussianTarget or NonConvexTarget")
 
     def canary_records(self, direction: int = 0) -> CanaryRecords:
         """Gradient-canary records of this model (:mod:`dpverify.models.canary`); models without such records

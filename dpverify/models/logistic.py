@@ -31,26 +31,16 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from dpverify.validation import check_finite_array, check_positive_int, check_real
-from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
+from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, clip_gradients
+from dpverify.models.batches import flatten_batches
 
+#: ``clip_gradients`` (Li et al. 2019, Alg. 1 step 4) lives in :mod:`dpverify.models.base`; re-exported here.
 __all__ = ["LogisticRegression", "make_logistic_dataset", "clip_gradients"]
 
 # Rounding slack when checking ||x|| <= R on data that were scaled to the ball in floating point.
 _NORM_SLACK = 1e-12
 # Padded (chain, record) entries per block of chains in minibatch_gradient (per-pair arrays of a block stay in cache).
 _BLOCK_ELEMENTS = 2**18
-
-
-def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
-    """Per-record norm clipping, Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g||_2 / L)``.
-
-    ``g`` has the gradient on its last axis (any leading shape); every output row has norm <= L and rows
-    already inside the ball are unchanged.
-    """
-    L = check_real("L", L, low=0.0, low_inclusive=False)
-    g = np.asarray(g, dtype=float)
-    norms = np.linalg.norm(g, axis=-1, keepdims=True)
-    return g / np.maximum(1.0, norms / L)
 
 
 class LogisticRegression(Model):
@@ -135,12 +125,10 @@ class LogisticRegression(Model):
         (Li et al. 2019, Alg. 1 step 4: ``g / max(1, ||g|| / clip)``) only rescales ``w_i``: with
         ``||grad_i|| = w_i ||z_i||`` and ``w_i > 0``, ``w_i / max(1, w_i ||z_i|| / clip) = min(w_i, clip / ||z_i||)``.
 
-        Layout: the batch as (chain, record) pairs without padding (:func:`~dpverify.samplers.minibatch.flatten_batches`,
+        Layout: the batch as (chain, record) pairs without padding (:func:`~dpverify.models.batches.flatten_batches`,
         zero-weight pairs dropped), margins ``theta_c . z_r`` per pair (:meth:`FlatBatch.dots`), and the sum
         ``sum_pairs w z_r`` per chain as one sparse-times-dense product (:meth:`FlatBatch.record_sum`). All float64.
         """
-        from dpverify.samplers.minibatch import flatten_batches
-
         theta = np.asarray(theta, dtype=float)
         if clip is not None:  # clip / ||z_r|| (inf for z_r = 0, which is never clipped)
             with np.errstate(divide="ignore"):
@@ -171,6 +159,10 @@ class LogisticRegression(Model):
         from one matrix product of margins ``theta Z^T`` (full-data MCMC, e.g. OPS by MALA)."""
         m = theta @ prepared.T  # (c, N)
         return log_expit(m).sum(axis=-1), expit(-m) @ prepared
+
+    def full_data_gradient(self, prepared: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``sum_i grad log p(x_i | theta) = sigmoid(-theta Z^T) Z`` (``(chains, d)``): one matrix product of margins."""
+        return expit(-(theta @ prepared.T)) @ prepared
 
     def canary_records(self, direction: int = 0) -> CanaryRecords:
         """Canary ``(R e_j, +1)``, counterpart ``(R e_j, -1)``, null record ``(0, +1)``: the signed features are

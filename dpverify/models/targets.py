@@ -33,8 +33,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpverify.validation import check_finite_array, check_positive_int, check_real
-from dpverify.models.base import CanaryRecords, Model, PrivacyConstants
-from dpverify.models.logistic import clip_gradients
+from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, clip_gradients
+from dpverify.models.batches import flatten_batches
 
 __all__ = ["GaussianTarget", "NonConvexTarget"]
 
@@ -82,9 +82,6 @@ class GaussianTarget(Model):
         """Shape ``(N, dim)``, finite, every ``||x_i|| <= R``."""
         return _validate_points(self, X)
 
-    def prepare(self, X: np.ndarray) -> np.ndarray:
-        return X
-
     def log_likelihood(self, X, theta):
         """``log N(x_i; theta, sigma^2 I)``, shape ``theta.shape[:-1] + (N,)``."""
         theta = np.asarray(theta, dtype=float)
@@ -105,12 +102,10 @@ class GaussianTarget(Model):
         ``(x_i - theta) / sigma^2``.
 
         Without clipping it is ``(sum_i w_i x_i - (sum_i w_i) theta) / sigma^2``: one sparse-times-dense product over
-        the batch's (chain, record) pairs (:func:`~dpverify.samplers.minibatch.flatten_batches`, zero-weight pairs
+        the batch's (chain, record) pairs (:func:`~dpverify.models.batches.flatten_batches`, zero-weight pairs
         dropped) and the weight total per chain. With clipping (``g / max(1, ||g|| / clip)``, Li et al. 2019, Alg. 1
         step 4) the per-pair gradients are formed from the gathered records (``x_i - theta`` as the reference
         computes it, so no cancellation in ``||g||``) and summed per chain in pair order."""
-        from dpverify.samplers.minibatch import flatten_batches
-
         theta = np.asarray(theta, dtype=float)
         out = np.empty(theta.shape)
         block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1]))
@@ -145,6 +140,10 @@ class GaussianTarget(Model):
         quad = sxx - 2 * theta @ sx + n * np.sum(theta**2, axis=-1)
         ll = -0.5 * quad / s2 - 0.5 * n * self.dim * math.log(2 * math.pi * s2)
         return ll, (sx - n * theta) / s2
+
+    def full_data_gradient(self, prepared, theta):
+        """``sum_i grad log p(x_i | theta) = (sum_i x_i - N theta) / sigma^2`` (``(chains, d)``) in O(N d + chains d)."""
+        return (prepared.sum(axis=0) - prepared.shape[0] * theta) / self.noise_variance
 
     def log_prior(self, theta):
         theta = np.asarray(theta, dtype=float)
@@ -274,9 +273,6 @@ class NonConvexTarget(Model):
         """Shape ``(N, dim)``, finite, every ``||x_i|| <= R``."""
         return _validate_points(self, X)
 
-    def prepare(self, X):
-        return X
-
     def _bump(self, diff):
         sq = np.sum(diff**2, axis=-1)
         return self.amplitude * np.exp(-0.5 * sq / self.width**2)
@@ -302,10 +298,8 @@ class NonConvexTarget(Model):
 
     def minibatch_gradient(self, prepared, idx, theta, clip=None, weights=None):
         """Sum over the mini-batch ``idx`` of the (clipped, weighted) per-record gradients, formed for the batch's
-        (chain, record) pairs without padding (:func:`~dpverify.samplers.minibatch.flatten_batches`, zero-weight
+        (chain, record) pairs without padding (:func:`~dpverify.models.batches.flatten_batches`, zero-weight
         pairs dropped) and summed per chain in pair order."""
-        from dpverify.samplers.minibatch import flatten_batches
-
         theta = np.asarray(theta, dtype=float)
         out = np.empty(theta.shape)
         block = max(1, _BLOCK_ELEMENTS // max(1, idx.shape[1]))
