@@ -24,6 +24,7 @@ from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discr
 from dpverify.calculus.mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_epsilon
 from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 from dpverify.samplers.base import Claim, Sampler
+from dpverify.samplers.claims import catalogue_theorem
 from dpverify.samplers.registry import register
 
 __all__ = [
@@ -44,8 +45,6 @@ def evaluate_theorem(theorem_id: str, *, unguaranteed: bool, **values: Any):
     :class:`~dpverify.theorems.base.HypothesisError` (a ValueError naming it) unless ``unguaranteed`` (then the
     evaluation carries ``guaranteed=False``).
     """
-    from dpverify.samplers.sgmcmc import catalogue_theorem
-
     return catalogue_theorem(theorem_id).evaluate(allow_unguaranteed=unguaranteed, **values)
 
 

@@ -5,7 +5,8 @@ al. 2021, 2023; Cebere et al. 2026, "Privacy in theory, bugs in practice"; Casac
 user is given is the numeric accountant's epsilon of the *declared* run (noise, sampling rate, clip level, batch
 normalisation), while the code does something else. Every variant is :class:`~dpverify.samplers.sgld.DPSGLDLi`
 (Li et al. 2019, Alg. 1) with ``claim="accountant"``, whose mechanism description, claim, white-box statistic and
-canary check are inherited unchanged -- only the kernel's ``_implemented`` step parameters differ:
+canary check are inherited unchanged -- only the kernel that runs the chains differs (``_langevin_kernel``: its
+gradient estimator or its noise schedule), the budget is the declared one:
 
 - ``no_noise``: the Gaussian noise is not added at all;
 - ``half_noise``: the noise standard deviation is halved;
@@ -19,7 +20,11 @@ the quick budget; the correct sampler (``dp_sgld_path``, same parameters) is nev
 """
 from __future__ import annotations
 
+from dpverify.samplers.gradients import PoissonMinibatchGradient
+from dpverify.samplers.integrators import EulerMaruyama
+from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.registry import register
+from dpverify.samplers.schedules import Schedule
 from dpverify.samplers.sgld import DPSGLDLi
 
 __all__ = ["DEFECTS", "BrokenDPSGLD"]
@@ -46,8 +51,9 @@ class BrokenDPSGLD(DPSGLDLi):
         super().__init__(model, N, tau, T, epsilon, delta, step_size, L=L, theta0=theta0, release=release,
                          claim="accountant", **kwargs)
 
-    def _implemented(self, t: int) -> tuple[float, float | None, float, float]:
-        rate_factor, clip, data_weight, noise_std = super()._implemented(t)
+    def _langevin_kernel(self) -> tuple[Kernel, Schedule]:
+        """The declared kernel (Poisson rate q, clip L, weights 1/N and 1/tau, noise ``sqrt(eta_t/N)``) with the defect."""
+        rate, clip, data_weight, noise_std = self._sampling.rate, self._clip, self._data_weight, self._noise_std
         if self.defect == "no_noise":
             noise_std = 0.0
         elif self.defect == "half_noise":
@@ -55,10 +61,12 @@ class BrokenDPSGLD(DPSGLDLi):
         elif self.defect == "no_clip":
             clip = None
         elif self.defect == "double_rate":
-            rate_factor = 2.0
+            rate = rate * 2.0
         elif self.defect == "sum_not_mean":
             data_weight = 1.0
-        return rate_factor, clip, data_weight, noise_std
+        estimator = PoissonMinibatchGradient(self.model, rate, prior_weight=self._prior_weight, data_weight=data_weight,
+                                             clip=clip)
+        return Kernel(estimator, EulerMaruyama()), Schedule(self.n_steps, step_size=self._coef, noise_std=noise_std)
 
     def guarantee(self):
         claim = super().guarantee()

@@ -15,18 +15,21 @@ import numpy as np
 
 from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.calculus.mechanism_description import MechanismDescription, PureDPStep, Repeated
-from dpverify.samplers.sgmcmc import ChainState, StochasticGradientSampler, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
+from dpverify.samplers.claims import claim_from, evaluate_theorem
+from dpverify.samplers.kernels import ChainState
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic
 from dpverify.samplers.registry import register
 from dpverify.samplers.sgld import DPSGLDWang
+from dpverify.samplers.sgmcmc import StochasticGradientSampler
 
 __all__ = ["HybridOPSSGLD"]
 
 
 @register
 class HybridOPSSGLD(StochasticGradientSampler):
-    """Wang et al. 2015, Algorithm 3 (OPS at eps/2 by MCMC, then DP-SGLD at eps/2); releases the whole path."""
+    """Wang et al. 2015, Algorithm 3 (OPS at eps/2 by MCMC, then DP-SGLD at eps/2); releases the whole path.
+    ``init`` draws the OPS starts; every step is the DP-SGLD half's kernel and schedule."""
 
     id = "hybrid_ops_sgld"
     theorems = ("wang2015.alg3_hybrid", "wang2015.thm4_dp_sgld")
@@ -42,6 +45,7 @@ class HybridOPSSGLD(StochasticGradientSampler):
         self._setup_common(model, N, None, unguaranteed)
         self.delta = self.sgld.delta
         self.n_steps = self.sgld.n_steps
+        self._set_kernel(self.sgld.kernel, self.sgld.kernel_schedule)  # step 2: DP-SGLD's kernel at (eps/2, delta)
         self._evaluation(self.unguaranteed)
 
     def _evaluation(self, allow: bool):
@@ -66,7 +70,7 @@ class HybridOPSSGLD(StochasticGradientSampler):
         shift = self.sgld.canary_shift(dataset, neighbour)
         if shift is None:
             return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD", exact=False)
-        sgld = self.sgld._canary_description(shift)
+        sgld = self.sgld.canary_description(shift)
         description = MechanismDescription((Repeated(PureDPStep(self.epsilon / 2, "OPS draw")),) + sgld.steps,
                                            "replace_one", "path", "Wang et al. 2015, Alg. 3")
         return PairPrivacyLoss(description.pld(), "upper bound: the OPS draw at the worst pure (eps/2)-DP pair, "
@@ -99,10 +103,6 @@ class HybridOPSSGLD(StochasticGradientSampler):
         """Step 1: ``n_chains`` independent OPS draws at eps/2 (diagnostics in ``self.ops.diagnostics``)."""
         theta, _ = self.ops.sample_with_diagnostics(dataset, n_chains, self._rng(rng))
         return ChainState(theta, 0, {})
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        """Step 2: one DP-SGLD (Algorithm 2) transition at (eps/2, delta)."""
-        return self.sgld._step(state, data, rng)
 
     def guarantee(self) -> Claim:
         ev = self._evaluation(True)

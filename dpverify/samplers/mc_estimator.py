@@ -26,12 +26,12 @@ import math
 import numpy as np
 
 from dpverify.validation import check_epsilon, check_positive_int, check_probability, check_real
-from dpverify.samplers.sgmcmc import MAX_STEPS
 from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, log_beta_interval_mass, truncated_beta_mean
 from dpverify.samplers.base import Claim, Sampler
 from dpverify.samplers.baselines import claim_from, evaluate_theorem
 from dpverify.samplers.registry import register
+from dpverify.samplers.schedules import MAX_STEPS
 
 __all__ = ["NoisyMCEstimator", "hoeffding_radius"]
 

@@ -25,17 +25,13 @@ from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from dpverify.validation import check_epsilon, check_finite_array, check_positive_int, check_real
-from dpverify.samplers.sgmcmc import (
-    ChainState,
-    Data,
-    StochasticGradientSampler,
-    check_steps,
-    claim_from,
-    evaluate_theorem,
-    minibatch_gradient_sum,
-)
 from dpverify.samplers.base import Claim
+from dpverify.samplers.claims import claim_from, evaluate_theorem
+from dpverify.samplers.gradients import Data
+from dpverify.samplers.kernels import ChainState
 from dpverify.samplers.registry import register
+from dpverify.samplers.schedules import check_steps
+from dpverify.samplers.sgmcmc import StochasticGradientSampler
 
 __all__ = ["split_rhat", "effective_sample_size", "OPSMCMCLogistic"]
 
@@ -174,19 +170,14 @@ class OPSMCMCLogistic(StochasticGradientSampler):
             th = theta[lo : lo + 1024]
             lp = self.model.log_prior(th)
             inside = np.isfinite(lp)
-            if hasattr(self.model, "full_data_terms"):
-                ll, g = self.model.full_data_terms(data.prepared, th)
-            else:
-                ll = self.model.log_likelihood(data.raw, th).sum(axis=-1)
-                idx = np.broadcast_to(np.arange(self.N), (th.shape[0], self.N))
-                g = minibatch_gradient_sum(self.model, data, idx, th)
+            ll, g = self.model.full_data_terms(data.prepared, th)
             logp[lo : lo + 1024] = self.rho * np.where(inside, lp + np.where(inside, ll, 0.0), -np.inf)
             grad[lo : lo + 1024] = self.rho * (self.model.grad_log_prior(th) + g)
         return logp, grad
 
     def _init_theta(self, n: int, rng: np.random.Generator) -> np.ndarray:
         theta = self.init_scale * rng.standard_normal((n, self.model.dim))
-        radius = getattr(self.model, "theta_radius", None)
+        radius = self.model.theta_radius
         if radius is not None:
             norms = np.linalg.norm(theta, axis=1, keepdims=True)
             theta *= np.minimum(1.0, 0.9 * radius / np.maximum(norms, 1e-300))

@@ -27,35 +27,29 @@ import math
 import numpy as np
 
 from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, describe_steps
-from dpverify.samplers.sgmcmc import (
-    ChainState,
-    GradientMechanism,
-    StochasticGradientSampler,
-    claim_from,
-    draw_minibatches,
-    evaluate_theorem,
-    per_record_gradients,
-)
 from dpverify.samplers.base import Claim
+from dpverify.samplers.budgets import WangBudget, model_lipschitz
+from dpverify.samplers.claims import claim_from, evaluate_theorem
+from dpverify.samplers.gradients import UniformMinibatchRecordGradients
+from dpverify.samplers.integrators import SGFSIntegrator, project_psd
+from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.registry import register
-from dpverify.samplers.sgld import model_lipschitz, step_size_schedule
+from dpverify.samplers.schedules import Schedule, step_size_schedule
+from dpverify.samplers.sgmcmc import GradientMechanism, StochasticGradientSampler
 
+#: ``project_psd`` lives with the update rule (:mod:`dpverify.samplers.integrators`); re-exported here.
 __all__ = ["DPSGFS", "project_psd"]
-
-
-def project_psd(M: np.ndarray) -> np.ndarray:
-    """Frobenius projection of (a batch of) square matrices on the PSD cone: ``Q max(Lambda, 0) Q^T`` of the
-    symmetric part ``(M + M^T)/2`` (Higham 1988)."""
-    S = 0.5 * (M + np.swapaxes(M, -1, -2))
-    w, Q = np.linalg.eigh(S)
-    return (Q * np.maximum(w, 0.0)[..., None, :]) @ np.swapaxes(Q, -1, -2)
 
 
 @register
 class DPSGFS(GradientMechanism, StochasticGradientSampler):
     """DP-SGFS, Wang et al. 2015, supplement Algorithm 4 (see the module docstring); ``F = L I_d``.
 
-    Mechanism: replace-one, tau of N without replacement. Each iteration releases two Gaussian mechanisms on the
+    Kernel: the mini-batch's per-record gradients (:class:`~dpverify.samplers.gradients.UniformMinibatchRecordGradients`)
+    and :class:`~dpverify.samplers.integrators.SGFSIntegrator` (steps 2-5) with the schedule of ``eta_t``, the noise
+    scales and ``kappa_t = 1/t``.
+
+    Budget: replace-one, tau of N without replacement. Each iteration releases two Gaussian mechanisms on the
     SAME mini-batch: the mean gradient ``g_bar`` (sensitivity ``S/tau``, S = the model's replace-one gradient
     sensitivity, noise ``L sqrt(Var Z_t)``) and the covariance (Frobenius sensitivity ``7 L^2/(tau - 1)``, supp.
     Lemma 6 as the sampler uses it, noise ``7 L^2 sigma``). Because the batch is shared, the two are one Gaussian
@@ -72,7 +66,7 @@ class DPSGFS(GradientMechanism, StochasticGradientSampler):
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
                  theta0=None, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self._setup_wang_budget(tau, T, epsilon, delta, tau_minimum=2)
+        self._set_wang_budget(WangBudget.check(self.N, tau, T, epsilon, delta, tau_minimum=2))
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.L = model_lipschitz(model, "DP-SGFS (Wang et al. 2015, supp. Alg. 4)")
         self.F = self.L * np.eye(model.dim)
@@ -81,6 +75,11 @@ class DPSGFS(GradientMechanism, StochasticGradientSampler):
         self.gradient_noise_variance = np.maximum(self.sigma2, 4.0 / (N**2 * self.eta))
         self.covariance_noise_variance = 49 * np.linalg.norm(self.F, 2) ** 4 * self.sigma2
         self._sampling, self._clip, self.neighbouring = FixedSizeSampling(self.tau, self.N), None, "replace_one"
+        schedule = Schedule(self.n_steps, step_size=self.eta,
+                            gradient_noise_std=np.sqrt(self.gradient_noise_variance),
+                            covariance_noise_std=math.sqrt(self.covariance_noise_variance),
+                            averaging_weight=1.0 / np.arange(1, self.n_steps + 1))  # kappa_t = 1/t (step 4)
+        self._set_kernel(Kernel(UniformMinibatchRecordGradients(model, self.tau), SGFSIntegrator(self.F)), schedule)
         self._evaluation(self.unguaranteed)
 
     def _evaluation(self, allow: bool):
@@ -101,33 +100,10 @@ class DPSGFS(GradientMechanism, StochasticGradientSampler):
         """One whitened Gaussian release per iteration (class docstring)."""
         return self._whitened_description(self.record_sensitivity / self.tau, 7 * self.L**2 / (self.tau - 1))
 
-    def _canary_description(self, shift: float) -> MechanismDescription:
+    def canary_description(self, shift: float) -> MechanismDescription:
         """On a canary pair (gradient difference ``u``, the other records copies of one side) the batch covariance
         is 0 without the canary and ``u u^T / tau`` with it (Frobenius norm ``||u||^2/tau``)."""
         return self._whitened_description(shift / self.tau, shift**2 / self.tau)
-
-    def _init_aux(self, theta, data, rng) -> dict:
-        d = theta.shape[1]
-        return {"fisher": np.zeros((theta.shape[0], d, d))}
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        theta, t = state.theta, state.t
-        c, d = theta.shape
-        N, tau, eta = self.N, self.tau, self.eta[t]
-        idx = draw_minibatches(rng, c, N, tau)  # step 1
-        g = per_record_gradients(self.model, data, idx, theta)  # (c, tau, d)
-        g_bar = g.mean(axis=1)
-        Z = math.sqrt(self.gradient_noise_variance[t]) * rng.standard_normal((c, d))  # step 2
-        W = math.sqrt(self.covariance_noise_variance) * rng.standard_normal((c, d, d))
-        g_tilde = g_bar + Z @ self.F.T  # step 3
-        centred = g - g_bar[:, None, :]
-        V = project_psd(np.swapaxes(centred, 1, 2) @ centred / (tau - 1) + W)
-        kappa = 1.0 / (t + 1)  # step 4
-        fisher = (1 - kappa) * state.aux["fisher"] + kappa * V
-        precond = (tau + N) * N / tau * fisher + 4 * (self.F @ self.F.T) / eta  # step 5
-        rhs = self.model.grad_log_prior(theta) + N * g_tilde
-        theta_new = theta + 2 * np.linalg.solve(precond, rhs[..., None])[..., 0]
-        return ChainState(theta_new, t + 1, {"fisher": fisher})
 
     def guarantee(self) -> Claim:
         return claim_from(self._evaluation(True), iterations=self.n_steps, epsilon_claimed=2 * self.epsilon)

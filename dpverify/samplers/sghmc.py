@@ -17,75 +17,45 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from dpverify.validation import check_real
-from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
-from dpverify.samplers.sgmcmc import (
-    ChainState,
-    GradientMechanism,
-    StochasticGradientSampler,
-    claim_from,
-    evaluate_theorem,
-    stochastic_grad_log_posterior,
-)
-from dpverify.samplers.base import Claim
+from dpverify.samplers.integrators import SGHMCIntegrator
+from dpverify.samplers.momentum import WangMomentumSampler
 from dpverify.samplers.registry import register
-from dpverify.samplers.sgld import model_lipschitz
 
 __all__ = ["DPSGHMC"]
 
 
 @register
-class DPSGHMC(GradientMechanism, StochasticGradientSampler):
+class DPSGHMC(WangMomentumSampler):
     """DP-SGHMC, Wang et al. 2015, eq. (4.2); momentum starts at 0, theta at ``theta0`` (data-independent).
 
-    Mechanism: replace-one, tau of N without replacement; step t releases the momentum update, whose data term
-    ``h (N/tau) sum grad`` has sensitivity ``h (N/tau) 2L`` and noise ``sqrt(2 (A - B_hat) h)``. The theta path
-    determines the momentum path (``p_{t-1} = (theta_t - theta_{t-1})/h``), so the accountant of the (theta, p)
-    path bounds every release of theta, the final iterate included."""
+    Kernel: the unbiased mini-batch gradient (eq. 4.1) and :class:`~dpverify.samplers.integrators.SGHMCIntegrator`
+    with step ``h``, friction ``A`` and noise ``sqrt(2 (A - B_hat) h)``. Budget
+    (:class:`~dpverify.samplers.momentum.WangMomentumSampler`): replace-one, tau of N without replacement; step t
+    releases the momentum update, whose data term ``h (N/tau) sum grad`` has sensitivity ``h (N/tau) 2L`` and noise
+    ``sqrt(2 (A - B_hat) h)``. The theta path determines the momentum path (``p_{t-1} = (theta_t - theta_{t-1})/h``),
+    so the accountant of the (theta, p) path bounds every release of theta, the final iterate included."""
 
     id = "dp_sghmc"
     theorems = ("wang2015.sghmc_privacy_condition",)
     output = "final"
     description = "DP-SGHMC (Wang et al. 2015, eq. 4.2): private when 2(A - B_hat)/h meets Alg. 2's noise level"
+    source = "Wang et al. 2015, eq. (4.2)"
 
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, h: float, A: float,
                  B_hat: float = 0.0, theta0=None, unguaranteed: bool = False):
-        self._setup_common(model, N, theta0, unguaranteed)
-        self._setup_wang_budget(tau, T, epsilon, delta)
+        self._setup_wang(model, N, tau, T, epsilon, delta, theta0, unguaranteed)
         self.h = check_real("h", h, low=0.0, low_inclusive=False)
         self.A = check_real("A", A, low=0.0, low_inclusive=False)
         self.B_hat = check_real("B_hat", B_hat, low=0.0)
         if self.A <= self.B_hat:
             raise ValueError(f"A must exceed B_hat (the injected noise variance 2(A - B_hat)h must be > 0); got A = {A}, B_hat = {B_hat}")
-        self.L = model_lipschitz(model, "DP-SGHMC (Wang et al. 2015, eq. 4.2)")
-        self._sampling, self._clip, self.neighbouring = FixedSizeSampling(self.tau, self.N), None, "replace_one"
-        self._evaluation(self.unguaranteed)
+        self._finish_wang("DP-SGHMC (Wang et al. 2015, eq. 4.2)")
 
-    def _evaluation(self, allow: bool):
-        values = {"A": self.A, "B_hat": self.B_hat, "h": self.h, "N": self.N, "T": self.T, "tau": self.tau,
-                  "L": self.L, "epsilon": self.epsilon, "delta": self.delta}
-        return evaluate_theorem("wang2015.sghmc_privacy_condition", values, allow)
+    def _theorem_values(self) -> dict:
+        return {"A": self.A, "B_hat": self.B_hat, "h": self.h, "N": self.N, "T": self.T, "tau": self.tau,
+                "L": self.L, "epsilon": self.epsilon, "delta": self.delta}
 
-    def mechanism(self) -> MechanismDescription:
-        """``n_steps`` Gaussian releases of sensitivity ``h (N/tau) S`` (S: the model's replace-one gradient
-        sensitivity) with noise ``sqrt(2 (A - B_hat) h)`` (class docstring)."""
-        step = GaussianStep(self.h * self.N / self.tau * self.record_sensitivity,
-                            math.sqrt(2 * (self.A - self.B_hat) * self.h), self._sampling)
-        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output,
-                                    "Wang et al. 2015, eq. (4.2)")
-
-    def _init_aux(self, theta, data, rng) -> dict:
-        return {"p": np.zeros_like(theta)}
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        h, p = self.h, state.aux["p"]
-        theta = state.theta + h * p
-        grad_log_post = stochastic_grad_log_posterior(self.model, data, theta, self.tau, rng)  # = -grad U~
-        noise = math.sqrt(2 * (self.A - self.B_hat) * h) * rng.standard_normal(theta.shape)  # the privacy noise
-        p_new = p + h * grad_log_post - h * self.A * p + noise
-        return ChainState(theta, state.t + 1, {"p": p_new})
-
-    def guarantee(self) -> Claim:
-        return claim_from(self._evaluation(True), iterations=self.n_steps, epsilon_claimed=self.epsilon)
+    def _kernel_parts(self):
+        noise_std = math.sqrt(2 * (self.A - self.B_hat) * self.h)  # the privacy noise
+        return SGHMCIntegrator(), self.h, noise_std, {"step_size": self.h, "friction": self.A, "noise_std": noise_std}

@@ -2,7 +2,9 @@
 
 Both are stochastic-gradient Langevin chains over a batch of independent runs (leading axis = chains); the only
 data access is a mini-batch sum of per-record gradients, perturbed by Gaussian noise whose variance is the privacy
-mechanism. The noise schedule is computed once at construction and used, visibly, in ``_step``.
+mechanism. Each sampler is its budget (the theorem's parameters, the noise calibrated from them, the mechanism
+description) and a Langevin kernel built from it (:class:`~dpverify.samplers.sgmcmc.LangevinSampler`: a mini-batch
+gradient estimator, the Euler-Maruyama update, the step-size and noise schedule).
 
 Drift convention. Both papers print the update with the step size ``eta_t`` in front of the gradient and noise
 variance ``eta_t`` (Wang; ``eta_t/N`` with the gradient divided by N for Li). A Langevin chain
@@ -18,17 +20,17 @@ import math
 
 import numpy as np
 
-from dpverify.validation import (
-    check_delta,
-    check_epsilon,
-    check_finite_array,
-    check_real,
-)
+from dpverify.validation import check_delta, check_epsilon, check_real
 from dpverify.calculus.mechanism_description import FixedSizeSampling, PoissonSampling
-from dpverify.samplers.sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
+from dpverify.samplers.budgets import WangBudget, model_lipschitz
+from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.registry import register
+from dpverify.samplers.schedules import check_steps, step_size_schedule
+from dpverify.samplers.sgmcmc import LangevinSampler
 
+#: ``step_size_schedule`` lives in :mod:`dpverify.samplers.schedules` and ``model_lipschitz`` in
+#: :mod:`dpverify.samplers.budgets`; both are re-exported here.
 __all__ = ["wang_noise_variance", "step_size_schedule", "model_lipschitz", "DPSGLDWang", "DPSGLDLi"]
 
 
@@ -42,34 +44,6 @@ def wang_noise_variance(eta, N: float, T: float, tau: float, epsilon: float, del
     eta = np.asarray(eta, dtype=float)
     privacy = (128.0 * N * T * L**2 / (tau * epsilon**2)) * math.log(2.5 * N * T / (tau * delta)) * math.log(2.0 / delta)
     return np.maximum(privacy * eta**2, eta)
-
-
-def step_size_schedule(step_size, n_steps: int, schedule: str = "fixed") -> np.ndarray:
-    """The step sizes ``eta_1..eta_n`` as an array: ``"fixed"`` (a constant), ``"decreasing"``
-    (``eta_t = eta_0 t^{-1/3}``, the rate of Li et al. 2019, Theorem 3), or an explicit array of length ``n_steps``."""
-    if np.ndim(step_size) == 0:
-        eta0 = check_real("step_size", step_size, low=0.0, low_inclusive=False)
-        t = np.arange(1, n_steps + 1, dtype=float)
-        if schedule == "fixed":
-            return np.full(n_steps, eta0)
-        if schedule == "decreasing":
-            return eta0 * t ** (-1.0 / 3.0)
-        raise ValueError(f"schedule must be 'fixed' or 'decreasing'; got {schedule!r}")
-    eta = check_finite_array(step_size, "step_size", shape=(n_steps,))
-    if np.any(eta <= 0):
-        raise ValueError("step_size must be > 0 at every step")
-    return eta
-
-
-def model_lipschitz(model, who: str) -> float:
-    """The model's finite Lipschitz constant ``L = sup ||grad log p||`` (a clear error naming ``who`` needs it)."""
-    L = model.constants.L
-    if L is None or not math.isfinite(L):
-        raise ValueError(
-            f"{who} needs a finite Lipschitz constant L = sup ||grad log p|| of the model; {model!r} has none "
-            "(bound the data and/or the parameter space, or clip the gradients as in Li et al. 2019)"
-        )
-    return float(L)
 
 
 @register
@@ -97,7 +71,7 @@ class DPSGLDWang(LangevinSampler):
                  theta0=None, privacy_noise: bool = True, half_drift: bool = False, release: str = "final",
                  unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self._setup_wang_budget(tau, T, epsilon, delta)
+        self._set_wang_budget(WangBudget.check(self.N, tau, T, epsilon, delta))
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.privacy_noise = bool(privacy_noise)
         self.half_drift = bool(half_drift)

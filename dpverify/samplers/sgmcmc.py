@@ -1,21 +1,45 @@
-"""Shared machinery of the stochastic-gradient samplers: mini-batches, gradients, the time loop, claims.
+"""The shared part of the gradient samplers: a kernel and its schedule run over a batch of chains, and what every
+private gradient sampler offers the auditor.
 
-- mini-batches are drawn by :mod:`dpverify.samplers.minibatch` (re-exported here);
-- :func:`minibatch_gradient_sum` -- sum over a mini-batch of (clipped) per-record gradients for a batch of chains.
-- :class:`StochasticGradientSampler` -- the common init / step / sample loop (loop over time steps only).
-- :func:`evaluate_theorem` -- a theorem of the catalogue evaluated at a sampler's parameters.
+- :class:`StochasticGradientSampler` -- the common ``init`` / ``step`` / ``run`` / ``sample`` of a sampler built from a
+  :class:`~dpverify.samplers.kernels.Kernel` (gradient estimator + integrator) and a
+  :class:`~dpverify.samplers.schedules.Schedule` (per-step step sizes and noise scales), composed here:
+  ``state = kernel.step(rng, state, data, **schedule.at(t))``; the loop is over time steps only;
+- :class:`GradientMechanism` -- the budget side: the accountant's epsilon of the run from the sampler's
+  :meth:`mechanism` description, the canary check and the pair's privacy-loss distribution;
+- :class:`LangevinSampler` -- the samplers whose released state moves by one Langevin update (DP-SGLD, ULA, noisy
+  SGD): their declared mechanism, the kernel that runs it, and the white-box path statistic.
+
+The pieces live in their own modules: gradient estimators (:mod:`~dpverify.samplers.gradients`), update rules
+(:mod:`~dpverify.samplers.integrators`), schedules (:mod:`~dpverify.samplers.schedules`), Wang et al. 2015's budget
+(:mod:`~dpverify.samplers.budgets`), claims through the catalogue (:mod:`~dpverify.samplers.claims`). The names they
+used to have here are re-exported.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from dpverify.validation import check_delta, check_epsilon, check_finite_array, check_positive_int, check_real
-from dpverify.models.logistic import clip_gradients
-from dpverify.samplers.base import Claim, Sampler
+from dpverify.validation import check_finite_array, check_positive_int
+from dpverify.models.base import clip_gradients
+from dpverify.samplers.base import Sampler
+from dpverify.samplers.budgets import WangBudget, wang_iterations
+from dpverify.samplers.claims import catalogue_theorem, claim_from, evaluate_theorem
+from dpverify.samplers.gradients import (
+    Data,
+    FullBatchGradient,
+    PoissonMinibatchGradient,
+    UniformMinibatchGradient,
+    full_gradient_sum,
+    minibatch_gradient_sum,
+    per_record_gradients,
+)
+from dpverify.samplers.integrators import EulerMaruyama
+from dpverify.samplers.kernels import ChainState, Kernel
 from dpverify.samplers.minibatch import draw_minibatches, draw_poisson_minibatches
+from dpverify.samplers.schedules import MAX_STEPS, Schedule, check_steps
 
 __all__ = [
     "draw_minibatches",
@@ -31,111 +55,24 @@ __all__ = [
     "claim_from",
     "GradientMechanism",
     "LangevinSampler",
+    "langevin_estimator",
     "MAX_STEPS",
     "MAX_OUTPUT_ELEMENTS",
     "check_steps",
+    "wang_iterations",
 ]
 
-
-class Data(NamedTuple):
-    """A dataset validated by the model once per run: ``raw`` (validated array), ``prepared`` (the model's
-    ``prepare(raw)``, e.g. signed features for logistic regression), ``N`` (number of records)."""
-
-    raw: np.ndarray
-    prepared: np.ndarray
-    N: int
-
-
-def per_record_gradients(model, data: Data, idx: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """``grad_theta log p(x_i | theta_c)`` for the records ``idx[c]`` of each chain c: shape ``(chains, b, d)``."""
-    if hasattr(model, "per_record_gradients"):
-        return model.per_record_gradients(data.prepared, idx, theta)
-    c = np.arange(theta.shape[0])[:, None]
-    return model.grad_log_likelihood(data.raw, theta)[c, idx]
-
-
-def minibatch_gradient_sum(model, data: Data, idx: np.ndarray, theta: np.ndarray,
-                           clip: float | None = None, weights: np.ndarray | None = None) -> np.ndarray:
-    """``sum_{i in batch} w_i clip_L(grad_theta log p(x_i | theta))`` per chain, shape ``(chains, d)``.
-
-    Clipping is Li et al. 2019, Alg. 1 step 4 (:func:`dpverify.models.logistic.clip_gradients`); ``weights`` is
-    e.g. the 0/1 mask of a Poisson batch. Models with a ``minibatch_gradient`` method do it without
-    materialising every per-record gradient.
-    """
-    if hasattr(model, "minibatch_gradient"):
-        return model.minibatch_gradient(data.prepared, idx, theta, clip=clip, weights=weights)
-    g = per_record_gradients(model, data, idx, theta)
-    if clip is not None:
-        g = clip_gradients(g, clip)
-    if weights is not None:
-        g = g * weights[..., None]
-    return g.sum(axis=-2)
-
-
-def full_gradient_sum(model, data: Data, theta: np.ndarray) -> np.ndarray:
-    """``sum_{i=1}^N grad_theta log p(x_i | theta)`` per chain (full batch), through the model's
-    ``full_data_terms`` when it has one (sufficient statistics / one matrix product)."""
-    if hasattr(model, "full_data_terms"):
-        return model.full_data_terms(data.prepared, theta)[1]
-    idx = np.broadcast_to(np.arange(data.N), (theta.shape[0], data.N))
-    return minibatch_gradient_sum(model, data, idx, theta)
-
-
-class ChainState(NamedTuple):
-    """State of a batch of chains: ``theta`` ``(chains, d)``, the iteration count ``t`` (0 before the first step)
-    and the auxiliary variables of the algorithm (momentum, thermostat, Fisher estimate) in ``aux``."""
-
-    theta: np.ndarray
-    t: int
-    aux: dict
-
-
-def catalogue_theorem(theorem_id: str):
-    """The catalogue item ``theorem_id``; an unknown id is a ``LookupError`` naming it (never None: a typo must not
-    switch a sampler's claim or hypothesis check off)."""
-    from dpverify.theorems import registry
-
-    try:
-        return registry.get(theorem_id)
-    except KeyError:
-        raise LookupError(f"theorem {theorem_id!r} is not in the catalogue; a sampler's privacy claim rests on it "
-                          "(see `dpverify theorems list`)") from None
-
-
-def evaluate_theorem(theorem_id: str, values: dict, allow_unguaranteed: bool):
-    """``Theorem.evaluate`` of catalogue item ``theorem_id`` with the entries of ``values`` it declares as symbols.
-
-    Raises ``LookupError`` for an unknown ID, and the theorem's ``HypothesisError`` (a ``ValueError`` naming the
-    failed hypothesis) unless ``allow_unguaranteed``.
-    """
-    thm = catalogue_theorem(theorem_id)
-    kwargs = {k: v for k, v in values.items() if k in thm.symbols}
-    return thm.evaluate(allow_unguaranteed=allow_unguaranteed, **kwargs)
-
-
-def claim_from(evaluation, *, epsilon_key: str = "epsilon", delta_key: str = "delta", delta: float | None = None,
-               force_unguaranteed: bool = False, **details: Any) -> Claim:
-    """A :class:`Claim` from a theorem :class:`~dpverify.theorems.base.Evaluation`."""
-    conc = evaluation.conclusion
-    eps = float(conc[epsilon_key]) if epsilon_key in conc else float(evaluation.values[epsilon_key])
-    if delta is None:
-        delta = float(conc[delta_key]) if delta_key in conc else float(evaluation.values.get(delta_key, 0.0))
-    return Claim(
-        epsilon=eps,
-        delta=float(delta),
-        theorem=evaluation.theorem_id,
-        guaranteed=bool(evaluation.guaranteed and not force_unguaranteed),
-        hypotheses=dict(evaluation.hypotheses),
-        details={"values": dict(evaluation.values), "conclusion": dict(conc), **details},
-    )
+#: The most float64 values one call may allocate for outputs (2 GiB); the auditor asks for chunks well below it.
+MAX_OUTPUT_ELEMENTS = 2**28
 
 
 class StochasticGradientSampler(Sampler):
-    """Common loop of the gradient-based samplers: ``init``, ``step`` (subclasses), ``sample``.
+    """Common loop of the gradient-based samplers: ``init``, ``step``, ``run``, ``sample``.
 
-    Subclasses set ``n_steps`` and implement ``_step(state, data, rng) -> ChainState`` and optionally
-    ``_init_aux(theta, data, rng) -> dict``. ``theta0`` (data-independent, Wang et al. 2015, Theorem 4) is the
-    common start of every chain (default 0).
+    A subclass sets its kernel and schedule once at construction (:meth:`_set_kernel`); then ``init`` puts every
+    chain at ``theta0`` (data-independent, Wang et al. 2015, Theorem 4; default 0) and each step is
+    ``kernel.step(rng, state, data, **schedule.at(t))``. (OPS by MALA and the hybrid sampler override ``init`` /
+    ``_step``.) ``n_steps`` is the length of a run.
     """
 
     model: Any
@@ -149,16 +86,27 @@ class StochasticGradientSampler(Sampler):
         self.theta0 = np.zeros(d) if theta0 is None else check_finite_array(theta0, "theta0", shape=(d,))
         self.unguaranteed = bool(unguaranteed)
 
-    def _setup_wang_budget(self, tau: int, T: float, epsilon: float, delta: float, *, tau_minimum: int = 1) -> None:
-        """The privacy budget of Wang et al. 2015's samplers (Alg. 2, eqs. 4.2-4.5, supp. Alg. 4): batch size
-        ``tau`` <= N, ``T`` data passes, target (epsilon, delta); ``n_steps`` = N T / tau iterations."""
-        self.tau = check_positive_int(tau, "tau", minimum=tau_minimum)
-        if self.tau > self.N:
-            raise ValueError(f"tau must be <= N = {self.N}; got {self.tau}")
-        self.T = check_real("T", T, low=0.0, low_inclusive=False)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, allow_zero=False)
-        self.n_steps = wang_iterations(self.N, self.T, self.tau)
+    def _set_wang_budget(self, budget: WangBudget) -> None:
+        """Wang et al. 2015's budget (:class:`~dpverify.samplers.budgets.WangBudget`), its numbers as attributes."""
+        self._budget = budget
+        self.tau, self.T, self.epsilon, self.delta = budget.tau, budget.T, budget.epsilon, budget.delta
+        self.n_steps = budget.n_steps
+
+    def _set_kernel(self, kernel: Kernel, schedule: Schedule) -> None:
+        """The kernel that runs the chains and its per-step parameters (one entry per step of the run)."""
+        if schedule.n_steps != self.n_steps:
+            raise ValueError(f"the schedule has {schedule.n_steps} steps; the run has {self.n_steps}")
+        self._kernel, self._schedule = kernel, schedule
+
+    @property
+    def kernel(self) -> Kernel:
+        """The sampling kernel (gradient estimator + integrator, :mod:`dpverify.samplers.kernels`)."""
+        return self._kernel
+
+    @property
+    def kernel_schedule(self) -> Schedule:
+        """The per-step parameters the kernel is run with (:mod:`dpverify.samplers.schedules`)."""
+        return self._schedule
 
     # -- data -----------------------------------------------------------------
     def prepare_data(self, dataset) -> Data:
@@ -169,27 +117,25 @@ class StochasticGradientSampler(Sampler):
         raw = self.model.validate_dataset(dataset)
         if raw.shape[0] != self.N:
             raise ValueError(f"dataset must have N = {self.N} records (the sampler was built for N = {self.N}); got {raw.shape[0]}")
-        prepared = self.model.prepare(raw) if hasattr(self.model, "prepare") else raw
-        return Data(raw, prepared, raw.shape[0])
+        return Data(raw, self.model.prepare(raw), raw.shape[0])
 
     # -- kernel ---------------------------------------------------------------
     def init(self, dataset, n_chains: int, rng) -> ChainState:
         """``n_chains`` chains at ``theta0``."""
         n_chains = check_positive_int(n_chains, "n_chains")
-        rng = self._rng(rng)
-        data = self.prepare_data(dataset)
+        self._rng(rng)
+        self.prepare_data(dataset)
         theta = np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy()
-        return ChainState(theta, 0, self._init_aux(theta, data, rng))
-
-    def _init_aux(self, theta: np.ndarray, data: Data, rng: np.random.Generator) -> dict:
-        return {}
+        return Kernel.to_chain_state(self._kernel.init(theta), 0)
 
     def step(self, state: ChainState, dataset, rng) -> ChainState:
         """One transition of every chain (pure: returns a new state)."""
         return self._step(state, self.prepare_data(dataset), self._rng(rng))
 
-    def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:  # pragma: no cover
-        raise NotImplementedError
+    def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
+        kernel = self._kernel
+        new = kernel.step(rng, kernel.from_chain_state(state), data, **self._schedule.at(state.t))
+        return Kernel.to_chain_state(new, state.t + 1)
 
     def run(self, dataset, n: int, rng, record_path: bool = False):
         """Run ``n`` chains for ``n_steps``; returns the final state and, if asked, the path ``(n, n_steps+1, d)``."""
@@ -217,34 +163,19 @@ class StochasticGradientSampler(Sampler):
         return path if self.output == "path" else state.theta
 
 
-def stochastic_grad_log_posterior(model, data: Data, theta: np.ndarray, tau: int, rng: np.random.Generator) -> np.ndarray:
-    """``grad log prior(theta) + (N/tau) sum_{i in S} grad log p(x_i | theta)`` with S a uniform ``tau``-subset per
-    chain: the unbiased mini-batch gradient of the log posterior of Wang et al. 2015, eq. (4.1) and Algorithm 2
-    (minus the stochastic gradient of U in eqs. 4.2-4.5)."""
-    idx = draw_minibatches(rng, theta.shape[0], data.N, tau)
-    return model.grad_log_prior(theta) + (data.N / tau) * minibatch_gradient_sum(model, data, idx, theta)
+def langevin_estimator(model, sampling, *, prior_weight: float, data_weight: float, clip: float | None):
+    """The gradient estimator of a batch scheme of :mod:`dpverify.calculus.mechanism_description`: every record
+    (:class:`FullBatch`), Poisson with rate q, or b of N without replacement."""
+    from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PoissonSampling
 
-
-#: The most steps a reference-sampler run may have: a schedule of 10^7 steps is 80 MB per array and a run of that
-#: length takes hours; larger values are rejected up front instead of exhausting memory later.
-MAX_STEPS = 10**7
-#: The most float64 values one call may allocate for outputs (2 GiB); the auditor asks for chunks well below it.
-MAX_OUTPUT_ELEMENTS = 2**28
-
-
-def check_steps(value, name: str = "n_steps", minimum: int = 1) -> int:
-    """A number of steps in ``[minimum, MAX_STEPS]``."""
-    return check_positive_int(value, name, minimum=minimum, maximum=MAX_STEPS)
-
-
-def wang_iterations(N: int, T: float, tau: int) -> int:
-    """``floor(N T / tau)``: the iterations of T data passes with mini-batches of size tau (Wang et al. 2015, Alg. 2)."""
-    n = int(np.floor(N * T / tau))
-    if n < 1:
-        raise ValueError(f"T must give at least one iteration floor(N T / tau) >= 1; got N T / tau = {N * T / tau}")
-    if n > MAX_STEPS:
-        raise ValueError(f"T = {T} gives floor(N T / tau) = {n} iterations; at most {MAX_STEPS} are allowed")
-    return n
+    weights = {"prior_weight": prior_weight, "data_weight": data_weight, "clip": clip}
+    if isinstance(sampling, PoissonSampling):
+        return PoissonMinibatchGradient(model, sampling.rate, **weights)
+    if isinstance(sampling, FixedSizeSampling):
+        return UniformMinibatchGradient(model, sampling.batch_size, **weights)
+    if isinstance(sampling, FullBatch):
+        return FullBatchGradient(model, **weights)
+    raise TypeError(f"sampling must be a dpverify.calculus.mechanism_description sampling scheme; got {sampling!r}")
 
 
 # -- Langevin-type samplers: one update form, its mechanism description, the pair's privacy loss -----------------
@@ -331,7 +262,7 @@ class GradientMechanism:
                 return None
         return float(np.linalg.norm(u[0]))
 
-    def _canary_description(self, shift: float):
+    def canary_description(self, shift: float):
         """The description of the run on a canary pair with gradient difference ``shift``: every data term's
         sensitivity scaled by ``shift / record_sensitivity``."""
         return self.mechanism().scaled(shift / self.record_sensitivity)
@@ -362,7 +293,7 @@ class GradientMechanism:
         if shift is None:
             return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD (the pair is "
                                    "not a verified canary)" + ("" if path else ", of the path"), exact=False)
-        description = self._canary_description(shift)
+        description = self.canary_description(shift)
         exactness = "exact" if path else "of the path: an upper bound for the final iterate"
         return PairPrivacyLoss(description.pld(), f"canary pair PLD ({exactness}): gradient difference {shift:.4g} of "
                                f"the sensitivity {self.record_sensitivity:.4g}", exact=path)
@@ -385,7 +316,9 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
 
     with B_t drawn by ``sampling`` (all records, Poisson with rate q, or b of N without replacement): DP-SGLD (Wang et
     al. 2015, Alg. 2; Li et al. 2019, Alg. 1), ULA and noisy SGD (Bertazzi et al. 2025, eqs. 25 and 31). The pieces
-    are set once by ``_setup_langevin`` and used by ``_step``; the same numbers give
+    are declared once by ``_setup_langevin``; the same numbers build the kernel that runs the chains (the batch's
+    gradient estimator and :class:`~dpverify.samplers.integrators.EulerMaruyama` with the schedule ``(c_t, s_t)``)
+    and give
 
     - :meth:`mechanism` -- the :class:`~dpverify.calculus.mechanism_description.MechanismDescription` of the run: step t
       releases a data term of sensitivity ``c_t w_data S`` (``S`` = the model's per-record gradient sensitivity under
@@ -399,6 +332,8 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
 
     def _setup_langevin(self, *, coefficients, noise_std, prior_weight: float, data_weight: float, sampling,
                         clip: float | None, neighbouring: str, source: str, release: str | None = None) -> None:
+        """The declared mechanism (drift coefficients ``c_t``, noise scales ``s_t``, weights, batch scheme, clip
+        level, neighbouring relation), then the kernel that runs it (:meth:`_langevin_kernel`)."""
         from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PoissonSampling
 
         self._coef = np.broadcast_to(np.asarray(coefficients, dtype=float), (self.n_steps,)).copy()
@@ -415,40 +350,15 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
             if release not in _RELEASES:
                 raise ValueError(f"release must be one of {_RELEASES}; got {release!r}")
             self.output = release
+        self._set_kernel(*self._langevin_kernel())
 
-    # -- kernel ------------------------------------------------------------------------------------------------
-    def _draw_batch(self, rng: np.random.Generator, n_chains: int, N: int, rate_factor: float = 1.0):
-        """``(idx, mask)`` of the step's mini-batch (``idx`` None for the full batch, ``mask`` None unless Poisson)."""
-        from dpverify.calculus.mechanism_description import FixedSizeSampling, PoissonSampling
-
-        s = self._sampling
-        if isinstance(s, PoissonSampling):
-            return draw_poisson_minibatches(rng, n_chains, N, min(1.0, s.rate * rate_factor))
-        if isinstance(s, FixedSizeSampling):
-            return draw_minibatches(rng, n_chains, N, min(N, int(round(s.batch_size * rate_factor)))), None
-        return None, None
-
-    def _data_sum(self, theta: np.ndarray, data: Data, idx, mask, clip: float | None) -> np.ndarray:
-        """``sum_{i in B} w_i clip(grad log p(x_i | theta))`` per chain."""
-        if idx is None:
-            if clip is None:
-                return full_gradient_sum(self.model, data, theta)
-            idx = np.broadcast_to(np.arange(data.N), (theta.shape[0], data.N))
-        return minibatch_gradient_sum(self.model, data, idx, theta, clip=clip, weights=mask)
-
-    def _implemented(self, t: int) -> tuple[float, float | None, float, float]:
-        """``(rate factor, clip, data weight, noise std)`` the kernel uses at step t: exactly the declared ones.
+    def _langevin_kernel(self) -> tuple[Kernel, Schedule]:
+        """The kernel and schedule that run the declared mechanism: the batch scheme's gradient estimator with the
+        declared weights and clip level, the Euler-Maruyama update, step sizes ``c_t`` and noise scales ``s_t``.
         (The known-bad variants of :mod:`dpverify.samplers.broken` override this, and only this.)"""
-        return 1.0, self._clip, self._data_weight, self._noise_std[t]
-
-    def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
-        theta, t = state.theta, state.t
-        rate_factor, clip, data_weight, noise_std = self._implemented(t)
-        idx, mask = self._draw_batch(rng, theta.shape[0], data.N, rate_factor)  # the mini-batch B_t
-        drift = (self._prior_weight * self.model.grad_log_prior(theta)
-                 + data_weight * self._data_sum(theta, data, idx, mask, clip))
-        z = noise_std * rng.standard_normal(theta.shape)  # the Gaussian noise: the privacy mechanism
-        return ChainState(theta + self._coef[t] * drift + z, t + 1, state.aux)
+        estimator = langevin_estimator(self.model, self._sampling, prior_weight=self._prior_weight,
+                                       data_weight=self._data_weight, clip=self._clip)
+        return Kernel(estimator, EulerMaruyama()), Schedule(self.n_steps, step_size=self._coef, noise_std=self._noise_std)
 
     # -- mechanism description --------------------------------------------------------------------------------
     def mechanism(self):

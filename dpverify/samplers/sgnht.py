@@ -20,71 +20,41 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from dpverify.validation import check_real
-from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
-from dpverify.samplers.sgmcmc import (
-    ChainState,
-    GradientMechanism,
-    StochasticGradientSampler,
-    claim_from,
-    evaluate_theorem,
-    stochastic_grad_log_posterior,
-)
-from dpverify.samplers.base import Claim
+from dpverify.samplers.integrators import SGNHTIntegrator
+from dpverify.samplers.momentum import WangMomentumSampler
 from dpverify.samplers.registry import register
-from dpverify.samplers.sgld import model_lipschitz
 
 __all__ = ["DPSGNHT"]
 
 
 @register
-class DPSGNHT(GradientMechanism, StochasticGradientSampler):
+class DPSGNHT(WangMomentumSampler):
     """DP-SGNHT, Wang et al. 2015, eq. (4.5).
 
-    Mechanism: replace-one, tau of N without replacement; step t releases the velocity update, whose data term
-    ``eta (N/tau) sum grad`` has sensitivity ``eta (N/tau) 2L`` and noise ``sqrt(2 a eta)``; theta and the
-    thermostat are functions of the velocity path (post-processing)."""
+    Kernel: the unbiased mini-batch gradient (eq. 4.1) and :class:`~dpverify.samplers.integrators.SGNHTIntegrator`
+    with step ``eta``, thermostat start ``a`` and noise ``sqrt(2 a eta)``. Budget
+    (:class:`~dpverify.samplers.momentum.WangMomentumSampler`): replace-one, tau of N without replacement; step t
+    releases the velocity update, whose data term ``eta (N/tau) sum grad`` has sensitivity ``eta (N/tau) 2L`` and
+    noise ``sqrt(2 a eta)``; theta and the thermostat are functions of the velocity path (post-processing)."""
 
     id = "dp_sgnht"
     theorems = ("wang2015.sgnht_privacy_condition",)
     output = "final"
     description = "DP-SGNHT (Wang et al. 2015, eq. 4.5): private when 2a/eta meets Alg. 2's noise level"
+    source = "Wang et al. 2015, eq. (4.5)"
 
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, eta: float, a: float,
                  theta0=None, unguaranteed: bool = False):
-        self._setup_common(model, N, theta0, unguaranteed)
-        self._setup_wang_budget(tau, T, epsilon, delta)
+        self._setup_wang(model, N, tau, T, epsilon, delta, theta0, unguaranteed)
         self.eta = check_real("eta", eta, low=0.0, low_inclusive=False)
         self.a = check_real("a", a, low=0.0, low_inclusive=False)
-        self.L = model_lipschitz(model, "DP-SGNHT (Wang et al. 2015, eq. 4.5)")
-        self._sampling, self._clip, self.neighbouring = FixedSizeSampling(self.tau, self.N), None, "replace_one"
-        self._evaluation(self.unguaranteed)
+        self._finish_wang("DP-SGNHT (Wang et al. 2015, eq. 4.5)")
 
-    def _evaluation(self, allow: bool):
-        values = {"a": self.a, "eta": self.eta, "N": self.N, "T": self.T, "tau": self.tau, "L": self.L,
-                  "epsilon": self.epsilon, "delta": self.delta}
-        return evaluate_theorem("wang2015.sgnht_privacy_condition", values, allow)
+    def _theorem_values(self) -> dict:
+        return {"a": self.a, "eta": self.eta, "N": self.N, "T": self.T, "tau": self.tau, "L": self.L,
+                "epsilon": self.epsilon, "delta": self.delta}
 
-    def mechanism(self) -> MechanismDescription:
-        """``n_steps`` Gaussian releases of sensitivity ``eta (N/tau) S`` with noise ``sqrt(2 a eta)``."""
-        step = GaussianStep(self.eta * self.N / self.tau * self.record_sensitivity, math.sqrt(2 * self.a * self.eta),
-                            self._sampling)
-        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output,
-                                    "Wang et al. 2015, eq. (4.5)")
-
-    def _init_aux(self, theta, data, rng) -> dict:
-        return {"v": np.zeros_like(theta), "alpha": np.full(theta.shape[0], self.a)}
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        v, alpha, eta = state.aux["v"], state.aux["alpha"], self.eta
-        grad_log_post = stochastic_grad_log_posterior(self.model, data, state.theta, self.tau, rng)  # = -grad U~
-        noise = math.sqrt(2 * self.a * eta) * rng.standard_normal(v.shape)  # the privacy noise
-        v_new = v - alpha[:, None] * v + eta * grad_log_post + noise
-        theta = state.theta + v_new
-        alpha_new = alpha + (np.sum(v_new**2, axis=1) / v.shape[1] - eta)
-        return ChainState(theta, state.t + 1, {"v": v_new, "alpha": alpha_new})
-
-    def guarantee(self) -> Claim:
-        return claim_from(self._evaluation(True), iterations=self.n_steps, epsilon_claimed=self.epsilon)
+    def _kernel_parts(self):
+        noise_std = math.sqrt(2 * self.a * self.eta)  # the privacy noise
+        return SGNHTIntegrator(self.a), self.eta, noise_std, {"step_size": self.eta, "noise_std": noise_std}

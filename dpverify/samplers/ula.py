@@ -22,26 +22,18 @@ import numpy as np
 from dpverify.validation import check_delta, check_finite_array, check_positive_int, check_real
 from dpverify.models.targets import GaussianTarget
 from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch
-from dpverify.samplers.sgmcmc import LangevinSampler, check_steps, claim_from, evaluate_theorem
 from dpverify.samplers.base import Claim
+from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.registry import register
+from dpverify.samplers.schedules import check_steps
+from dpverify.samplers.sgmcmc import LangevinSampler
 
 __all__ = ["ULAFinal", "ULAPath", "NoisySGDFinal", "NoisySGDPath"]
 
 
-def _constants(model, kind: str, N: int) -> dict:
-    fn = getattr(model, f"{kind}_constants", None)
-    if fn is None:
-        raise NotImplementedError(
-            f"{model!r} does not provide Bertazzi et al. 2025 constants ({kind}_constants(N)); "
-            "use dpverify.models.targets.GaussianTarget or NonConvexTarget"
-        )
-    return fn(N)
-
-
 class _ULA(LangevinSampler):
     """ULA, Bertazzi et al. 2025, eq. (25) (full-batch gradient, beta = 1): ``theta + h (grad log prior + sum_i grad
-    log p(x_i | theta)) + sqrt(2h) xi``. Mechanism: replace-one, full batch, each step releases ``h sum grad`` of
+    log p(x_i | theta)) + sqrt(2h) xi``: the full-batch gradient and the Euler-Maruyama kernel. Mechanism: replace-one, full batch, each step releases ``h sum grad`` of
     sensitivity ``h K_path`` (the model's gradient-difference bound) with noise ``sqrt(2h)``."""
 
     def __init__(self, model, N: int, step_size: float, n_steps: int, theta0=None, unguaranteed: bool = False):
@@ -56,7 +48,7 @@ class _ULA(LangevinSampler):
     # -- guarantee ------------------------------------------------------------
     def _theorem_values(self, delta: float, alpha: float) -> dict:
         """Assumption 5.1 constants (final state) or 5.3 (path) of the model, in the theorems' symbols."""
-        c = _constants(self.model, "ula", self.N)
+        c = self.model.ula_constants(self.N)
         K = c["K_path"] if self.output == "path" else c["K"]
         return {"m": c["m"], "M": c["M"], "K": K, "h": self.h, "k": self.n_steps, "delta": delta, "alpha": alpha}
 
@@ -187,12 +179,12 @@ class _NoisySGD(LangevinSampler):
     def theorem_id(self) -> str:
         if self.output == "path":
             return "bertazzi2025.thm58_sgld_path"
-        c = _constants(self.model, "sgd", self.N)
+        c = self.model.sgd_constants(self.N)
         return "bertazzi2025.thm57_sgld_strongly_convex" if c.get("affine_l2") else "bertazzi2025.thm56_sgld_final"
 
     def _theorem_values(self, delta: float, alpha: float) -> dict:
         """Assumption 5.5 constants of the model in the theorems' symbols (the batch size s is ``tau`` there)."""
-        c = _constants(self.model, "sgd", self.N)
+        c = self.model.sgd_constants(self.N)
         return {"m": c["m"], "M": c["M"], "K": c["K"], "K_ell": c["K_ell"], "h": self.h, "tau": self.s,
                 "k": self.n_steps, "beta": self.beta, "N": self.N, "delta": delta, "alpha": alpha}
 

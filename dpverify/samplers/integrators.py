@@ -1,0 +1,199 @@
+"""Update rules of the gradient samplers: ``init(position) -> state`` and ``step(rng, state, gradient, ...) -> state``.
+
+Pure and vectorised over chains (the leading axis of every array). ``gradient(rng, theta)`` is a gradient
+estimator bound to the data (:mod:`dpverify.samplers.gradients`); an integrator calls it where its update rule
+evaluates the gradient, so the random draws come in the algorithm's order (mini-batch, then the injected noise).
+Per-step parameters (step size, noise scale, ...) are arguments of ``step``: a :class:`~dpverify.samplers.schedules.Schedule`
+supplies them from outside. Nothing here knows about privacy: the injected noise scale is a parameter that the
+sampler's budget calibrates.
+
+- :class:`EulerMaruyama` -- ``theta + c_t g(theta) + s_t xi`` (Langevin; Wang et al. 2015, Alg. 2; Li et al. 2019,
+  Alg. 1; Bertazzi et al. 2025, eqs. 25, 31);
+- :class:`SGHMCIntegrator` -- Wang et al. 2015, eq. (4.2) (Chen, Fox, Guestrin 2014);
+- :class:`SGNHTIntegrator` -- Wang et al. 2015, eq. (4.5) (Ding et al. 2014);
+- :class:`SGFSIntegrator` -- Wang et al. 2015, supp. Alg. 4 steps 2-5 (Ahn, Korattikara, Welling 2012).
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "LangevinState",
+    "EulerMaruyama",
+    "SGHMCState",
+    "SGHMCIntegrator",
+    "SGNHTState",
+    "SGNHTIntegrator",
+    "SGFSState",
+    "SGFSIntegrator",
+    "project_psd",
+]
+
+#: ``gradient(rng, theta) -> estimate``: a gradient estimator bound to a dataset.
+GradientFn = Callable[[np.random.Generator, np.ndarray], np.ndarray]
+
+
+def _positions(position) -> np.ndarray:
+    theta = np.asarray(position, dtype=float)
+    if theta.ndim != 2:
+        raise ValueError(f"position must have shape (chains, d); got {theta.shape}")
+    return theta
+
+
+class LangevinState(NamedTuple):
+    """Positions ``theta`` ``(chains, d)``."""
+
+    theta: np.ndarray
+
+
+class EulerMaruyama:
+    """The Langevin update with drift coefficient ``c`` and noise scale ``s`` given per step:
+
+        theta_{t+1} = theta_t + c_t g(theta_t) + s_t xi_t,     xi_t ~ N(0, I_d),
+
+    ``g`` the gradient estimate of the log posterior. (``c_t = h``, ``s_t = sqrt(2h)`` is the Euler-Maruyama
+    discretisation of ``d theta = grad log pi dt + sqrt(2) dW``; DP-SGLD sets ``s_t`` from its privacy budget.)"""
+
+    state_type = LangevinState
+
+    def init(self, position) -> LangevinState:
+        return LangevinState(_positions(position))
+
+    def step(self, rng: np.random.Generator, state: LangevinState, gradient: GradientFn, step_size: float,
+             noise_std: float) -> LangevinState:
+        theta = state.theta
+        drift = gradient(rng, theta)
+        z = noise_std * rng.standard_normal(theta.shape)  # the injected Gaussian noise (DP-SGLD's mechanism)
+        return LangevinState(theta + step_size * drift + z)
+
+
+class SGHMCState(NamedTuple):
+    """Positions ``theta`` and momenta ``p``, both ``(chains, d)``."""
+
+    theta: np.ndarray
+    p: np.ndarray
+
+
+class SGHMCIntegrator:
+    """Stochastic gradient HMC as in Wang et al. 2015, eq. (4.2), with ``g = -grad U~`` the gradient estimate:
+
+        theta_t = theta_{t-1} + h p_{t-1},
+        p_t     = p_{t-1} + h g(theta_t) - h A p_{t-1} + s xi_t,     xi_t ~ N(0, I_d),
+
+    ``A`` the friction and ``s = sqrt(2 (A - B_hat) h)`` the injected noise scale. The momentum starts at 0."""
+
+    state_type = SGHMCState
+
+    def init(self, position) -> SGHMCState:
+        theta = _positions(position)
+        return SGHMCState(theta, np.zeros_like(theta))
+
+    def step(self, rng: np.random.Generator, state: SGHMCState, gradient: GradientFn, step_size: float,
+             friction: float, noise_std: float) -> SGHMCState:
+        h, p = step_size, state.p
+        theta = state.theta + h * p
+        g = gradient(rng, theta)  # = -grad U~(theta_t)
+        noise = noise_std * rng.standard_normal(theta.shape)
+        return SGHMCState(theta, p + h * g - h * friction * p + noise)
+
+
+class SGNHTState(NamedTuple):
+    """Positions ``theta`` and velocities ``v`` ``(chains, d)``, thermostats ``alpha`` ``(chains,)``."""
+
+    theta: np.ndarray
+    v: np.ndarray
+    alpha: np.ndarray
+
+
+class SGNHTIntegrator:
+    """The stochastic gradient Nose-Hoover thermostat in Wang et al. 2015's SGD-with-momentum form, eq. (4.5):
+
+        v_t     = v_{t-1} - alpha_{t-1} v_{t-1} + eta g(theta_{t-1}) + s xi_t,
+        theta_t = theta_{t-1} + v_t,
+        alpha_t = alpha_{t-1} + (v_t^T v_t / d - eta),
+
+    ``g = -grad U~``, ``s = sqrt(2 a eta)``; ``v_0 = 0`` and ``alpha_0 = initial_thermostat`` (``a`` in eq. 4.5)."""
+
+    state_type = SGNHTState
+
+    def __init__(self, initial_thermostat: float) -> None:
+        self.initial_thermostat = initial_thermostat
+
+    def __repr__(self) -> str:
+        return f"SGNHTIntegrator(initial_thermostat={self.initial_thermostat!r})"
+
+    def init(self, position) -> SGNHTState:
+        theta = _positions(position)
+        return SGNHTState(theta, np.zeros_like(theta), np.full(theta.shape[0], self.initial_thermostat))
+
+    def step(self, rng: np.random.Generator, state: SGNHTState, gradient: GradientFn, step_size: float,
+             noise_std: float) -> SGNHTState:
+        v, alpha, eta = state.v, state.alpha, step_size
+        g = gradient(rng, state.theta)  # = -grad U~(theta_{t-1})
+        noise = noise_std * rng.standard_normal(v.shape)
+        v_new = v - alpha[:, None] * v + eta * g + noise
+        theta = state.theta + v_new
+        alpha_new = alpha + (np.sum(v_new**2, axis=1) / v.shape[1] - eta)
+        return SGNHTState(theta, v_new, alpha_new)
+
+
+def project_psd(M: np.ndarray) -> np.ndarray:
+    """Frobenius projection of (a batch of) square matrices on the PSD cone: ``Q max(Lambda, 0) Q^T`` of the
+    symmetric part ``(M + M^T)/2`` (Higham 1988)."""
+    S = 0.5 * (M + np.swapaxes(M, -1, -2))
+    w, Q = np.linalg.eigh(S)
+    return (Q * np.maximum(w, 0.0)[..., None, :]) @ np.swapaxes(Q, -1, -2)
+
+
+class SGFSState(NamedTuple):
+    """Positions ``theta`` ``(chains, d)`` and the running Fisher estimates ``fisher`` ``(chains, d, d)``."""
+
+    theta: np.ndarray
+    fisher: np.ndarray
+
+
+class SGFSIntegrator:
+    """Stochastic gradient Fisher scoring with noisy statistics, Wang et al. 2015, supp. Alg. 4 steps 2-5, for a
+    public matrix ``F``. Given the mini-batch's per-record gradients ``g_i`` (``i in S``, ``|S| = tau``) and the
+    prior's gradient (a :class:`~dpverify.samplers.gradients.RecordGradients`):
+
+        g_bar = (1/tau) sum_i g_i,   g~ = g_bar + F Z,   Z ~ N(0, s_g^2 I_d),
+        V     = P_{S^d_+}{ (1/(tau-1)) sum_i (g_i - g_bar)(g_i - g_bar)^T + W },   W_jk ~ N(0, s_W^2),
+        I_t   = (1 - kappa_t) I_{t-1} + kappa_t V,
+        theta_{t+1} = theta_t + 2 ((tau + N) N / tau I_t + 4 F F^T / eta_t)^{-1} (grad log prior(theta_t) + N g~),
+
+    ``P`` the Frobenius projection on the PSD cone (:func:`project_psd`). ``s_g``, ``s_W`` (the privacy noise),
+    ``eta_t`` and the averaging weight ``kappa_t`` (``1/t``, Ahn et al. 2012) are per-step parameters."""
+
+    state_type = SGFSState
+
+    def __init__(self, F: np.ndarray) -> None:
+        self.F = np.asarray(F, dtype=float)
+
+    def __repr__(self) -> str:
+        return f"SGFSIntegrator(F={self.F.tolist()!r})"
+
+    def init(self, position) -> SGFSState:
+        theta = _positions(position)
+        d = theta.shape[1]
+        return SGFSState(theta, np.zeros((theta.shape[0], d, d)))
+
+    def step(self, rng: np.random.Generator, state: SGFSState, gradient, step_size: float,
+             gradient_noise_std: float, covariance_noise_std: float, averaging_weight: float) -> SGFSState:
+        theta = state.theta
+        c, d = theta.shape
+        est = gradient(rng, theta)  # step 1: the mini-batch's per-record gradients
+        g, N, tau, eta = est.records, est.N, est.records.shape[1], step_size
+        g_bar = g.mean(axis=1)
+        Z = gradient_noise_std * rng.standard_normal((c, d))  # step 2
+        W = covariance_noise_std * rng.standard_normal((c, d, d))
+        g_tilde = g_bar + Z @ self.F.T  # step 3
+        centred = g - g_bar[:, None, :]
+        V = project_psd(np.swapaxes(centred, 1, 2) @ centred / (tau - 1) + W)
+        kappa = averaging_weight  # step 4
+        fisher = (1 - kappa) * state.fisher + kappa * V
+        precond = (tau + N) * N / tau * fisher + 4 * (self.F @ self.F.T) / eta  # step 5
+        rhs = est.prior + N * g_tilde
+        return SGFSState(theta + 2 * np.linalg.solve(precond, rhs[..., None])[..., 0], fisher)
