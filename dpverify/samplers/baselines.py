@@ -1,5 +1,4 @@
-"""Baseline mechanisms on simple queries, as registered samplers, and the theorem-evaluation helper
-every reference sampler of this package uses.
+"""Baseline mechanisms on simple queries, as registered samplers.
 
 Queries (replace-one adjacency, datasets of fixed size N):
 
@@ -15,8 +14,6 @@ protocol's ``log_density`` and ``exact_epsilon`` (closed forms of :mod:`dpverify
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import numpy as np
 
 from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real
@@ -24,9 +21,12 @@ from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discr
 from dpverify.calculus.mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_epsilon
 from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 from dpverify.samplers.base import Claim, Sampler
-from dpverify.samplers.claims import catalogue_theorem
+from dpverify.samplers.claims import claim_from_item, evaluate_item
 from dpverify.samplers.registry import register
 
+#: ``evaluate_theorem`` and ``claim_from`` (keyword form) live in :mod:`dpverify.samplers.claims` as ``evaluate_item``
+#: and ``claim_from_item``; kept here under their former names.
+evaluate_theorem, claim_from = evaluate_item, claim_from_item
 __all__ = [
     "evaluate_theorem",
     "claim_from",
@@ -36,26 +36,6 @@ __all__ = [
     "AnalyticGaussianMechanismSampler",
     "ExponentialMechanismSampler",
 ]
-
-
-def evaluate_theorem(theorem_id: str, *, unguaranteed: bool, **values: Any):
-    """``registry.get(theorem_id).evaluate(**values)``.
-
-    An unknown theorem id is a ``LookupError`` (a typo must never switch a claim off). A failed hypothesis raises
-    :class:`~dpverify.theorems.base.HypothesisError` (a ValueError naming it) unless ``unguaranteed`` (then the
-    evaluation carries ``guaranteed=False``).
-    """
-    return catalogue_theorem(theorem_id).evaluate(allow_unguaranteed=unguaranteed, **values)
-
-
-def claim_from(evaluation, theorem_id: str, *, epsilon: float | None = None, delta: float | None = None,
-               details: dict | None = None) -> Claim:
-    """A :class:`Claim` from a theorem evaluation (its ``epsilon``/``delta`` conclusions unless given)."""
-    conc = evaluation.conclusion
-    eps = float(conc["epsilon"]) if epsilon is None else float(epsilon)
-    dlt = float(conc.get("delta", 0.0)) if delta is None else float(delta)
-    return Claim(eps, dlt, theorem_id, evaluation.guaranteed, dict(evaluation.hypotheses),
-                 {"values": dict(evaluation.values), "conclusion": dict(conc), **(details or {})})
 
 
 class QueryMechanism(Sampler):
@@ -131,8 +111,8 @@ class LaplaceMechanismSampler(QueryMechanism):
         super().__init__(query, lower, upper)
         self.epsilon = check_epsilon(epsilon)
         self.unguaranteed = bool(unguaranteed)
-        self._evaluation = evaluate_theorem(self.theorems[0], unguaranteed=self.unguaranteed,
-                                            epsilon=self.epsilon, sensitivity=self.sensitivity(1))
+        self._evaluation = evaluate_item(self.theorems[0], unguaranteed=self.unguaranteed,
+                                         epsilon=self.epsilon, sensitivity=self.sensitivity(1))
 
     def _mechanism(self, N: int) -> LaplaceMechanism:
         return LaplaceMechanism(self.sensitivity(N), self.epsilon)
@@ -142,7 +122,7 @@ class LaplaceMechanismSampler(QueryMechanism):
         return laplace_epsilon(check_delta(delta), dist / (sens / self.epsilon))
 
     def guarantee(self) -> Claim:
-        return claim_from(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=0.0)
+        return claim_from_item(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=0.0)
 
 
 class _GaussianQuery(QueryMechanism):
@@ -172,8 +152,8 @@ class GaussianMechanismSampler(_GaussianQuery):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta, allow_zero=False)
         self.unguaranteed = bool(unguaranteed)
-        self._evaluation = evaluate_theorem(self.theorems[0], unguaranteed=self.unguaranteed,
-                                            epsilon=self.epsilon, delta=self.delta, sensitivity=1.0)
+        self._evaluation = evaluate_item(self.theorems[0], unguaranteed=self.unguaranteed,
+                                         epsilon=self.epsilon, delta=self.delta, sensitivity=1.0)
 
     def _sigma_per_unit_sensitivity(self) -> float:
         if self.epsilon < 1.0:
@@ -184,7 +164,7 @@ class GaussianMechanismSampler(_GaussianQuery):
         return GaussianMechanism(self.sensitivity(N), self.sensitivity(N) * self._sigma_per_unit_sensitivity())
 
     def guarantee(self) -> Claim:
-        return claim_from(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=self.delta)
+        return claim_from_item(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=self.delta)
 
 
 @register
@@ -227,8 +207,8 @@ class ExponentialMechanismSampler(Sampler):
         self.K = check_positive_int(K, "K", minimum=2)
         self.unguaranteed = bool(unguaranteed)
         self._mech = ExponentialMechanism(self.epsilon, 1.0)
-        self._evaluation = evaluate_theorem(self.theorems[0], unguaranteed=self.unguaranteed,
-                                            epsilon=self.epsilon, sensitivity=1.0)
+        self._evaluation = evaluate_item(self.theorems[0], unguaranteed=self.unguaranteed,
+                                         epsilon=self.epsilon, sensitivity=1.0)
 
     def utilities(self, dataset) -> np.ndarray:
         x = np.asarray(dataset)
@@ -252,4 +232,4 @@ class ExponentialMechanismSampler(Sampler):
         return discrete_epsilon(lp, lq, check_delta(delta))
 
     def guarantee(self) -> Claim:
-        return claim_from(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=0.0)
+        return claim_from_item(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=0.0)

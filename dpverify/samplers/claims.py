@@ -2,7 +2,9 @@
 
 - :func:`catalogue_theorem` -- the catalogue item of an ID (an unknown ID is an error, never None);
 - :func:`evaluate_theorem` -- that theorem evaluated at a sampler's parameters (hypotheses checked);
-- :func:`claim_from` -- the :class:`~dpverify.calculus.guarantees.Claim` of an evaluation.
+- :func:`claim_from` -- the :class:`~dpverify.calculus.guarantees.Claim` of an evaluation;
+- :func:`evaluate_item` / :func:`claim_from_item` -- the same in the keyword form the non-gradient samplers use
+  (every value a symbol of the theorem; the claim names the catalogue item).
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 
 from dpverify.calculus.guarantees import Claim
 
-__all__ = ["catalogue_theorem", "evaluate_theorem", "claim_from"]
+__all__ = ["catalogue_theorem", "evaluate_theorem", "claim_from", "evaluate_item", "claim_from_item"]
 
 
 def catalogue_theorem(theorem_id: str):
@@ -51,3 +53,24 @@ def claim_from(evaluation, *, epsilon_key: str = "epsilon", delta_key: str = "de
         hypotheses=dict(evaluation.hypotheses),
         details={"values": dict(evaluation.values), "conclusion": dict(conc), **details},
     )
+
+
+def evaluate_item(theorem_id: str, *, unguaranteed: bool, **values: Any):
+    """``registry.get(theorem_id).evaluate(**values)``.
+
+    An unknown theorem id is a ``LookupError`` (a typo must never switch a claim off). A failed hypothesis raises
+    :class:`~dpverify.theorems.base.HypothesisError` (a ValueError naming it) unless ``unguaranteed`` (then the
+    evaluation carries ``guaranteed=False``).
+    """
+    return catalogue_theorem(theorem_id).evaluate(allow_unguaranteed=unguaranteed, **values)
+
+
+def claim_from_item(evaluation, theorem_id: str, *, epsilon: float | None = None, delta: float | None = None,
+                    details: dict | None = None) -> Claim:
+    """A :class:`Claim` from a theorem evaluation (its ``epsilon``/``delta`` conclusions unless given), naming
+    ``theorem_id``."""
+    conc = evaluation.conclusion
+    eps = float(conc["epsilon"]) if epsilon is None else float(epsilon)
+    dlt = float(conc.get("delta", 0.0)) if delta is None else float(delta)
+    return Claim(eps, dlt, theorem_id, evaluation.guaranteed, dict(evaluation.hypotheses),
+                 {"values": dict(evaluation.values), "conclusion": dict(conc), **(details or {})})

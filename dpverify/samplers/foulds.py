@@ -37,7 +37,7 @@ from dpverify.validation import check_epsilon, check_positive_int, check_real
 from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, sample_truncated_beta
 from dpverify.samplers.base import Claim, Sampler
-from dpverify.samplers.baselines import claim_from, evaluate_theorem
+from dpverify.samplers.claims import claim_from_item, evaluate_item
 from dpverify.samplers.ops import OPSBetaBernoulli
 from dpverify.samplers.registry import register
 
@@ -86,7 +86,7 @@ class LaplacePosteriorBetaBernoulli(Sampler):
         self.alpha0, self.beta0 = self._model.alpha0, self._model.beta0
         self.unguaranteed = bool(unguaranteed)
         self.scale = laplace_scale(self._model.constants.sufficient_statistic_sensitivity, self.epsilon)
-        self._evaluation = evaluate_theorem(self.theorems[0], unguaranteed=self.unguaranteed, epsilon=self.epsilon)
+        self._evaluation = evaluate_item(self.theorems[0], unguaranteed=self.unguaranteed, epsilon=self.epsilon)
 
     def release_from_statistics(self, statistics, rng) -> np.ndarray:
         """One release per row of true sufficient statistics (m, 2): noise, projection, draw or mean. (m, 1)."""
@@ -112,7 +112,7 @@ class LaplacePosteriorBetaBernoulli(Sampler):
         return self.release_from_statistics(np.broadcast_to(stats, (n, 2)), rng)
 
     def guarantee(self) -> Claim:
-        return claim_from(self._evaluation, self.theorems[0], details={"scale": self.scale})
+        return claim_from_item(self._evaluation, self.theorems[0], details={"scale": self.scale})
 
 
 @register
@@ -199,13 +199,13 @@ class PrivateGibbsBernoulliMixture(Sampler):
         (parallel composition): the catalogue's erratum to eq. 19 shows the printed 4 Delta Q/N amplification
         unsupported when the Gibbs state is public."""
         tempered_sensitivity = self.rho * self.sensitivity
-        costs = evaluate_theorem("foulds2016.sec4_gibbs_costs", unguaranteed=self.unguaranteed,
-                                 epsilon=self.epsilon, T=self.T, C=tempered_sensitivity)
-        update = evaluate_theorem("foulds2016.eq19_private_gibbs", unguaranteed=self.unguaranteed,
-                                  C=tempered_sensitivity, Q=1, N=1)
-        return claim_from(costs, "foulds2016.sec4_gibbs_costs", epsilon=float(costs.conclusion["epsilon_gibbs"]),
-                          delta=0.0, details={"rho": self.rho, "sensitivity": self.sensitivity, "scan": self.scan,
-                                              "epsilon_per_update": float(update.conclusion["epsilon"])})
+        costs = evaluate_item("foulds2016.sec4_gibbs_costs", unguaranteed=self.unguaranteed,
+                              epsilon=self.epsilon, T=self.T, C=tempered_sensitivity)
+        update = evaluate_item("foulds2016.eq19_private_gibbs", unguaranteed=self.unguaranteed,
+                               C=tempered_sensitivity, Q=1, N=1)
+        return claim_from_item(costs, "foulds2016.sec4_gibbs_costs", epsilon=float(costs.conclusion["epsilon_gibbs"]),
+                               delta=0.0, details={"rho": self.rho, "sensitivity": self.sensitivity, "scan": self.scan,
+                                                   "epsilon_per_update": float(update.conclusion["epsilon"])})
 
 
 def figure2_table(Ns=(10, 30, 100, 300, 1000, 3000, 10000), p: float = 0.1, a0: float = 0.05,

@@ -29,7 +29,7 @@ from dpverify.validation import check_epsilon, check_positive_int, check_probabi
 from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.models.beta_bernoulli import BetaBernoulli, log_beta_interval_mass, truncated_beta_mean
 from dpverify.samplers.base import Claim, Sampler
-from dpverify.samplers.baselines import claim_from, evaluate_theorem
+from dpverify.samplers.claims import claim_from_item, evaluate_item
 from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import MAX_STEPS
 
@@ -72,16 +72,16 @@ class NoisyMCEstimator(Sampler):
         self.value_range = 1.0 - 2 * self.a0 if test_function == "mean" else 1.0
         if calibration == "prop37":
             self.r, self.C_f = None, None
-            self._evaluation = evaluate_theorem(self.theorems[0], unguaranteed=self.unguaranteed,
-                                                epsilon_xi=self.epsilon, delta_xi=0.0, delta_tilde=0.0,
-                                                sensitivity=self.value_range)
+            self._evaluation = evaluate_item(self.theorems[0], unguaranteed=self.unguaranteed,
+                                             epsilon_xi=self.epsilon, delta_xi=0.0, delta_tilde=0.0,
+                                             sensitivity=self.value_range)
             self.sensitivity = self.value_range
         else:
             self.r = hoeffding_radius(self.n_steps, self.value_range, self.delta_bar)
             self.C_f = self.target_sensitivity()
-            self._evaluation = evaluate_theorem(self.theorems[1], unguaranteed=self.unguaranteed,
-                                                epsilon_xi=self.epsilon, delta_xi=0.0, delta_bar=self.delta_bar,
-                                                r=self.r, C_f=self.C_f)
+            self._evaluation = evaluate_item(self.theorems[1], unguaranteed=self.unguaranteed,
+                                             epsilon_xi=self.epsilon, delta_xi=0.0, delta_bar=self.delta_bar,
+                                             r=self.r, C_f=self.C_f)
             self.sensitivity = float(self._evaluation.conclusion["sensitivity"])  # Delta = 2r + C_f
         self.scale = laplace_scale(self.sensitivity, self.epsilon)  # b = Delta / eps_xi (Assumption 3.5)
 
@@ -118,6 +118,6 @@ class NoisyMCEstimator(Sampler):
 
     def guarantee(self) -> Claim:
         theorem = self.theorems[0] if self.calibration == "prop37" else self.theorems[1]
-        return claim_from(self._evaluation, theorem,
-                          details={"sensitivity": self.sensitivity, "scale": self.scale, "r": self.r, "C_f": self.C_f,
-                                   "reconstructed": True})
+        return claim_from_item(self._evaluation, theorem,
+                               details={"sensitivity": self.sensitivity, "scale": self.scale, "r": self.r, "C_f": self.C_f,
+                                        "reconstructed": True})

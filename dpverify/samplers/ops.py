@@ -30,7 +30,7 @@ from dpverify.models.beta_bernoulli import BetaBernoulli, TruncatedBeta
 from dpverify.models.dirichlet_categorical import DirichletCategorical
 from dpverify.models.gaussian_mean import GaussianMean
 from dpverify.samplers.base import Claim, Sampler
-from dpverify.samplers.baselines import claim_from, evaluate_theorem
+from dpverify.samplers.claims import claim_from_item, evaluate_item
 from dpverify.samplers.registry import register
 
 __all__ = [
@@ -129,15 +129,15 @@ class _OPS(Sampler):
         self.B, self.C = const.B, const.C
         self.rho = tempering(self.epsilon, self.B, self.C, calibration)
         u = self.unguaranteed
-        self._thm1 = evaluate_theorem("wang2015.thm1_ops_pure_dp", unguaranteed=u, B=self.B)
-        self._foulds = evaluate_theorem("foulds2016.thm2_posterior_2c", unguaranteed=u, C=self.C)
+        self._thm1 = evaluate_item("wang2015.thm1_ops_pure_dp", unguaranteed=u, B=self.B)
+        self._foulds = evaluate_item("foulds2016.thm2_posterior_2c", unguaranteed=u, C=self.C)
         self._lipschitz = (None if const.L_x is None or const.R is None
-                           else evaluate_theorem("wang2015.thm1_ops_lipschitz", unguaranteed=u, L=const.L_x, R=const.R))
+                           else evaluate_item("wang2015.thm1_ops_lipschitz", unguaranteed=u, L=const.L_x, R=const.R))
         self._alg1 = (None if self.epsilon is None or calibration != "wang2015"
-                      else evaluate_theorem("wang2015.alg1_ops_scaled", unguaranteed=u, epsilon=self.epsilon, B=self.B))
+                      else evaluate_item("wang2015.alg1_ops_scaled", unguaranteed=u, epsilon=self.epsilon, B=self.B))
         self._temperature = (None if self.epsilon is None or calibration != "foulds2016"
-                             else evaluate_theorem("foulds2016.eq10_temperature", unguaranteed=u,
-                                                   epsilon=self.epsilon, C=self.C))
+                             else evaluate_item("foulds2016.eq10_temperature", unguaranteed=u,
+                                                epsilon=self.epsilon, C=self.C))
 
     @property
     def model(self):
@@ -153,12 +153,12 @@ class _OPS(Sampler):
         if self._lipschitz is not None:  # Wang Thm 1, second part (4 L_x R); tempering scales it by rho
             details["wang2015_thm1_lipschitz_epsilon"] = self.rho * float(self._lipschitz.conclusion["epsilon"])
         if self.epsilon is None:
-            return claim_from(self._thm1, "wang2015.thm1_ops_pure_dp", details=details)
+            return claim_from_item(self._thm1, "wang2015.thm1_ops_pure_dp", details=details)
         if self.calibration == "wang2015":
             details["alg1_rho"] = float(self._alg1.conclusion["rho"])
-            return claim_from(self._alg1, "wang2015.alg1_ops_scaled", details=details)
-        return claim_from(self._foulds, "foulds2016.thm2_posterior_2c",
-                          epsilon=self.rho * float(self._foulds.conclusion["epsilon"]), delta=0.0, details=details)
+            return claim_from_item(self._alg1, "wang2015.alg1_ops_scaled", details=details)
+        return claim_from_item(self._foulds, "foulds2016.thm2_posterior_2c",
+                               epsilon=self.rho * float(self._foulds.conclusion["epsilon"]), delta=0.0, details=details)
 
 
 class _OPS1d(_OPS):
