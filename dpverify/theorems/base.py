@@ -41,6 +41,7 @@ __all__ = [
     "Erratum",
     "EmpiricalLink",
     "Evaluation",
+    "Statement",
     "Theorem",
     "HypothesisError",
 ]
@@ -371,6 +372,81 @@ def _to_float(expr: Any) -> float:
         return math.inf if value > 0 else -math.inf
 
 
+class Statement:
+    """The mathematical content of a catalogue item: symbols, hypotheses, conclusion, the statement in words,
+    defaults and optional inputs -- what :meth:`Theorem.evaluate` reads.
+
+    Every :class:`Theorem` has one (``theorem.core``). Usually it is the theorem's own, built from the keyword
+    arguments of :class:`Theorem`; a statement that two papers make (Wang et al. 2015, Thm 1 and Foulds et
+    al. 2016, Thm 3: "one posterior sample is 4B-DP") is *one* :class:`Statement`, made once
+    (:mod:`dpverify.theorems.shared`) and passed as ``Theorem(..., shared=...)`` by each paper. Then there is one
+    encoding: both catalogue IDs evaluate the same expressions, a change to one is a change to both, and
+    :meth:`Theorem.explain` says "same statement as <other ID>". What stays per paper is what differs between
+    papers: the ID, title, :class:`Source`, kind, errata, notes, empirical links and the checks (each paper's
+    proof, run once, under its own ID).
+
+    ``key`` names a shared statement (``"ops_pure_dp"``); :attr:`theorems` lists the catalogue items stating it.
+    """
+
+    def __init__(
+        self,
+        key: str = "",
+        *,
+        symbols: Mapping[str, sp.Symbol] | None = None,
+        hypotheses: Iterable[Hypothesis] = (),
+        conclusion: Mapping[str, Any] | None = None,
+        statement: str = "",
+        defaults: Mapping[str, Any] | None = None,
+        optional: Mapping[str, str] | None = None,
+    ) -> None:
+        self.key = key
+        self.symbols: dict[str, sp.Symbol] = dict(symbols or {})
+        self.hypotheses: list[Hypothesis] = list(hypotheses)
+        self.conclusion: dict[str, Any] = {k: sp.sympify(v) for k, v in (conclusion or {}).items()}
+        self.statement = statement
+        self.defaults: dict[str, Any] = dict(defaults or {})
+        self.optional: dict[str, str] = dict(optional or {})
+        #: The catalogue items that state this (filled in by :class:`Theorem`).
+        self.theorems: list[Theorem] = []
+        label = key or "statement"
+        names = [h.name for h in self.hypotheses]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{label}: duplicate hypothesis names {names}")
+        unknown = self.free_symbols() - set(self.symbols.values())
+        if unknown:
+            raise ValueError(f"{label}: expressions use symbols not declared in `symbols`: {sorted(map(str, unknown))}")
+        bad_optional = sorted(set(self.optional) - set(self.symbols))
+        if bad_optional:
+            raise ValueError(f"{label}: optional names {bad_optional} are not symbols of this statement")
+
+    def free_symbols(self) -> set:
+        """The symbols the hypotheses and the conclusion use."""
+        free: set = set()
+        for h in self.hypotheses:
+            free |= h.condition.free_symbols
+        for v in self.conclusion.values():
+            free |= getattr(v, "free_symbols", set())
+        return free
+
+    @property
+    def shared(self) -> bool:
+        """True when more than one catalogue item states this."""
+        return len(self.theorems) > 1
+
+    def __repr__(self) -> str:
+        return f"<Statement {self.key or '(own)'} of {[t.id for t in self.theorems]}>"
+
+
+def _delegate(name: str, doc: str) -> property:
+    def get(self):
+        return getattr(self.core, name)
+
+    def put(self, value):
+        setattr(self.core, name, value)
+
+    return property(get, put, doc=doc)
+
+
 class Theorem:
     """A stated bound: symbols, hypotheses, conclusion, checks and source.
 
@@ -396,7 +472,17 @@ class Theorem:
         conclusions are omitted and those hypotheses reported unchecked (see :class:`Evaluation`).
     notes:
         Free text: ambiguities, what the proof supports, reconstruction remarks.
+    shared:
+        A :class:`Statement` this item shares with another paper's item (instead of ``symbols``,
+        ``hypotheses``, ``conclusion``, ``statement``, ``defaults``, ``optional``); see :class:`Statement`.
     """
+
+    symbols = _delegate("symbols", "Name -> sympy Symbol (of :attr:`core`).")
+    hypotheses = _delegate("hypotheses", "The :class:`Hypothesis` list (of :attr:`core`).")
+    conclusion = _delegate("conclusion", "Name -> sympy expression (of :attr:`core`).")
+    statement = _delegate("statement", "The statement in words (of :attr:`core`).")
+    defaults = _delegate("defaults", "Symbol name -> default value (of :attr:`core`).")
+    optional = _delegate("optional", "Symbol name -> why it may be left out (of :attr:`core`).")
 
     def __init__(
         self,
@@ -415,6 +501,7 @@ class Theorem:
         defaults: Mapping[str, Any] | None = None,
         optional: Mapping[str, str] | None = None,
         notes: str = "",
+        shared: Statement | None = None,
     ) -> None:
         if "." not in id or not id.startswith(source.paper + "."):
             raise ValueError(f"id must look like '{source.paper}.<item>'; got {id!r}")
@@ -424,28 +511,33 @@ class Theorem:
         self.title = title
         self.source = source
         self.kind = kind
-        self.symbols: dict[str, sp.Symbol] = dict(symbols or {})
-        self.hypotheses: list[Hypothesis] = list(hypotheses)
-        self.conclusion: dict[str, Any] = {k: sp.sympify(v) for k, v in (conclusion or {}).items()}
-        self.statement = statement
+        if shared is not None:
+            if not isinstance(shared, Statement):
+                raise TypeError(f"{id}: shared must be a Statement; got {type(shared).__name__}")
+            own = [n for n, v in (("symbols", symbols), ("hypotheses", hypotheses), ("conclusion", conclusion),
+                                  ("statement", statement), ("defaults", defaults), ("optional", optional)) if v]
+            if own:
+                raise ValueError(f"{id}: a theorem with shared= takes its {', '.join(own)} from the shared statement")
+            self.core = shared
+        else:
+            try:
+                self.core = Statement(symbols=symbols, hypotheses=hypotheses, conclusion=conclusion,
+                                      statement=statement, defaults=defaults, optional=optional)
+            except ValueError as exc:
+                raise ValueError(f"{id}: {exc}".replace(": statement: ", ": ")) from None
+        self.core.theorems.append(self)
         self.checks: list[Check] = list(checks)
         self.errata: list[Erratum] = list(errata)
         self.empirical: list[EmpiricalLink] = list(empirical)
-        self.defaults: dict[str, Any] = dict(defaults or {})
-        self.optional: dict[str, str] = dict(optional or {})
         self.notes = notes
-        names = [h.name for h in self.hypotheses]
-        if len(set(names)) != len(names):
-            raise ValueError(f"{id}: duplicate hypothesis names {names}")
         cnames = [c.name for c in self.checks]
         if len(set(cnames)) != len(cnames):
             raise ValueError(f"{id}: duplicate check names {cnames}")
-        unknown = self._free_symbols() - set(self.symbols.values())
-        if unknown:
-            raise ValueError(f"{id}: expressions use symbols not declared in `symbols`: {sorted(map(str, unknown))}")
-        bad_optional = sorted(set(self.optional) - set(self.symbols))
-        if bad_optional:
-            raise ValueError(f"{id}: optional names {bad_optional} are not symbols of this theorem")
+
+    @property
+    def same_as(self) -> list[str]:
+        """IDs of the other catalogue items that state the same :class:`Statement` (empty for most)."""
+        return [t.id for t in self.core.theorems if t is not self]
 
     def validate(self) -> None:
         """Consistency of a finished theorem: errata name existing checks. Run by the catalogue tests."""
@@ -527,12 +619,7 @@ class Theorem:
 
     # -- introspection --------------------------------------------------------
     def _free_symbols(self) -> set:
-        free: set = set()
-        for h in self.hypotheses:
-            free |= h.condition.free_symbols
-        for v in self.conclusion.values():
-            free |= getattr(v, "free_symbols", set())
-        return free
+        return self.core.free_symbols()
 
     @property
     def parameters(self) -> list[str]:
@@ -635,6 +722,9 @@ class Theorem:
     def explain(self) -> str:
         """The statement in words, with hypotheses, conclusion, source and errata."""
         lines = [f"{self.id}: {self.title}", f"Source: {self.source} -- {self.source.citation}"]
+        for other in self.core.theorems:
+            if other is not self:
+                lines.append(f"Same statement as {other.id} ({other.source}): one encoding, shared by both papers")
         if self.statement:
             lines += ["", self.statement]
         if self.symbols:
@@ -703,4 +793,5 @@ class Theorem:
             "empirical": [e.__dict__ for e in self.empirical],
             "optional": dict(self.optional),
             "notes": self.notes,
+            "same_as": self.same_as,
         }

@@ -30,8 +30,9 @@ Sources (the papers themselves):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Iterable
 
-__all__ = ["Item", "CATALOGUE", "CHECK_KINDS", "ids", "item", "check_kinds"]
+__all__ = ["Item", "CATALOGUE", "CHECK_KINDS", "ids", "item", "check_kinds", "in_order"]
 
 #: What each letter of a row's ``checks`` means.
 CHECK_KINDS: dict[str, str] = {
@@ -164,6 +165,7 @@ CATALOGUE: tuple[Item, ...] = _rows(
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}
+_POSITION: dict[str, int] = {it.id: i for i, it in enumerate(CATALOGUE)}
 if len(_BY_ID) != len(CATALOGUE):  # pragma: no cover - a typo in the table above
     raise RuntimeError("duplicate IDs in dpverify.theorems.catalogue.CATALOGUE")
 
@@ -188,3 +190,16 @@ def item(theorem_id: str) -> Item:
 def check_kinds(theorem_id: str) -> frozenset[str]:
     """The check letters (``S``, ``N``, ``E``) the catalogue asks of ``theorem_id``."""
     return item(theorem_id).kinds
+
+
+def in_order(theorems: Iterable[Any]) -> tuple:
+    """``theorems`` (objects with an ``id``) sorted in catalogue order; ``KeyError`` for an ID the catalogue does
+    not list, ``ValueError`` for an ID given twice. Each paper package builds its ``THEOREMS`` with it."""
+    items = list(theorems)
+    seen = [t.id for t in items]
+    twice = sorted({i for i in seen if seen.count(i) > 1})
+    if twice:
+        raise ValueError(f"theorem IDs given twice: {twice}")
+    for t in items:
+        item(t.id)
+    return tuple(sorted(items, key=lambda t: _POSITION[t.id]))

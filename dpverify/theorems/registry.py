@@ -1,9 +1,20 @@
 """The theorem registry: every catalogue item by ID.
 
-Each paper module (``dpverify.theorems.wang2015`` and so on) builds its
-:class:`~dpverify.theorems.base.Theorem` objects at import time and calls
-:func:`register`. :func:`get` and :func:`all_theorems` import the paper modules
-on first use, so ``from dpverify.theorems import registry`` stays cheap.
+One registration style for the four papers:
+
+- each *part module* of a paper package (``dpverify/theorems/wang2015/ops.py`` and so on) builds its
+  :class:`~dpverify.theorems.base.Theorem` objects at import time and lists them, last thing in the module,
+  in ``THEOREMS: tuple[Theorem, ...]``; it registers nothing itself;
+- each *paper package* (``dpverify.theorems.wang2015``, ``li2019``, ``bertazzi2025``, ``foulds2016``)
+  collects its parts' lists (and any item it defines itself) into its own ``THEOREMS``, in catalogue order
+  (:func:`dpverify.theorems.catalogue.in_order`);
+- this module registers them: :func:`load_all` imports each package of :data:`PAPER_MODULES` and calls
+  :func:`register` on every theorem of its ``THEOREMS``, so :func:`all_theorems` is in catalogue order.
+
+:func:`get` and :func:`all_theorems` import the paper packages on first use, so
+``from dpverify.theorems import registry`` stays cheap. A statement two papers make is one
+:class:`~dpverify.theorems.base.Statement` shared by two theorems, one per paper, each registered under its
+own ID (:mod:`dpverify.theorems.shared`).
 
 Only IDs of the catalogue (:mod:`dpverify.theorems.catalogue`) can be registered, and an unknown ID is
 an error everywhere (:func:`get` raises ``KeyError`` naming close matches; nothing returns ``None``), so a
@@ -39,12 +50,16 @@ def register(theorem: Theorem) -> Theorem:
 
 
 def load_all() -> None:
-    """Import every paper module (each registers its theorems)."""
+    """Import every paper package and register the theorems of its ``THEOREMS``."""
     global _loaded
     if _loaded:
         return
     for name in PAPER_MODULES:
-        importlib.import_module(f"dpverify.theorems.{name}")
+        package = importlib.import_module(f"dpverify.theorems.{name}")
+        for theorem in package.THEOREMS:
+            if theorem.paper != name:
+                raise RuntimeError(f"dpverify.theorems.{name}.THEOREMS lists {theorem.id}, an item of another paper")
+            register(theorem)
     missing = [i for i in catalogue.ids() if i not in _REGISTRY]
     if missing:
         raise RuntimeError(f"catalogue IDs with no registered theorem: {missing}")

@@ -30,7 +30,7 @@ The theory curves for "path vs final-state privacy of ULA" are re-exported here 
 """
 from __future__ import annotations
 
-from dpverify.theorems import registry
+from dpverify.theorems import catalogue
 from dpverify.theorems.bertazzi2025.formulas import (  # noqa: F401  (public re-exports)
     budget_epsilon,
     budget_rdp,
@@ -76,14 +76,5 @@ __all__ = [
     "is_dp",
 ]
 
-#: Every bertazzi2025 entry, in catalogue order (:mod:`dpverify.theorems.catalogue`).
-THEOREMS = tuple(
-    sorted(_SEC23 + _SEC4 + _SEC5, key=lambda t: [
-        "def21_dp", "def22_renyi_dp", "asm31_uniform_convergence", "prop32_tv_to_dp", "cor33_posterior_must_be_dp",
-        "prop34_tv_lower_bound", "prop37_mc_estimator", "prop310_mc_estimator", "lem41_rn_to_dp", "lem42_rn_to_rdp",
-        "prop45_path", "prop46_final_value", "thm52_ula_final", "thm54_ula_path", "thm56_sgld_final",
-        "thm57_sgld_strongly_convex", "thm58_sgld_path", "lemb1_girsanov"].index(t.id.split(".", 1)[1]))
-)
-
-for _thm in THEOREMS:
-    registry.register(_thm)
+#: Every bertazzi2025 entry, in catalogue order (the registry registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS = catalogue.in_order(_SEC23 + _SEC4 + _SEC5)

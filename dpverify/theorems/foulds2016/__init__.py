@@ -2,7 +2,7 @@
 
 "On the Theory and Practice of Privacy-Preserving Bayesian Data Analysis". Every
 ``foulds2016.*`` item of :mod:`dpverify.theorems.catalogue` is a :class:`~dpverify.theorems.base.Theorem`
-registered under that ID, in catalogue order. The items live in helper modules by section:
+listed in :data:`THEOREMS` (catalogue order; the registry registers them under their IDs). The items live in helper modules by section:
 
 - :mod:`dpverify.theorems.foulds2016.posterior` -- Sec. 2: eqs. 2-10, Theorems 1-3;
 - :mod:`dpverify.theorems.foulds2016.expfam` -- Sec. 3: eqs. 13-17, Lemma 1, Theorems 4-5, Remark 1;
@@ -21,12 +21,12 @@ import sympy as sp
 from scipy import stats
 
 from dpverify.validation import check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.theorems import catalogue
 from dpverify.theorems.foulds2016 import expfam, gibbs, posterior
 from dpverify.theorems.base import Hypothesis, Theorem
 from dpverify.theorems.foulds2016.common import SYM, link, source
-from dpverify.theorems.registry import register
 
-__all__ = ["TABLE1_COMPARISON", "FIG2_L1_ERROR", "fig2_l1_errors"]
+__all__ = ["THEOREMS", "TABLE1_COMPARISON", "FIG2_L1_ERROR", "fig2_l1_errors"]
 
 eps, a0, temperature, k = SYM["epsilon"], SYM["a0"], SYM["temperature"], SYM["k"]
 
@@ -239,11 +239,5 @@ TABLE1_COMPARISON.add_pin(
     _table1_cases, rel=1e-12)
 
 
-for _thm in (
-    *posterior.THEOREMS,
-    *expfam.THEOREMS,
-    *gibbs.THEOREMS,
-    TABLE1_COMPARISON,
-    FIG2_L1_ERROR,
-):
-    register(_thm)
+#: Every foulds2016 item, in catalogue order (the registry registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS = catalogue.in_order(posterior.THEOREMS + expfam.THEOREMS + gibbs.THEOREMS + (TABLE1_COMPARISON, FIG2_L1_ERROR))

@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from dpverify.validation import check_finite_array, check_positive_int, check_real
+from dpverify.theorems.shared import APPROX_SAMPLING
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.foulds2016.common import SYM, link, source
 
@@ -28,13 +29,7 @@ PROP3_APPROX_SAMPLING = Theorem(
     "Proposition 3 (Wang et al. 2015): an L1-delta-close approximate sampler is (eps, (1 + e^eps) delta)-DP",
     source("Proposition 3", "Sec. 4"),
     "privacy",
-    symbols={"epsilon": eps, "delta": delta},
-    conclusion={"epsilon": eps, "delta": (1 + sp.exp(eps)) * delta},
-    statement=(
-        "If procedure A producing samples from P_X is eps-DP, then any approximate procedure A' producing a sample "
-        "from P'_X with ||P_X - P'_X||_1 <= delta for every X is (eps, (1 + e^eps) delta)-DP (Wang et al. 2015, "
-        "Prop. 3). Here `delta` is the L1 closeness and the conclusion `delta` is the DP slack."
-    ),
+    shared=APPROX_SAMPLING,
     errata=[
         Erratum(
             "Foulds' restatement misplaces a parenthesis; read literally, the slack 1 + e^eps delta exceeds 1 and is "

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from dpverify.theorems.shared import BASIC_COMPOSITION, OPS_PURE_DP
 from dpverify.theorems.base import Theorem
 from dpverify.theorems.foulds2016.common import SYM, link, source
 
@@ -220,12 +221,7 @@ THM1_COMPOSITION = Theorem(
     "Composition: (eps1, delta1) and (eps2, delta2) give (eps1 + eps2, delta1 + delta2)",
     source("Theorem 1", "Sec. 2.1.3"),
     "composition",
-    symbols={"epsilon_1": eps1, "epsilon_2": eps2, "delta_1": del1, "delta_2": del2},
-    conclusion={"epsilon": eps1 + eps2, "delta": del1 + del2},
-    statement=(
-        "If M1 is (eps1, delta1)-DP and M2 is (eps2, delta2)-DP then X -> (M1(X), M2(X)) is "
-        "(eps1 + eps2, delta1 + delta2)-DP."
-    ),
+    shared=BASIC_COMPOSITION,
 )
 
 
@@ -328,12 +324,7 @@ THM3_POSTERIOR_4B = Theorem(
     "One posterior sample is 4B-DP when |log Pr(x|theta)| <= B (Wang et al. 2015, Thm 1)",
     source("Theorem 3", "Sec. 2.2"),
     "privacy",
-    symbols={"B": B},
-    conclusion={"epsilon": 4 * B, "delta": 0},
-    statement=(
-        "If max over x in X and theta in Theta of |log Pr(x|theta)| <= B, releasing one sample from the "
-        "posterior Pr(theta|X) with any prior is 4B-differentially private."
-    ),
+    shared=OPS_PURE_DP,
     notes=(
         "The paper writes C = Delta log Pr(theta, X) = 2B; what the argument supports is C <= 2B (an "
         "inequality), hence 2C <= 4B via Theorem 2. For a probability mass function log Pr(x|theta) <= 0, "

@@ -1,7 +1,8 @@
 """Li, Chen, Liu, Carin (AISTATS 2019), "On Connecting Stochastic Gradient MCMC and Differential Privacy":
 the catalogue (every ``li2019.*`` item of :mod:`dpverify.theorems.catalogue`).
 
-The items live in small modules, each registering its :class:`~dpverify.theorems.base.Theorem` objects:
+The items live in small modules, each listing its :class:`~dpverify.theorems.base.Theorem` objects in
+``THEOREMS``; this package collects them in catalogue order and the registry registers them:
 
 - :mod:`~dpverify.theorems.li2019.prelim` -- Definitions 1-3, Theorem 1, Lemma 2, Remark 1, Algorithm 1;
 - :mod:`~dpverify.theorems.li2019.stepsize` -- Theorems 3 and 4 (conditions re-derived, errata);
@@ -17,7 +18,9 @@ Evaluate, e.g.::
 """
 from __future__ import annotations
 
-from dpverify.theorems.li2019 import (  # noqa: F401  (importing registers the items)
+from dpverify.theorems import catalogue
+from dpverify.theorems.li2019 import (
+    experiments,
     prelim,
     stepsize,
     utility,
@@ -41,6 +44,7 @@ from dpverify.theorems.li2019.utility import prop7_omega  # noqa: F401
 from dpverify.theorems.li2019.wang import example_numbers  # noqa: F401
 
 __all__ = [
+    "THEOREMS",
     "IDS",
     "figure1_data",
     "figure2_data",
@@ -56,26 +60,8 @@ __all__ = [
     "prop7_omega",
 ]
 
+#: Every li2019 item, in catalogue order (the registry registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS = catalogue.in_order(prelim.THEOREMS + stepsize.THEOREMS + wang.THEOREMS + utility.THEOREMS + experiments.THEOREMS)
+
 #: The catalogue IDs of this paper, in catalogue order.
-IDS: tuple[str, ...] = (
-    "li2019.def1_dp",
-    "li2019.def2_privacy_loss",
-    "li2019.def3_moments_accountant",
-    "li2019.thm1_composability",
-    "li2019.thm1_tail_bound",
-    "li2019.lem2_sampled_gaussian",
-    "li2019.rem1_approx_moments",
-    "li2019.alg1_dp_sgld",
-    "li2019.thm3_decreasing_stepsize",
-    "li2019.thm4_fixed_stepsize",
-    "li2019.wang_bound_quoted",
-    "li2019.example_mnist_stepsize",
-    "li2019.prop5_mse_decreasing",
-    "li2019.prop6_mse_fixed",
-    "li2019.prop7_generalization",
-    "li2019.asm1_asm2",
-    "li2019.logreg_claim",
-    "li2019.fig1_stepsize_curves",
-    "li2019.fig2_stepsize_sensitivity",
-    "li2019.table1_claims",
-)
+IDS: tuple[str, ...] = tuple(t.id for t in THEOREMS)

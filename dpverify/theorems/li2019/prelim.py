@@ -16,9 +16,8 @@ import sympy as sp
 
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.li2019.common import LINK, noise_multiplier_sq, source, symbols
-from dpverify.theorems.registry import register
 
-__all__ = ["LEMMA2_GRID", "lemma2_ratio_table"]
+__all__ = ["THEOREMS", "LEMMA2_GRID", "lemma2_ratio_table"]
 
 _o = sp.Symbol("o", real=True)
 
@@ -87,7 +86,6 @@ def _():
     return worst < 1e-10, f"max |quadrature - closed form| = {worst:.2e}", 0.0, worst
 
 
-register(def1)
 
 # ---------------------------------------------------------------------------------------------
 # Definition 2
@@ -125,7 +123,6 @@ def _():
     return ok, f"c(o) = {sp.simplify(c)}; E c = {m1}; Var c = {var}"
 
 
-register(def2)
 
 # ---------------------------------------------------------------------------------------------
 # Definition 3
@@ -176,7 +173,6 @@ def _():
     return worst < 1e-9, f"max relative error {worst:.2e} over sigma in (0.8, 1, 3)", 0.0, worst
 
 
-register(def3)
 
 # ---------------------------------------------------------------------------------------------
 # Theorem 1: composability and tail bound (Abadi et al. 2016)
@@ -237,7 +233,6 @@ def _():
     return worst_gap >= -1e-12, f"min over lam of (bound - exact joint alpha) = {worst_gap:.3e} (>= 0 required)", 0.0, worst_gap
 
 
-register(thm1c)
 
 S5 = symbols("epsilon", "sigma", "lam", "k")
 thm1t = Theorem(
@@ -284,7 +279,6 @@ def _():
     return ok, detail
 
 
-register(thm1t)
 
 # ---------------------------------------------------------------------------------------------
 # Lemma 2 and Remark 1
@@ -393,7 +387,6 @@ lem2.errata.append(Erratum(
 ))
 
 
-register(lem2)
 
 rem1 = Theorem(
     "li2019.rem1_approx_moments",
@@ -440,7 +433,6 @@ rem1.errata.append(Erratum(
 ))
 
 
-register(rem1)
 
 # ---------------------------------------------------------------------------------------------
 # Algorithm 1
@@ -512,7 +504,6 @@ def _():
                 f"Welling-Teh (a = v/2): exponent {exponent_wt}")
 
 
-register(alg1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -651,3 +642,7 @@ alg1.add_pin(
     "noise multiplier = std of z_t (sqrt(eta/N)) over the L2 sensitivity eta L/tau of the step's data term, and the "
     "noise variance eta/N, at two settings with L != 1; rel 1e-12",
     _alg1_cases, rel=1e-12)
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (def1, def2, def3, thm1c, thm1t, lem2, rem1, alg1)

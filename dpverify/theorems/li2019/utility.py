@@ -21,9 +21,8 @@ import sympy as sp
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.li2019.common import source, symbols
-from dpverify.theorems.registry import register
 
-__all__ = ["prop7_omega", "PROP5_PRINTED", "PROP7_PAPER_OMEGA"]
+__all__ = ["THEOREMS", "prop7_omega", "PROP5_PRINTED", "PROP7_PAPER_OMEGA"]
 
 S = symbols("N", "T", "tau", "eta", "epsilon", "delta", "L")
 N, T, tau, eta = S["N"], S["T"], S["tau"], S["eta"]
@@ -120,7 +119,6 @@ prop5.errata += [
             "eta~0 = O(T^{2/9}), eps^2 = O(L^2 T^{2/9} log(1/delta))",
             "eta~0 = (T^2/12)^{1/3}/N = O(T^{2/3}), eps^2 = O(L^2 T^{2/3} log(1/delta)/N)", check="optimum_rederived"),
 ]
-register(prop5)
 
 # ---------------------------------------------------------------------------------------------
 # Proposition 6
@@ -168,7 +166,6 @@ def _():
     return ok, f"MSE terms: {got}; T*eta -> {rate_ours}; T log T * eta_Wang -> {rate_wang}"
 
 
-register(prop6)
 
 # ---------------------------------------------------------------------------------------------
 # Proposition 7
@@ -281,7 +278,6 @@ prop7.errata += [
             "O(W((4/5)(T/A)^{1/5}) + exp{-(5/4) W((4/5)(T/A)^{1/5})} + 1/N), growing like (1/4) log T",
             check="corrected_inversion"),
 ]
-register(prop7)
 
 # ---------------------------------------------------------------------------------------------
 # Assumptions 1 and 2
@@ -343,7 +339,6 @@ asm.errata += [
             "<d, grad log p(d|theta)> >= m ||d||^2 - b",
             "<theta, grad_theta U(theta)> >= m ||theta||^2 - b (and smoothness in theta)"),
 ]
-register(asm)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,3 +417,7 @@ asm.add_pin(
     lambda: [({"m": m_v, "M": M_v, "omega": 0.01, "Delta": 0.5}, {"omega_max": m_v / (4 * M_v * M_v)})
              for m_v, M_v in ((2.5, 1.7), (3.0, 0.4))],
     rel=1e-14, allow_unguaranteed=True)
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (prop5, prop6, prop7, asm)

@@ -21,9 +21,8 @@ import numpy as np
 from dpverify.theorems.li2019.bounds import eta_max_exact, eta_max_lemma2, eta_max_lemma2_proof, wang_eta_max
 from dpverify.theorems.li2019.common import source, symbols
 from dpverify.theorems.li2019.stepsize import MNIST_EXAMPLE, MNIST_EXAMPLE_Q, thm3
-from dpverify.theorems.registry import register
 
-__all__ = ["WANG_QUOTED", "PUBLISHED", "example_numbers"]
+__all__ = ["THEOREMS", "WANG_QUOTED", "PUBLISHED", "example_numbers"]
 
 S = symbols("N", "T", "L", "q", "epsilon", "delta")
 N, T, L, q, eps, delta = (S[n] for n in ("N", "T", "L", "q", "epsilon", "delta"))
@@ -97,7 +96,6 @@ def _():
     return ok, f"eta (Li) = {eta_li:.4g}, eta_W = {eta_w:.4g}, T_W = {T_w:.4g} passes; Alg. 2's first variance term {first:.4g}", eta_w, first
 
 
-register(wang)
 
 
 @functools.cache
@@ -242,7 +240,6 @@ def _add_example_errata() -> None:
 
 
 _add_example_errata()
-register(example)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,3 +267,7 @@ example.add_pin(
     "example's L = 1 hides L^2); rel 1e-12",
     lambda: [({**MNIST_EXAMPLE, "L": L_}, {"eta_max_wang": wang_eta_max(**{**MNIST_EXAMPLE, "L": L_})}) for L_ in (1.0, 2.5)],
     rel=1e-12)
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (wang, example)

@@ -1,7 +1,8 @@
 """Wang, Fienberg, Smola (ICML 2015), "Privacy for Free: Posterior Sampling and Stochastic Gradient
 Monte Carlo" (with supplement): the 28 ``wang2015.*`` items of :mod:`dpverify.theorems.catalogue`.
 
-Importing this module registers every item (the registry imports it on first use)::
+Each part module lists its items in ``THEOREMS``; this package collects them in catalogue order and the
+registry registers them on first use::
 
     from dpverify.theorems import registry
     registry.get("wang2015.thm1_ops_pure_dp").evaluate(B=0.5).epsilon   # 2.0
@@ -18,7 +19,10 @@ The items live in four helper modules, one per part of the paper:
 
 Shared symbols and the proof chain of Theorem 4 are in :mod:`dpverify.theorems.wang2015.common`.
 """
-from dpverify.theorems.wang2015 import ops  # noqa: F401  (each import registers its items, part by part)
-from dpverify.theorems.wang2015 import dp_tools  # noqa: F401
-from dpverify.theorems.wang2015 import sgmcmc  # noqa: F401
-from dpverify.theorems.wang2015 import sgfs  # noqa: F401
+from dpverify.theorems import catalogue
+from dpverify.theorems.wang2015 import dp_tools, ops, sgfs, sgmcmc
+
+__all__ = ["THEOREMS"]
+
+#: Every wang2015 item, in catalogue order (the registry registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS = catalogue.in_order(ops.THEOREMS + dp_tools.THEOREMS + sgmcmc.THEOREMS + sgfs.THEOREMS)

@@ -13,11 +13,11 @@ import numpy as np
 import sympy as sp
 
 from dpverify.theorems import symbols as sy
+from dpverify.theorems.shared import BASIC_COMPOSITION
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.registry import register
 from dpverify.theorems.wang2015.common import SYMBOLS, hockey_stick_rows, link, source, symbols
 
-__all__: list[str] = []
+__all__ = ["THEOREMS"]
 
 
 def _concave_nonnegative_on_unit_interval(f, x) -> bool:
@@ -30,20 +30,18 @@ def _concave_nonnegative_on_unit_interval(f, x) -> bool:
 # ---------------------------------------------------------------------------------------------
 # L2 sensitivity (used by Theorem 2 and the proof of Theorem 4)
 _s = symbols("L", "tau")
-sens = register(
-    Theorem(
-        "wang2015.def_l2_sensitivity",
-        "L2 sensitivity; the mini-batch gradient sum has sensitivity 2L",
-        source("Definition of Delta_2 f (before Theorem 2)", "Sec. 4, p. 4; used in the proof of Theorem 4 (Supplement A)"),
-        "sensitivity",
-        symbols=_s,
-        conclusion={"sensitivity": 2 * _s["L"], "sensitivity_mean": 2 * _s["L"] / _s["tau"]},
-        statement=(
-            "Delta_2 f = sup_{d(X, Y) <= 1} ||f(X) - f(Y)||_2. For f(X) = sum_{i in S} grad l(x_i|theta) with "
-            "||grad l|| <= L and replace-one adjacency, Delta_2 f = 2L (the sensitivity the proof of Theorem 4 "
-            "states); for the mini-batch mean it is 2L/tau."
-        ),
-    )
+sens = Theorem(
+    "wang2015.def_l2_sensitivity",
+    "L2 sensitivity; the mini-batch gradient sum has sensitivity 2L",
+    source("Definition of Delta_2 f (before Theorem 2)", "Sec. 4, p. 4; used in the proof of Theorem 4 (Supplement A)"),
+    "sensitivity",
+    symbols=_s,
+    conclusion={"sensitivity": 2 * _s["L"], "sensitivity_mean": 2 * _s["L"] / _s["tau"]},
+    statement=(
+        "Delta_2 f = sup_{d(X, Y) <= 1} ||f(X) - f(Y)||_2. For f(X) = sum_{i in S} grad l(x_i|theta) with "
+        "||grad l|| <= L and replace-one adjacency, Delta_2 f = 2L (the sensitivity the proof of Theorem 4 "
+        "states); for the mini-batch mean it is 2L/tau."
+    ),
 )
 
 
@@ -78,17 +76,12 @@ def _():
 # Lemma 2
 e1, e2 = SYMBOLS["epsilon_1"], SYMBOLS["epsilon_2"]
 d1, d2 = SYMBOLS["delta_1"], SYMBOLS["delta_2"]
-lem2 = register(
-    Theorem(
-        "wang2015.lem2_composition",
-        "basic composition: (eps1 + eps2, delta1 + delta2)",
-        source("Lemma 2", "Sec. 2.1, p. 2"),
-        "composition",
-        symbols={"epsilon_1": e1, "epsilon_2": e2, "delta_1": d1, "delta_2": d2},
-        hypotheses=[Hypothesis("total_delta_below_one", d1 + d2 < 1, "otherwise no guarantee")],
-        conclusion={"epsilon": e1 + e2, "delta": d1 + d2},
-        statement="If A1 is (eps1, delta1)-DP and A2 is (eps2, delta2)-DP, (A1, A2) is (eps1 + eps2, delta1 + delta2)-DP.",
-    )
+lem2 = Theorem(
+    "wang2015.lem2_composition",
+    "basic composition: (eps1 + eps2, delta1 + delta2)",
+    source("Lemma 2", "Sec. 2.1, p. 2"),
+    "composition",
+    shared=BASIC_COMPOSITION,
 )
 
 
@@ -122,26 +115,24 @@ def _():
 # Lemma 3
 _l3 = symbols("epsilon", "delta", "k", "delta_prime")
 _eps, _k, _dp = _l3["epsilon"], _l3["k"], _l3["delta_prime"]
-lem3 = register(
-    Theorem(
-        "wang2015.lem3_advanced_composition",
-        "advanced composition",
-        source("Lemma 3 (Dwork & Roth 2013, Thm 3.20)", "Sec. 4, p. 4"),
-        "composition",
-        symbols=_l3,
-        hypotheses=[
-            Hypothesis("delta_prime_below_one", _dp < 1, "delta' in (0, 1)"),
-            Hypothesis("total_delta_below_one", _k * _l3["delta"] + _dp < 1, "k delta + delta' < 1"),
-        ],
-        conclusion={
-            "epsilon": sp.sqrt(2 * _k * sp.log(1 / _dp)) * _eps + _k * _eps * (sp.exp(_eps) - 1),
-            "delta": _k * _l3["delta"] + _dp,
-        },
-        statement=(
-            "For all eps, delta, delta' >= 0, k-fold adaptive composition of (eps, delta)-DP mechanisms is "
-            "(eps', k delta + delta')-DP with eps' = sqrt(2k log(1/delta')) eps + k eps (e^eps - 1)."
-        ),
-    )
+lem3 = Theorem(
+    "wang2015.lem3_advanced_composition",
+    "advanced composition",
+    source("Lemma 3 (Dwork & Roth 2013, Thm 3.20)", "Sec. 4, p. 4"),
+    "composition",
+    symbols=_l3,
+    hypotheses=[
+        Hypothesis("delta_prime_below_one", _dp < 1, "delta' in (0, 1)"),
+        Hypothesis("total_delta_below_one", _k * _l3["delta"] + _dp < 1, "k delta + delta' < 1"),
+    ],
+    conclusion={
+        "epsilon": sp.sqrt(2 * _k * sp.log(1 / _dp)) * _eps + _k * _eps * (sp.exp(_eps) - 1),
+        "delta": _k * _l3["delta"] + _dp,
+    },
+    statement=(
+        "For all eps, delta, delta' >= 0, k-fold adaptive composition of (eps, delta)-DP mechanisms is "
+        "(eps', k delta + delta')-DP with eps' = sqrt(2k log(1/delta')) eps + k eps (e^eps - 1)."
+    ),
 )
 
 
@@ -180,34 +171,32 @@ def _():
 _r1 = symbols("c", "k", "delta_prime")
 _c, _ell = _r1["c"], sp.log(1 / _r1["delta_prime"])
 _eps_r1 = _c / sp.sqrt(2 * _r1["k"] * _ell)
-rem1 = register(
-    Theorem(
-        "wang2015.rem1_composition_simplified",
-        "advanced composition simplified: eps' <= 2c",
-        source("Remark 1", "Sec. 4, p. 4"),
-        "composition",
-        symbols=_r1,
-        hypotheses=[
-            Hypothesis("delta_prime_below_one", _r1["delta_prime"] < 1, "delta' in (0, 1)"),
-            Hypothesis("per_step_epsilon_below_one", _eps_r1 < 1, "eps = c / sqrt(2k log(1/delta')) < 1"),
-            Hypothesis("c_at_most_log", _c <= _ell, "c <= log(1/delta'): what the algebra needs"),
-        ],
-        conclusion={"epsilon": 2 * _c, "epsilon_per_step": _eps_r1},
-        statement=(
-            "If each of k mechanisms is eps-DP with eps = c / sqrt(2k log(1/delta')) < 1 and c <= log(1/delta'), "
-            "Lemma 3 gives eps' <= c + c^2/log(1/delta') <= 2c (using e^eps - 1 <= 2 eps on [0, 1])."
-        ),
-        errata=[
-            Erratum(
-                "the condition on c is garbled in the extracted text ('sqrt ... c < log(1/delta')'): it may read "
-                "c < sqrt(log(1/delta')). The algebra eps' <= c + c^2/log(1/delta') <= 2c needs c <= log(1/delta'); "
-                "the sqrt reading is insufficient when delta' > 1/e and stricter than needed when delta' < 1/e",
-                "c < sqrt(log(1/delta')) (one reading of the extracted text)",
-                "c <= log(1/delta')",
-                check="sqrt_reading_is_not_the_condition",
-            )
-        ],
-    )
+rem1 = Theorem(
+    "wang2015.rem1_composition_simplified",
+    "advanced composition simplified: eps' <= 2c",
+    source("Remark 1", "Sec. 4, p. 4"),
+    "composition",
+    symbols=_r1,
+    hypotheses=[
+        Hypothesis("delta_prime_below_one", _r1["delta_prime"] < 1, "delta' in (0, 1)"),
+        Hypothesis("per_step_epsilon_below_one", _eps_r1 < 1, "eps = c / sqrt(2k log(1/delta')) < 1"),
+        Hypothesis("c_at_most_log", _c <= _ell, "c <= log(1/delta'): what the algebra needs"),
+    ],
+    conclusion={"epsilon": 2 * _c, "epsilon_per_step": _eps_r1},
+    statement=(
+        "If each of k mechanisms is eps-DP with eps = c / sqrt(2k log(1/delta')) < 1 and c <= log(1/delta'), "
+        "Lemma 3 gives eps' <= c + c^2/log(1/delta') <= 2c (using e^eps - 1 <= 2 eps on [0, 1])."
+    ),
+    errata=[
+        Erratum(
+            "the condition on c is garbled in the extracted text ('sqrt ... c < log(1/delta')'): it may read "
+            "c < sqrt(log(1/delta')). The algebra eps' <= c + c^2/log(1/delta') <= 2c needs c <= log(1/delta'); "
+            "the sqrt reading is insufficient when delta' > 1/e and stricter than needed when delta' < 1/e",
+            "c < sqrt(log(1/delta')) (one reading of the extracted text)",
+            "c <= log(1/delta')",
+            check="sqrt_reading_is_not_the_condition",
+        )
+    ],
 )
 
 
@@ -265,28 +254,26 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Lemma 4
 _l4 = symbols("epsilon", "delta", "gamma")
-lem4 = register(
-    Theorem(
-        "wang2015.lem4_subsampling",
-        "privacy for subsampled data (Beimel et al.): (2 gamma eps, delta)",
-        source("Lemma 4 (Beimel et al. 2014, Lemma 4.4)", "Sec. 4, p. 4"),
-        "composition",
-        symbols=_l4,
-        hypotheses=[
-            Hypothesis("epsilon_below_one", _l4["epsilon"] < 1, "eps < 1"),
-            Hypothesis("gamma_at_most_one", _l4["gamma"] <= 1, "gamma in (0, 1]"),
-        ],
-        conclusion={"epsilon": 2 * _l4["gamma"] * _l4["epsilon"], "delta": _l4["delta"]},
-        statement=(
-            "If A is (eps, delta)-DP with eps < 1, running A on a uniformly random gamma N-subset of the data "
-            "is (2 gamma eps, delta)-DP."
-        ),
-        notes=(
-            "The tight bound for sampling without replacement under replace-one adjacency is "
-            "(log(1 + gamma (e^eps - 1)), gamma delta) (Balle, Barthe, Gaboardi 2018, Thm 9); Lemma 4 is an "
-            "upper bound on it for eps < 1 (check exact_amplification_below) and can fail above eps ~ 1.26."
-        ),
-    )
+lem4 = Theorem(
+    "wang2015.lem4_subsampling",
+    "privacy for subsampled data (Beimel et al.): (2 gamma eps, delta)",
+    source("Lemma 4 (Beimel et al. 2014, Lemma 4.4)", "Sec. 4, p. 4"),
+    "composition",
+    symbols=_l4,
+    hypotheses=[
+        Hypothesis("epsilon_below_one", _l4["epsilon"] < 1, "eps < 1"),
+        Hypothesis("gamma_at_most_one", _l4["gamma"] <= 1, "gamma in (0, 1]"),
+    ],
+    conclusion={"epsilon": 2 * _l4["gamma"] * _l4["epsilon"], "delta": _l4["delta"]},
+    statement=(
+        "If A is (eps, delta)-DP with eps < 1, running A on a uniformly random gamma N-subset of the data "
+        "is (2 gamma eps, delta)-DP."
+    ),
+    notes=(
+        "The tight bound for sampling without replacement under replace-one adjacency is "
+        "(log(1 + gamma (e^eps - 1)), gamma delta) (Balle, Barthe, Gaboardi 2018, Thm 9); Lemma 4 is an "
+        "upper bound on it for eps < 1 (check exact_amplification_below) and can fail above eps ~ 1.26."
+    ),
 )
 
 
@@ -320,25 +307,23 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Theorem 2
 _t2 = symbols("sensitivity", "epsilon", "delta")
-thm2 = register(
-    Theorem(
-        "wang2015.thm2_gaussian_mechanism",
-        "Gaussian mechanism: sigma = Delta_2 sqrt(2 log(1.25/delta)) / eps",
-        source("Theorem 2 (Dwork & Roth 2013, Thm A.1)", "Sec. 4, p. 4"),
-        "privacy",
-        symbols=_t2,
-        hypotheses=[
-            Hypothesis("epsilon_below_one", _t2["epsilon"] < 1, "eps in (0, 1)"),
-            sy.delta_positive(), Hypothesis("delta_below_one", _t2["delta"] < 1, "delta in (0, 1)"),
-        ],
-        conclusion={
-            "sigma": _t2["sensitivity"] * sp.sqrt(2 * sp.log(sp.Rational(5, 4) / _t2["delta"])) / _t2["epsilon"],
-            "epsilon": _t2["epsilon"],
-            "delta": _t2["delta"],
-        },
-        statement="For eps in (0, 1), f(X) + N(0, sigma^2 I) with sigma = Delta_2 f sqrt(2 log(1.25/delta))/eps is (eps, delta)-DP.",
-        empirical=[link("gaussian_mechanism", "classic calibration audited at the claimed (eps, delta)")],
-    )
+thm2 = Theorem(
+    "wang2015.thm2_gaussian_mechanism",
+    "Gaussian mechanism: sigma = Delta_2 sqrt(2 log(1.25/delta)) / eps",
+    source("Theorem 2 (Dwork & Roth 2013, Thm A.1)", "Sec. 4, p. 4"),
+    "privacy",
+    symbols=_t2,
+    hypotheses=[
+        Hypothesis("epsilon_below_one", _t2["epsilon"] < 1, "eps in (0, 1)"),
+        sy.delta_positive(), Hypothesis("delta_below_one", _t2["delta"] < 1, "delta in (0, 1)"),
+    ],
+    conclusion={
+        "sigma": _t2["sensitivity"] * sp.sqrt(2 * sp.log(sp.Rational(5, 4) / _t2["delta"])) / _t2["epsilon"],
+        "epsilon": _t2["epsilon"],
+        "delta": _t2["delta"],
+    },
+    statement="For eps in (0, 1), f(X) + N(0, sigma^2 I) with sigma = Delta_2 f sqrt(2 log(1.25/delta))/eps is (eps, delta)-DP.",
+    empirical=[link("gaussian_mechanism", "classic calibration audited at the claimed (eps, delta)")],
 )
 
 
@@ -480,3 +465,7 @@ lem4.add_pin(
     "pin_core_beimel",
     "against dpverify.calculus.subsampling.beimel_subsampling at two points inside eps < 1; rel 1e-12",
     _lem4_cases, rel=1e-12)
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (sens, lem2, lem3, rem1, lem4, thm2)

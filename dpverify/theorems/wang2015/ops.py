@@ -13,11 +13,11 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from dpverify.theorems.shared import APPROX_SAMPLING, OPS_PURE_DP
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.registry import register
 from dpverify.theorems.wang2015.common import hockey_stick_rows, link, source, symbols
 
-__all__: list[str] = []
+__all__ = ["THEOREMS"]
 
 _OPS_LINK = link("ops_beta_bernoulli", "exact conjugate posterior draws (optionally tempered), audited for the claimed epsilon")
 
@@ -47,23 +47,21 @@ def _beta_bernoulli_scaled_mse(rho):
 # Definition 1
 _s = symbols("epsilon")
 _delta0 = sp.Symbol("delta", nonnegative=True)
-def1 = register(
-    Theorem(
-        "wang2015.def1_dp",
-        "(epsilon, delta)-differential privacy",
-        source("Definition 1", "Sec. 2.1, p. 2"),
-        "definition",
-        symbols={"epsilon": _s["epsilon"], "delta": _delta0},
-        hypotheses=[Hypothesis("delta_below_one", _delta0 < 1, "delta in [0, 1)")],
-        conclusion={"epsilon": _s["epsilon"], "delta": _delta0},
-        statement=(
-            "A randomized algorithm A is (epsilon, delta)-DP if for every measurable S and all X, Y with "
-            "Hamming distance d(X, Y) <= 1 (replace one record), P(A(X) in S) <= exp(epsilon) P(A(Y) in S) + delta; "
-            "delta = 0 is pure epsilon-DP. For fixed epsilon the smallest such delta of a pair is the hockey-stick "
-            "divergence sup_S P(A(X) in S) - e^epsilon P(A(Y) in S)."
-        ),
-        notes="Adjacency is replace-one (Hamming distance); the sensitivities of Theorem 4 (2L) follow from this.",
-    )
+def1 = Theorem(
+    "wang2015.def1_dp",
+    "(epsilon, delta)-differential privacy",
+    source("Definition 1", "Sec. 2.1, p. 2"),
+    "definition",
+    symbols={"epsilon": _s["epsilon"], "delta": _delta0},
+    hypotheses=[Hypothesis("delta_below_one", _delta0 < 1, "delta in [0, 1)")],
+    conclusion={"epsilon": _s["epsilon"], "delta": _delta0},
+    statement=(
+        "A randomized algorithm A is (epsilon, delta)-DP if for every measurable S and all X, Y with "
+        "Hamming distance d(X, Y) <= 1 (replace one record), P(A(X) in S) <= exp(epsilon) P(A(Y) in S) + delta; "
+        "delta = 0 is pure epsilon-DP. For fixed epsilon the smallest such delta of a pair is the hockey-stick "
+        "divergence sup_S P(A(X) in S) - e^epsilon P(A(Y) in S)."
+    ),
+    notes="Adjacency is replace-one (Hamming distance); the sensitivities of Theorem 4 (2L) follow from this.",
 )
 
 
@@ -95,17 +93,15 @@ def _():
 
 # ---------------------------------------------------------------------------------------------
 # Lemma 1
-lem1 = register(
-    Theorem(
-        "wang2015.lem1_post_processing",
-        "post-processing immunity",
-        source("Lemma 1", "Sec. 2.1, p. 2"),
-        "privacy",
-        symbols={"epsilon": _s["epsilon"], "delta": _delta0},
-        hypotheses=[Hypothesis("delta_below_one", _delta0 < 1, "delta in [0, 1)")],
-        conclusion={"epsilon": _s["epsilon"], "delta": _delta0},
-        statement="If A is (epsilon, delta)-DP then B o A is (epsilon, delta)-DP for every (randomized) map B.",
-    )
+lem1 = Theorem(
+    "wang2015.lem1_post_processing",
+    "post-processing immunity",
+    source("Lemma 1", "Sec. 2.1, p. 2"),
+    "privacy",
+    symbols={"epsilon": _s["epsilon"], "delta": _delta0},
+    hypotheses=[Hypothesis("delta_below_one", _delta0 < 1, "delta in [0, 1)")],
+    conclusion={"epsilon": _s["epsilon"], "delta": _delta0},
+    statement="If A is (epsilon, delta)-DP then B o A is (epsilon, delta)-DP for every (randomized) map B.",
 )
 
 
@@ -143,27 +139,25 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Definitions 2 and 3
 _c = symbols("n", "theta0")
-def23 = register(
-    Theorem(
-        "wang2015.def2_def3_consistency",
-        "posterior consistency in the Bayesian and in the frequentist sense",
-        source("Definitions 2 and 3", "Sec. 3.2, p. 3"),
-        "definition",
-        symbols=_c,
-        hypotheses=[Hypothesis("theta0_in_unit_interval", _c["theta0"] < 1, "Bernoulli parameter in (0, 1)")],
-        conclusion={
-            "posterior_mean": (1 + _c["n"] * _c["theta0"]) / (_c["n"] + 2),
-            "posterior_variance": (1 + _c["n"] * _c["theta0"]) * (1 + _c["n"] * (1 - _c["theta0"]))
-            / ((_c["n"] + 2) ** 2 * (_c["n"] + 3)),
-        },
-        statement=(
-            "Def. 2: the model is posterior consistent in the Bayesian sense if, with theta ~ pi and "
-            "x_1..x_n ~ p_theta, pi(.|x_1..x_n) -> delta_theta weakly, pi-a.s. Def. 3 (frequentist sense): for "
-            "every theta0, with x_i ~ p_theta0, pi(.|x_1..x_n) -> delta_theta0 weakly, p_theta0-a.s. The "
-            "conclusion is the worked example: Beta(1,1)-Bernoulli posterior mean and variance when the "
-            "success count is n theta0."
-        ),
-    )
+def23 = Theorem(
+    "wang2015.def2_def3_consistency",
+    "posterior consistency in the Bayesian and in the frequentist sense",
+    source("Definitions 2 and 3", "Sec. 3.2, p. 3"),
+    "definition",
+    symbols=_c,
+    hypotheses=[Hypothesis("theta0_in_unit_interval", _c["theta0"] < 1, "Bernoulli parameter in (0, 1)")],
+    conclusion={
+        "posterior_mean": (1 + _c["n"] * _c["theta0"]) / (_c["n"] + 2),
+        "posterior_variance": (1 + _c["n"] * _c["theta0"]) * (1 + _c["n"] * (1 - _c["theta0"]))
+        / ((_c["n"] + 2) ** 2 * (_c["n"] + 3)),
+    },
+    statement=(
+        "Def. 2: the model is posterior consistent in the Bayesian sense if, with theta ~ pi and "
+        "x_1..x_n ~ p_theta, pi(.|x_1..x_n) -> delta_theta weakly, pi-a.s. Def. 3 (frequentist sense): for "
+        "every theta0, with x_i ~ p_theta0, pi(.|x_1..x_n) -> delta_theta0 weakly, p_theta0-a.s. The "
+        "conclusion is the worked example: Beta(1,1)-Bernoulli posterior mean and variance when the "
+        "success count is n theta0."
+    ),
 )
 
 
@@ -181,27 +175,20 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Theorem 1 (bounded log-likelihood)
 _b = symbols("B")
-thm1 = register(
-    Theorem(
-        "wang2015.thm1_ops_pure_dp",
-        "one posterior sample with sup |log p(x|theta)| <= B is 4B-DP",
-        source("Theorem 1", "Sec. 3.1, p. 3; proof in Supplement A"),
-        "privacy",
-        symbols=_b,
-        conclusion={"epsilon": 4 * _b["B"], "delta": 0},
-        statement=(
-            "If sup_{x, theta} |log p(x|theta)| <= B, releasing one sample from the posterior p(theta|X) "
-            "(any prior) is 4B-differentially private. Proof: the posterior ratio of neighbours factors into "
-            "p(x'_k|theta)/p(x_k|theta) <= e^{2B} times a ratio of normalising constants <= e^{2B}."
-        ),
-        empirical=[_OPS_LINK],
-        notes=(
-            "The proof uses only sup |log p(x'|theta) - log p(x|theta)| <= 2B, so 4B can be replaced by "
-            "2 sup |difference| (Foulds et al. 2016's 2C). The bound is attained in the limit (check "
-            "bound_is_tight). The supplement's Factor 2 display has stray p(theta) and p(x_k) factors; the "
-            "argument is the one re-done in check two_factors."
-        ),
-    )
+thm1 = Theorem(
+    "wang2015.thm1_ops_pure_dp",
+    "one posterior sample with sup |log p(x|theta)| <= B is 4B-DP",
+    source("Theorem 1", "Sec. 3.1, p. 3; proof in Supplement A"),
+    "privacy",
+    shared=OPS_PURE_DP,
+    empirical=[_OPS_LINK],
+    notes=(
+        "Proof (Wang et al.): the posterior ratio of neighbours factors into p(x'_k|theta)/p(x_k|theta) <= e^{2B} "
+        "times a ratio of normalising constants <= e^{2B}. The proof uses only sup |log p(x'|theta) - log p(x|theta)| <= 2B, so 4B can be replaced by "
+        "2 sup |difference| (Foulds et al. 2016's 2C). The bound is attained in the limit (check "
+        "bound_is_tight). The supplement's Factor 2 display has stray p(theta) and p(x_k) factors; the "
+        "argument is the one re-done in check two_factors."
+    ),
 )
 
 
@@ -257,21 +244,19 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Theorem 1, Lipschitz part
 _lr = symbols("L", "R")
-thm1l = register(
-    Theorem(
-        "wang2015.thm1_ops_lipschitz",
-        "one posterior sample with L-Lipschitz log-likelihood on ||x|| <= R is 4LR-DP",
-        source("Theorem 1 (second part)", "Sec. 3.1, p. 3; proof in Supplement A"),
-        "privacy",
-        symbols=_lr,
-        conclusion={"epsilon": 4 * _lr["L"] * _lr["R"], "delta": 0},
-        statement=(
-            "If ||x||_* <= R on the data domain and x -> log p(x|theta) is L-Lipschitz in ||.||_* for every "
-            "theta, one posterior sample is 4LR-DP: log p(x'|theta) - log p(x|theta) <= L ||x' - x|| <= 2LR "
-            "takes the place of 2B in both factors of Theorem 1's proof."
-        ),
-        empirical=[_OPS_LINK],
-    )
+thm1l = Theorem(
+    "wang2015.thm1_ops_lipschitz",
+    "one posterior sample with L-Lipschitz log-likelihood on ||x|| <= R is 4LR-DP",
+    source("Theorem 1 (second part)", "Sec. 3.1, p. 3; proof in Supplement A"),
+    "privacy",
+    symbols=_lr,
+    conclusion={"epsilon": 4 * _lr["L"] * _lr["R"], "delta": 0},
+    statement=(
+        "If ||x||_* <= R on the data domain and x -> log p(x|theta) is L-Lipschitz in ||.||_* for every "
+        "theta, one posterior sample is 4LR-DP: log p(x'|theta) - log p(x|theta) <= L ||x' - x|| <= 2LR "
+        "takes the place of 2B in both factors of Theorem 1's proof."
+    ),
+    empirical=[_OPS_LINK],
 )
 
 
@@ -310,22 +295,20 @@ def _():
 # Algorithm 1
 _a1 = symbols("B", "epsilon")
 _rho1 = sp.Min(1, _a1["epsilon"] / (4 * _a1["B"]))
-alg1 = register(
-    Theorem(
-        "wang2015.alg1_ops_scaled",
-        "OPS with tempering rho = min(1, epsilon/(4B)) is epsilon-DP",
-        source("Algorithm 1", "Sec. 3, p. 3"),
-        "algorithm",
-        symbols=_a1,
-        conclusion={"rho": _rho1, "epsilon": 4 * _a1["B"] * _rho1, "delta": 0},
-        statement=(
-            "Algorithm 1: given sup |l(x|theta)| <= B and a target epsilon, set rho = min(1, epsilon/(4B)), "
-            "replace l by rho l and pi by pi^rho, and release one sample of the tempered posterior. The "
-            "tempered log-likelihood is bounded by rho B, so Theorem 1 gives 4 rho B = min(4B, epsilon) <= epsilon."
-        ),
-        empirical=[_OPS_LINK],
-        notes="The prior's tempering pi^rho does not affect privacy (the prior cancels in both factors).",
-    )
+alg1 = Theorem(
+    "wang2015.alg1_ops_scaled",
+    "OPS with tempering rho = min(1, epsilon/(4B)) is epsilon-DP",
+    source("Algorithm 1", "Sec. 3, p. 3"),
+    "algorithm",
+    symbols=_a1,
+    conclusion={"rho": _rho1, "epsilon": 4 * _a1["B"] * _rho1, "delta": 0},
+    statement=(
+        "Algorithm 1: given sup |l(x|theta)| <= B and a target epsilon, set rho = min(1, epsilon/(4B)), "
+        "replace l by rho l and pi by pi^rho, and release one sample of the tempered posterior. The "
+        "tempered log-likelihood is bounded by rho B, so Theorem 1 gives 4 rho B = min(4B, epsilon) <= epsilon."
+    ),
+    empirical=[_OPS_LINK],
+    notes="The prior's tempering pi^rho does not affect privacy (the prior cancels in both factors).",
 )
 
 
@@ -356,24 +339,22 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Proposition 1
 _ops_mse_expr, _n_tmp, _th_tmp = _beta_bernoulli_scaled_mse(1)
-prop1 = register(
-    Theorem(
-        "wang2015.prop1_consistency",
-        "OPS is consistent iff the posterior is consistent",
-        source("Proposition 1", "Sec. 3.2, p. 3"),
-        "efficiency",
-        symbols=_c,
-        hypotheses=[Hypothesis("theta0_in_unit_interval", _c["theta0"] < 1, "Bernoulli parameter in (0, 1)")],
-        conclusion={"ops_mse": (_ops_mse_expr / _n_tmp).subs({_n_tmp: _c["n"], _th_tmp: _c["theta0"]})},
-        statement=(
-            "The one-posterior-sample estimator theta_hat ~ pi(theta|x_1..x_n) is consistent iff the model is "
-            "posterior consistent (Def. 2 or 3): P(|theta_hat - theta0| > r) = E[posterior mass outside the "
-            "r-ball], and weak convergence to a point mass is convergence in probability. Worked instance "
-            "(conclusion 'ops_mse'): for the Beta(1,1)-Bernoulli model with x_i ~ Bernoulli(theta0), the exact "
-            "E[(theta_hat - theta0)^2] of one posterior draw, which tends to 0 (so theta_hat is consistent)."
-        ),
-        empirical=[link("ops_beta_bernoulli", "OPS draws concentrate at theta0 as n grows")],
-    )
+prop1 = Theorem(
+    "wang2015.prop1_consistency",
+    "OPS is consistent iff the posterior is consistent",
+    source("Proposition 1", "Sec. 3.2, p. 3"),
+    "efficiency",
+    symbols=_c,
+    hypotheses=[Hypothesis("theta0_in_unit_interval", _c["theta0"] < 1, "Bernoulli parameter in (0, 1)")],
+    conclusion={"ops_mse": (_ops_mse_expr / _n_tmp).subs({_n_tmp: _c["n"], _th_tmp: _c["theta0"]})},
+    statement=(
+        "The one-posterior-sample estimator theta_hat ~ pi(theta|x_1..x_n) is consistent iff the model is "
+        "posterior consistent (Def. 2 or 3): P(|theta_hat - theta0| > r) = E[posterior mass outside the "
+        "r-ball], and weak convergence to a point mass is convergence in probability. Worked instance "
+        "(conclusion 'ops_mse'): for the Beta(1,1)-Bernoulli model with x_i ~ Bernoulli(theta0), the exact "
+        "E[(theta_hat - theta0)^2] of one posterior draw, which tends to 0 (so theta_hat is consistent)."
+    ),
+    empirical=[link("ops_beta_bernoulli", "OPS draws concentrate at theta0 as n grows")],
 )
 
 
@@ -393,21 +374,19 @@ def _():
 
 # ---------------------------------------------------------------------------------------------
 # Proposition 2
-prop2 = register(
-    Theorem(
-        "wang2015.prop2_are_two",
-        "OPS has asymptotic relative efficiency 2",
-        source("Proposition 2", "Sec. 3.2, p. 4"),
-        "efficiency",
-        conclusion={"are": 2},
-        statement=(
-            "Under the Bernstein-von Mises conditions, sqrt(n)(theta_hat - theta0) -> N(0, 2 I^{-1}) for one "
-            "posterior sample theta_hat: the sum of the asymptotically independent sqrt(n)(theta_hat - "
-            "theta_bar) ~ N(0, I^{-1}) (BvM) and sqrt(n)(theta_bar - theta0) ~ N(0, I^{-1}) (efficiency of the "
-            "posterior mean)."
-        ),
-        empirical=[link("ops_beta_bernoulli", "n * MSE of OPS draws approaches 2 theta0 (1 - theta0)")],
-    )
+prop2 = Theorem(
+    "wang2015.prop2_are_two",
+    "OPS has asymptotic relative efficiency 2",
+    source("Proposition 2", "Sec. 3.2, p. 4"),
+    "efficiency",
+    conclusion={"are": 2},
+    statement=(
+        "Under the Bernstein-von Mises conditions, sqrt(n)(theta_hat - theta0) -> N(0, 2 I^{-1}) for one "
+        "posterior sample theta_hat: the sum of the asymptotically independent sqrt(n)(theta_hat - "
+        "theta_bar) ~ N(0, I^{-1}) (BvM) and sqrt(n)(theta_bar - theta0) ~ N(0, I^{-1}) (efficiency of the "
+        "posterior mean)."
+    ),
+    empirical=[link("ops_beta_bernoulli", "n * MSE of OPS draws approaches 2 theta0 (1 - theta0)")],
 )
 
 
@@ -432,25 +411,18 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Proposition 3
 _p3 = symbols("epsilon", "delta")
-prop3 = register(
-    Theorem(
-        "wang2015.prop3_approx_sampling",
-        "approximate sampling: L1 error delta gives (epsilon, (1 + e^epsilon) delta)-DP",
-        source("Proposition 3", "Sec. 3.3, p. 4; proof in Supplement A"),
-        "privacy",
-        symbols=_p3,
-        conclusion={"epsilon": _p3["epsilon"], "delta": (1 + sp.exp(_p3["epsilon"])) * _p3["delta"]},
-        statement=(
-            "If sampling from P_X is epsilon-DP and A' samples from P'_X with ||P_X - P'_X||_{L1} <= delta for "
-            "every X, then A' is (epsilon, (1 + e^epsilon) delta)-DP."
-        ),
-        notes=(
-            "The proof uses |P(S) - P'(S)| <= delta; since sup_S |P(S) - P'(S)| = ||P - P'||_{L1} / 2 the result "
-            "holds with (1 + e^eps) delta / 2 (conservative by 2 as printed, not wrong). The printed proof's "
-            "second line drops '+ delta' ('<= e^eps int dP_X' + delta <= e^eps int dP_X''); the chain re-done in "
-            "check tv_chain is the intended one."
-        ),
-    )
+prop3 = Theorem(
+    "wang2015.prop3_approx_sampling",
+    "approximate sampling: L1 error delta gives (epsilon, (1 + e^epsilon) delta)-DP",
+    source("Proposition 3", "Sec. 3.3, p. 4; proof in Supplement A"),
+    "privacy",
+    shared=APPROX_SAMPLING,
+    notes=(
+        "The proof uses |P(S) - P'(S)| <= delta; since sup_S |P(S) - P'(S)| = ||P - P'||_{L1} / 2 the result "
+        "holds with (1 + e^eps) delta / 2 (conservative by 2 as printed, not wrong). The printed proof's "
+        "second line drops '+ delta' ('<= e^eps int dP_X' + delta <= e^eps int dP_X''); the chain re-done in "
+        "check tv_chain is the intended one."
+    ),
 )
 
 
@@ -489,30 +461,28 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Supplement Proposition 4
 _p4 = symbols("B", "epsilon")
-prop4 = register(
-    Theorem(
-        "wang2015.supp_prop4_are_general_eps",
-        "OPS at epsilon <= 4B has asymptotic relative efficiency 1 + 4B/epsilon",
-        source("Proposition 4", "Supplement B"),
-        "efficiency",
-        symbols=_p4,
-        hypotheses=[Hypothesis("tempering_active", _p4["epsilon"] <= 4 * _p4["B"], "rho = epsilon/(4B) <= 1")],
-        conclusion={"are": 1 + 4 * _p4["B"] / _p4["epsilon"], "rho": _p4["epsilon"] / (4 * _p4["B"])},
-        statement=(
-            "Under Proposition 2's conditions, with the log-likelihood scaled by rho = epsilon/(4B) (Algorithm 1), "
-            "sqrt(n)(theta_hat - theta0) -> N(0, (1 + 4B/epsilon) I^{-1}): the misspecified MLE has sandwich "
-            "covariance J^{-1} V J^{-1} = I^{-1} (V = rho^2 I, J = rho I), and the tempered posterior has "
-            "covariance (n J)^{-1} = I^{-1}/(n rho)."
-        ),
-        errata=[
-            Erratum("scaling factor printed as 'epsilon/(AB)'", "rescaling the log-likelihood by epsilon/(AB)",
-                    "rescaling by epsilon/(4B) (Algorithm 1's rho)", check="scaling_factor_is_rho"),
-            Erratum("sign of J in the proof", "J = -(epsilon/4B) E grad^2 l = -(epsilon/4B) I",
-                    "J = -(epsilon/4B) E grad^2 l = +(epsilon/4B) I", check="sandwich_formula"),
-        ],
-        empirical=[link("ops_beta_bernoulli", "n * MSE of tempered OPS draws approaches (1 + 4B/eps) theta0 (1 - theta0)")],
-        notes="For epsilon > 4B Algorithm 1 does not temper (rho = 1) and Proposition 2's ARE 2 applies.",
-    )
+prop4 = Theorem(
+    "wang2015.supp_prop4_are_general_eps",
+    "OPS at epsilon <= 4B has asymptotic relative efficiency 1 + 4B/epsilon",
+    source("Proposition 4", "Supplement B"),
+    "efficiency",
+    symbols=_p4,
+    hypotheses=[Hypothesis("tempering_active", _p4["epsilon"] <= 4 * _p4["B"], "rho = epsilon/(4B) <= 1")],
+    conclusion={"are": 1 + 4 * _p4["B"] / _p4["epsilon"], "rho": _p4["epsilon"] / (4 * _p4["B"])},
+    statement=(
+        "Under Proposition 2's conditions, with the log-likelihood scaled by rho = epsilon/(4B) (Algorithm 1), "
+        "sqrt(n)(theta_hat - theta0) -> N(0, (1 + 4B/epsilon) I^{-1}): the misspecified MLE has sandwich "
+        "covariance J^{-1} V J^{-1} = I^{-1} (V = rho^2 I, J = rho I), and the tempered posterior has "
+        "covariance (n J)^{-1} = I^{-1}/(n rho)."
+    ),
+    errata=[
+        Erratum("scaling factor printed as 'epsilon/(AB)'", "rescaling the log-likelihood by epsilon/(AB)",
+                "rescaling by epsilon/(4B) (Algorithm 1's rho)", check="scaling_factor_is_rho"),
+        Erratum("sign of J in the proof", "J = -(epsilon/4B) E grad^2 l = -(epsilon/4B) I",
+                "J = -(epsilon/4B) E grad^2 l = +(epsilon/4B) I", check="sandwich_formula"),
+    ],
+    empirical=[link("ops_beta_bernoulli", "n * MSE of tempered OPS draws approaches (1 + 4B/eps) theta0 (1 - theta0)")],
+    notes="For epsilon > 4B Algorithm 1 does not temper (rho = 1) and Proposition 2's ARE 2 applies.",
 )
 
 
@@ -798,3 +768,7 @@ def _tempered_are(rho: float, n: int, th: float) -> float:
     a, b = 1 + rho * s, 1 + rho * (n - s)
     mean, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
     return float(n * np.sum(w * (var + (mean - th) ** 2)) / (th * (1 - th)))
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (def1, lem1, def23, thm1, thm1l, alg1, prop1, prop2, prop3, prop4)

@@ -15,10 +15,9 @@ import sympy as sp
 
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.registry import register
 from dpverify.theorems.wang2015.common import LOG_2D, LOG_A, PAPER_EPS0, SYMBOLS, link, sgld_chain, source, symbols, with_log_symbols
 
-__all__: list[str] = []
+__all__ = ["THEOREMS"]
 
 _S = SYMBOLS
 _eps, _delta, _N, _T, _tau, _L, _n = (_S[k] for k in ("epsilon", "delta", "N", "T", "tau", "L", "n"))
@@ -28,40 +27,38 @@ _LOG2D, _LOGA = LOG_2D, LOG_A
 # Lemma 5
 _l5 = symbols("epsilon", "delta", "sensitivity")
 _cstd = (1 + sp.sqrt(2 * sp.log(1 / _delta))) / _eps  # Nikolov, Talwar, Zhang 2013's c(eps, delta)
-lem5 = register(
-    Theorem(
-        "wang2015.supp_lem5_nonspherical_gaussian",
-        "non-spherical Gaussian mechanism: sum grad l + F w, w ~ N(0, c^2 I)",
-        source("Lemma 5", "Supplement C.2"),
-        "privacy",
-        symbols=_l5,
-        hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
-        conclusion={"noise_std": _l5["sensitivity"] * _cstd, "epsilon": _eps, "delta": _delta},
-        defaults={"sensitivity": 2},
-        statement=(
-            "If the ellipsoid F B^d contains every +-grad l(x_i, theta), releasing sum_i grad l(x_i, theta) + F w with "
-            "w ~ N(0, noise_std^2 I_d) is (eps, delta)-DP for noise_std = s (1 + sqrt(2 log(1/delta)))/eps, where s is "
-            "the whitened sensitivity: s = 1 when neighbours add or remove a record (the lemma's setting), s = 2 under "
-            "the paper's replace-one adjacency (Definition 1; the default)."
+lem5 = Theorem(
+    "wang2015.supp_lem5_nonspherical_gaussian",
+    "non-spherical Gaussian mechanism: sum grad l + F w, w ~ N(0, c^2 I)",
+    source("Lemma 5", "Supplement C.2"),
+    "privacy",
+    symbols=_l5,
+    hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
+    conclusion={"noise_std": _l5["sensitivity"] * _cstd, "epsilon": _eps, "delta": _delta},
+    defaults={"sensitivity": 2},
+    statement=(
+        "If the ellipsoid F B^d contains every +-grad l(x_i, theta), releasing sum_i grad l(x_i, theta) + F w with "
+        "w ~ N(0, noise_std^2 I_d) is (eps, delta)-DP for noise_std = s (1 + sqrt(2 log(1/delta)))/eps, where s is "
+        "the whitened sensitivity: s = 1 when neighbours add or remove a record (the lemma's setting), s = 2 under "
+        "the paper's replace-one adjacency (Definition 1; the default)."
+    ),
+    errata=[
+        Erratum(
+            "the noise scale is extracted as (1 + sqrt(1 log(1/delta)))/eps; with '1 log' the mechanism is not "
+            "(eps, delta)-DP (e.g. eps = 1, delta = 1e-10: exact delta 1.55e-10); the known result has 2 log",
+            "w ~ N(0, (1 + sqrt(1 log(1/delta)))^2/eps^2 I_d)",
+            "w ~ N(0, (1 + sqrt(2 log(1/delta)))^2/eps^2 I_d)",
+            check="exact_delta_on_a_grid",
         ),
-        errata=[
-            Erratum(
-                "the noise scale is extracted as (1 + sqrt(1 log(1/delta)))/eps; with '1 log' the mechanism is not "
-                "(eps, delta)-DP (e.g. eps = 1, delta = 1e-10: exact delta 1.55e-10); the known result has 2 log",
-                "w ~ N(0, (1 + sqrt(1 log(1/delta)))^2/eps^2 I_d)",
-                "w ~ N(0, (1 + sqrt(2 log(1/delta)))^2/eps^2 I_d)",
-                check="exact_delta_on_a_grid",
-            ),
-            Erratum(
-                "under replace-one adjacency the difference grad l(x') - grad l(x) lies in 2 F B^d, not F B^d, so the "
-                "noise must be doubled; with the printed scale the exact delta is up to 30x the claim at eps = 1, delta = 1e-5",
-                "noise std (1 + sqrt(2 log(1/delta)))/eps for replace-one neighbours",
-                "noise std 2 (1 + sqrt(2 log(1/delta)))/eps for replace-one neighbours",
-                check="exact_delta_on_a_grid",
-            ),
-        ],
-        notes="Whitening by F^{-1} is an invertible post-processing, so the lemma is the spherical Gaussian mechanism with sensitivity s.",
-    )
+        Erratum(
+            "under replace-one adjacency the difference grad l(x') - grad l(x) lies in 2 F B^d, not F B^d, so the "
+            "noise must be doubled; with the printed scale the exact delta is up to 30x the claim at eps = 1, delta = 1e-5",
+            "noise std (1 + sqrt(2 log(1/delta)))/eps for replace-one neighbours",
+            "noise std 2 (1 + sqrt(2 log(1/delta)))/eps for replace-one neighbours",
+            check="exact_delta_on_a_grid",
+        ),
+    ],
+    notes="Whitening by F^{-1} is an invertible post-processing, so the lemma is the spherical Gaussian mechanism with sensitivity s.",
 )
 
 
@@ -108,29 +105,27 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Lemma 6
 _l6 = symbols("L", "n")
-lem6 = register(
-    Theorem(
-        "wang2015.supp_lem6_cov_sensitivity",
-        "sensitivity of the sample covariance: <= 7 L^2/(n - 1) for n > 4",
-        source("Lemma 6", "Supplement C.2"),
-        "sensitivity",
-        symbols=_l6,
-        hypotheses=[Hypothesis("n_above_four", _n > 4, "n > 4 (n >= 4 suffices, check term_bounds)")],
-        conclusion={"sensitivity": 7 * _L**2 / (_n - 1)},
-        statement=(
-            "If ||x|| <= L on the domain and n > 4, replacing one of n points changes the sample covariance (with 1/(n-1)) "
-            "by at most 7 L^2/(n - 1) in Frobenius norm."
-        ),
-        errata=[
-            Erratum(
-                "the expansion in the proof has the two datasets swapped: with mu the mean of X (the one containing x) it "
-                "is Cov(X) = Cov(X') + ..., not Cov(X') = Cov(X) + ... (the bound is unaffected)",
-                "Cov(X') = Cov(X) + (xx^T - x'x'^T)/(n-1) + (xx^T + x'x'^T - xx'^T - x'x^T)/(n(n-1)) - mu(x-x')^T/(n-1) - (x-x')mu^T/(n-1)",
-                "Cov(X) = Cov(X') + the same terms, mu = mean of X",
-                check="covariance_difference_expansion",
-            )
-        ],
-    )
+lem6 = Theorem(
+    "wang2015.supp_lem6_cov_sensitivity",
+    "sensitivity of the sample covariance: <= 7 L^2/(n - 1) for n > 4",
+    source("Lemma 6", "Supplement C.2"),
+    "sensitivity",
+    symbols=_l6,
+    hypotheses=[Hypothesis("n_above_four", _n > 4, "n > 4 (n >= 4 suffices, check term_bounds)")],
+    conclusion={"sensitivity": 7 * _L**2 / (_n - 1)},
+    statement=(
+        "If ||x|| <= L on the domain and n > 4, replacing one of n points changes the sample covariance (with 1/(n-1)) "
+        "by at most 7 L^2/(n - 1) in Frobenius norm."
+    ),
+    errata=[
+        Erratum(
+            "the expansion in the proof has the two datasets swapped: with mu the mean of X (the one containing x) it "
+            "is Cov(X) = Cov(X') + ..., not Cov(X') = Cov(X) + ... (the bound is unaffected)",
+            "Cov(X') = Cov(X) + (xx^T - x'x'^T)/(n-1) + (xx^T + x'x'^T - xx'^T - x'x^T)/(n(n-1)) - mu(x-x')^T/(n-1) - (x-x')mu^T/(n-1)",
+            "Cov(X) = Cov(X') + the same terms, mu = mean of X",
+            check="covariance_difference_expansion",
+        )
+    ],
 )
 
 
@@ -191,63 +186,61 @@ _sigma2 = 32 * _T * _LOGA * _LOG2D / (_N * _tau * _eps**2)
 _R_GRAD = sp.Rational(1, 8)  # Algorithm 4's sigma^2 over what the chain needs for the whitened gradient mean
 _R_COV = (_tau - 1) ** 2 / (2 * _tau**2)  # 49 sigma^2 over what the chain needs for the covariance
 _G, _V = sgld_chain(_R_GRAD), sgld_chain(_R_COV)
-thm5 = register(
-    Theorem(
-        "wang2015.supp_thm5_dp_sgfs",
-        "DP-SGFS (Algorithm 4) is (2 eps, 2 delta)-DP when T >= eps^2 N/(32 tau log(2/delta))",
-        source("Theorem 5 and Algorithm 4", "Supplement C.2"),
-        "privacy",
-        symbols=symbols("epsilon", "delta", "N", "T", "tau"),
-        hypotheses=[
-            Hypothesis("passes_condition", _T >= _eps**2 * _N / (32 * _tau * _LOG2D), "the paper's T >= eps^2 N/(32 tau log(2/delta))"),
-            Hypothesis("gradient_per_step_below_one", _G["eps0"] < 1,
-                       "per-step eps_0 of the gradient release < 1 (Theorem 2, Lemma 4): T > eps^2 N/(4 tau log(2/delta))"),
-            Hypothesis("covariance_per_step_below_one", _V["eps0"] < 1, "per-step eps_0 of the covariance release < 1"),
-            Hypothesis("batch_above_four", _tau > 4, "Lemma 6 needs tau > 4"),
-            sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
-            Hypothesis("batch_within_data", _tau <= _N, "tau <= N"),
-        ],
-        conclusion={
-            "epsilon": _G["epsilon"] + _V["epsilon"],
-            "delta": _G["delta"] + _V["delta"],
-            "epsilon_claimed": 2 * _eps,
-            "epsilon_gradient": _G["epsilon"],
-            "epsilon_covariance": _V["epsilon"],
-            "sigma2": _sigma2,
-            "covariance_noise_variance": 49 * _sigma2,
-        },
-        statement=(
-            "Algorithm 4 (DP-SGFS): per iteration (N T / tau of them, T = data passes) release the whitened mini-batch "
-            "mean gradient g~ = g_bar + F Z, Z ~ N(0, sigma^2 I), sigma^2 = 32 T log(2.5 N T/(tau delta)) log(2/delta)/"
-            "(N tau eps^2), and the projected sample covariance V + W, W_ij ~ N(0, 49 ||F||^4 sigma^2) "
-            "('covariance_noise_variance' is in units of ||F||^4). Theorem 5: with T >= eps^2 N/(32 tau log(2/delta)) "
-            "it is (2 eps, 2 delta)-DP (Theorem 4's chain for each release, then basic composition). 'epsilon' is "
-            "what that chain gives for Algorithm 4's printed noise."
+thm5 = Theorem(
+    "wang2015.supp_thm5_dp_sgfs",
+    "DP-SGFS (Algorithm 4) is (2 eps, 2 delta)-DP when T >= eps^2 N/(32 tau log(2/delta))",
+    source("Theorem 5 and Algorithm 4", "Supplement C.2"),
+    "privacy",
+    symbols=symbols("epsilon", "delta", "N", "T", "tau"),
+    hypotheses=[
+        Hypothesis("passes_condition", _T >= _eps**2 * _N / (32 * _tau * _LOG2D), "the paper's T >= eps^2 N/(32 tau log(2/delta))"),
+        Hypothesis("gradient_per_step_below_one", _G["eps0"] < 1,
+                   "per-step eps_0 of the gradient release < 1 (Theorem 2, Lemma 4): T > eps^2 N/(4 tau log(2/delta))"),
+        Hypothesis("covariance_per_step_below_one", _V["eps0"] < 1, "per-step eps_0 of the covariance release < 1"),
+        Hypothesis("batch_above_four", _tau > 4, "Lemma 6 needs tau > 4"),
+        sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
+        Hypothesis("batch_within_data", _tau <= _N, "tau <= N"),
+    ],
+    conclusion={
+        "epsilon": _G["epsilon"] + _V["epsilon"],
+        "delta": _G["delta"] + _V["delta"],
+        "epsilon_claimed": 2 * _eps,
+        "epsilon_gradient": _G["epsilon"],
+        "epsilon_covariance": _V["epsilon"],
+        "sigma2": _sigma2,
+        "covariance_noise_variance": 49 * _sigma2,
+    },
+    statement=(
+        "Algorithm 4 (DP-SGFS): per iteration (N T / tau of them, T = data passes) release the whitened mini-batch "
+        "mean gradient g~ = g_bar + F Z, Z ~ N(0, sigma^2 I), sigma^2 = 32 T log(2.5 N T/(tau delta)) log(2/delta)/"
+        "(N tau eps^2), and the projected sample covariance V + W, W_ij ~ N(0, 49 ||F||^4 sigma^2) "
+        "('covariance_noise_variance' is in units of ||F||^4). Theorem 5: with T >= eps^2 N/(32 tau log(2/delta)) "
+        "it is (2 eps, 2 delta)-DP (Theorem 4's chain for each release, then basic composition). 'epsilon' is "
+        "what that chain gives for Algorithm 4's printed noise."
+    ),
+    errata=[
+        Erratum(
+            "Algorithm 4's gradient noise sigma^2 is 1/8 of what Theorem 4's chain needs for the whitened mean gradient "
+            "(sensitivity 2/tau under replace-one): 32 where 256 is needed (Algorithm 2's form would give 128)",
+            "sigma^2 = 32 T log(2.5NT/(tau delta)) log(2/delta)/(N tau eps^2)",
+            "sigma^2 = 256 T log(2.5NT/(tau delta)) log(2/delta)/(N tau eps^2) for the proof's per-step eps_0",
+            check="gradient_noise_ratio",
         ),
-        errata=[
-            Erratum(
-                "Algorithm 4's gradient noise sigma^2 is 1/8 of what Theorem 4's chain needs for the whitened mean gradient "
-                "(sensitivity 2/tau under replace-one): 32 where 256 is needed (Algorithm 2's form would give 128)",
-                "sigma^2 = 32 T log(2.5NT/(tau delta)) log(2/delta)/(N tau eps^2)",
-                "sigma^2 = 256 T log(2.5NT/(tau delta)) log(2/delta)/(N tau eps^2) for the proof's per-step eps_0",
-                check="gradient_noise_ratio",
-            ),
-            Erratum(
-                "the covariance noise 49 ||F||^4 sigma^2 is (tau-1)^2/(2 tau^2) (about 1/2) of what the chain needs with "
-                "Lemma 6's sensitivity 7 ||F||^2/(tau - 1)",
-                "W_ij ~ N(0, 49 ||F||^4 sigma^2)",
-                "W_ij ~ N(0, 98 tau^2 ||F||^4 sigma^2/(tau - 1)^2)",
-                check="covariance_noise_ratio",
-            ),
-        ],
-        empirical=[link("dp_sgfs", "DP-SGFS audited at the (eps, delta) of Theorem 5")],
-        notes=(
-            "With Algorithm 4's printed noise the per-step epsilons exceed the proof's by sqrt(8) (gradient) and "
-            "~sqrt(2) (covariance), so Theorem 5's hypothesis no longer keeps them below 1 (extra hypotheses). The "
-            "proof cites the Gaussian mechanism as 'Lemma 2' (it is Theorem 2 / Lemma 5). The Z_t variance's second "
-            "branch (extracted as 1/(N^2 n_*)) is garbled; only the sigma^2 branch matters for privacy."
+        Erratum(
+            "the covariance noise 49 ||F||^4 sigma^2 is (tau-1)^2/(2 tau^2) (about 1/2) of what the chain needs with "
+            "Lemma 6's sensitivity 7 ||F||^2/(tau - 1)",
+            "W_ij ~ N(0, 49 ||F||^4 sigma^2)",
+            "W_ij ~ N(0, 98 tau^2 ||F||^4 sigma^2/(tau - 1)^2)",
+            check="covariance_noise_ratio",
         ),
-    )
+    ],
+    empirical=[link("dp_sgfs", "DP-SGFS audited at the (eps, delta) of Theorem 5")],
+    notes=(
+        "With Algorithm 4's printed noise the per-step epsilons exceed the proof's by sqrt(8) (gradient) and "
+        "~sqrt(2) (covariance), so Theorem 5's hypothesis no longer keeps them below 1 (extra hypotheses). The "
+        "proof cites the Gaussian mechanism as 'Lemma 2' (it is Theorem 2 / Lemma 5). The Z_t variance's second "
+        "branch (extracted as 1/(N^2 n_*)) is garbled; only the sigma^2 branch matters for privacy."
+    ),
 )
 
 
@@ -359,3 +352,7 @@ thm5.add_pin(
     "composition of dpverify's core; their basic composition; the claim as basic composition of two (eps, delta) "
     "releases; rel 1e-9",
     _thm5_cases, rel=1e-9)
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (lem5, lem6, thm5)

@@ -20,7 +20,6 @@ import sympy as sp
 
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.registry import register
 from dpverify.theorems.wang2015.common import (
     LOG_2D,
     PAPER_EPS0,
@@ -33,7 +32,7 @@ from dpverify.theorems.wang2015.common import (
     with_log_symbols,
 )
 
-__all__: list[str] = []
+__all__ = ["THEOREMS"]
 
 _S = SYMBOLS
 _eps, _delta, _N, _T, _tau, _L, _eta = (_S[n] for n in ("epsilon", "delta", "N", "T", "tau", "L", "eta"))
@@ -72,37 +71,35 @@ _DP_SGLD_LINK = link("dp_sgld_wang", "DP-SGLD (Alg. 2) audited at the (epsilon, 
 # ---------------------------------------------------------------------------------------------
 # Algorithm 2
 _a2 = symbols("N", "T", "tau", "L", "epsilon", "delta", "eta")
-alg2 = register(
-    Theorem(
-        "wang2015.alg2_dp_sgld",
-        "DP-SGLD noise variance max{D eta_t^2, eta_t}",
-        source("Algorithm 2", "Sec. 4.1, p. 5"),
-        "algorithm",
-        symbols=_a2,
-        hypotheses=[
-            sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
-            Hypothesis("batch_within_data", _tau <= _N, "tau <= N"),
-        ],
-        conclusion={
-            "noise_variance": sp.Max(_D * _eta**2, _eta),
-            "data_term": _D * _eta**2,
-            "eta_switch": 1 / _D,
-            "iterations": sp.floor(_N * _T / _tau),
-        },
-        statement=(
-            "Algorithm 2 (DP-SGLD): for t = 1..floor(N T / tau) (T = number of data passes), sample a mini-batch "
-            "S of size tau, draw z_t with i.i.d. coordinates N(0, max{(128 N T L^2/(tau eps^2)) log(2.5 N T/(tau "
-            "delta)) log(2/delta) eta_t^2, eta_t}), and update theta_{t+1} = theta_t - eta_t (grad r(theta) + "
-            "(N/tau) sum_{i in S} grad l(x_i|theta)) + z_t. For eta_t < eta_switch = 1/D the noise is plain "
-            "SGLD's N(0, eta_t)."
-        ),
-        empirical=[_DP_SGLD_LINK],
-        notes=(
-            "The update as printed has drift eta_t (no 1/2) with noise N(0, eta_t); see wang2015.eq41_sgld_update. "
-            "Samplers implementing the Welling-Teh drift eta_t/2 halve the gradient's weight, which quarters the "
-            "noise the privacy argument needs."
-        ),
-    )
+alg2 = Theorem(
+    "wang2015.alg2_dp_sgld",
+    "DP-SGLD noise variance max{D eta_t^2, eta_t}",
+    source("Algorithm 2", "Sec. 4.1, p. 5"),
+    "algorithm",
+    symbols=_a2,
+    hypotheses=[
+        sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)"),
+        Hypothesis("batch_within_data", _tau <= _N, "tau <= N"),
+    ],
+    conclusion={
+        "noise_variance": sp.Max(_D * _eta**2, _eta),
+        "data_term": _D * _eta**2,
+        "eta_switch": 1 / _D,
+        "iterations": sp.floor(_N * _T / _tau),
+    },
+    statement=(
+        "Algorithm 2 (DP-SGLD): for t = 1..floor(N T / tau) (T = number of data passes), sample a mini-batch "
+        "S of size tau, draw z_t with i.i.d. coordinates N(0, max{(128 N T L^2/(tau eps^2)) log(2.5 N T/(tau "
+        "delta)) log(2/delta) eta_t^2, eta_t}), and update theta_{t+1} = theta_t - eta_t (grad r(theta) + "
+        "(N/tau) sum_{i in S} grad l(x_i|theta)) + z_t. For eta_t < eta_switch = 1/D the noise is plain "
+        "SGLD's N(0, eta_t)."
+    ),
+    empirical=[_DP_SGLD_LINK],
+    notes=(
+        "The update as printed has drift eta_t (no 1/2) with noise N(0, eta_t); see wang2015.eq41_sgld_update. "
+        "Samplers implementing the Welling-Teh drift eta_t/2 halve the gradient's weight, which quarters the "
+        "noise the privacy argument needs."
+    ),
 )
 
 
@@ -128,52 +125,50 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Theorem 4
 _t4 = symbols("epsilon", "delta", "N", "T", "tau")
-thm4 = register(
-    Theorem(
-        "wang2015.thm4_dp_sgld",
-        "DP-SGLD (Algorithm 2) is (epsilon, delta)-DP when T >= eps^2 N / (32 tau log(2/delta))",
-        source("Theorem 4", "Sec. 4.1, p. 5; proof in Supplement A"),
-        "privacy",
-        symbols=_t4,
-        hypotheses=_chain_hypotheses(),
-        conclusion=_chain_conclusion(_eps),
-        statement=(
-            "If theta_1 is data-independent, ||grad l(x|theta)|| <= L (the paper says 'L-smooth'; the proof uses "
-            "L-Lipschitz), and T >= eps^2 N / (32 tau log(2/delta)) with T the number of data passes "
-            "(N T / tau iterations), Algorithm 2 is (eps, delta)-DP. Proof chain: Gaussian mechanism on the "
-            "mini-batch gradient sum (sensitivity 2L, delta_0 = tau delta/(2NT)), subsampling by Lemma 4, "
-            "advanced composition (Lemma 3 / Remark 1) with delta' = delta/2. The conclusion 'epsilon' is what "
-            "this chain gives for Algorithm 2 as printed (constant 128), with Lemma 3 applied exactly; "
-            "'epsilon_claimed' is the paper's epsilon."
+thm4 = Theorem(
+    "wang2015.thm4_dp_sgld",
+    "DP-SGLD (Algorithm 2) is (epsilon, delta)-DP when T >= eps^2 N / (32 tau log(2/delta))",
+    source("Theorem 4", "Sec. 4.1, p. 5; proof in Supplement A"),
+    "privacy",
+    symbols=_t4,
+    hypotheses=_chain_hypotheses(),
+    conclusion=_chain_conclusion(_eps),
+    statement=(
+        "If theta_1 is data-independent, ||grad l(x|theta)|| <= L (the paper says 'L-smooth'; the proof uses "
+        "L-Lipschitz), and T >= eps^2 N / (32 tau log(2/delta)) with T the number of data passes "
+        "(N T / tau iterations), Algorithm 2 is (eps, delta)-DP. Proof chain: Gaussian mechanism on the "
+        "mini-batch gradient sum (sensitivity 2L, delta_0 = tau delta/(2NT)), subsampling by Lemma 4, "
+        "advanced composition (Lemma 3 / Remark 1) with delta' = delta/2. The conclusion 'epsilon' is what "
+        "this chain gives for Algorithm 2 as printed (constant 128), with Lemma 3 applied exactly; "
+        "'epsilon_claimed' is the paper's epsilon."
+    ),
+    errata=[
+        Erratum(
+            "per-step privacy loss in the proof: Theorem 2 with sensitivity 2L and Algorithm 2's variance gives "
+            "eps sqrt(N)/sqrt(16 tau T log(2/delta)), sqrt(2) times the proof's value; the proof's value needs "
+            "the constant 256 in Algorithm 2",
+            "eps_0 = eps sqrt(N)/sqrt(32 tau T log(2/delta)) with constant 128",
+            "eps_0 = eps sqrt(N)/sqrt(16 tau T log(2/delta)) with 128 (or constant 256 for the printed eps_0)",
+            check="noise_constant_needed",
         ),
-        errata=[
-            Erratum(
-                "per-step privacy loss in the proof: Theorem 2 with sensitivity 2L and Algorithm 2's variance gives "
-                "eps sqrt(N)/sqrt(16 tau T log(2/delta)), sqrt(2) times the proof's value; the proof's value needs "
-                "the constant 256 in Algorithm 2",
-                "eps_0 = eps sqrt(N)/sqrt(32 tau T log(2/delta)) with constant 128",
-                "eps_0 = eps sqrt(N)/sqrt(16 tau T log(2/delta)) with 128 (or constant 256 for the printed eps_0)",
-                check="noise_constant_needed",
-            ),
-            Erratum(
-                "the hypothesis must make the per-step eps_0 < 1 (Theorem 2 and Lemma 4); with constant 128 that is "
-                "T > eps^2 N/(16 tau log(2/delta)), and even with the proof's eps_0 it is strict (>), not >=",
-                "T >= eps^2 N / (32 tau log(2/delta))",
-                "T > eps^2 N / (16 tau log(2/delta)) (for Algorithm 2 as printed)",
-                check="lemma4_condition",
-            ),
-        ],
-        empirical=[_DP_SGLD_LINK],
-        notes=(
-            "Constant actually needed: along the proof's route (Remark 1, eps' <= 2c) 256; with Lemma 3 evaluated "
-            "exactly the loss is ~eps/sqrt(2) + eps^2/(4 log(2/delta)) for 128, and the constant that makes it "
-            "exactly eps is ~67 at N=1e4, T=10, tau=100, eps=0.5, delta=1e-5 (check exact_lemma3_constant), so "
-            "Algorithm 2's (eps, delta) claim survives whenever per_step_epsilon_below_one holds. If a sampler "
-            "uses the Welling-Teh drift eta_t/2 the gradient's weight halves and the needed constant quarters. "
-            "Under add/remove adjacency (sensitivity L) the proof's eps_0 needs only 64. Iterations are taken as "
-            "N T / tau >= floor(N T / tau) (conservative)."
+        Erratum(
+            "the hypothesis must make the per-step eps_0 < 1 (Theorem 2 and Lemma 4); with constant 128 that is "
+            "T > eps^2 N/(16 tau log(2/delta)), and even with the proof's eps_0 it is strict (>), not >=",
+            "T >= eps^2 N / (32 tau log(2/delta))",
+            "T > eps^2 N / (16 tau log(2/delta)) (for Algorithm 2 as printed)",
+            check="lemma4_condition",
         ),
-    )
+    ],
+    empirical=[_DP_SGLD_LINK],
+    notes=(
+        "Constant actually needed: along the proof's route (Remark 1, eps' <= 2c) 256; with Lemma 3 evaluated "
+        "exactly the loss is ~eps/sqrt(2) + eps^2/(4 log(2/delta)) for 128, and the constant that makes it "
+        "exactly eps is ~67 at N=1e4, T=10, tau=100, eps=0.5, delta=1e-5 (check exact_lemma3_constant), so "
+        "Algorithm 2's (eps, delta) claim survives whenever per_step_epsilon_below_one holds. If a sampler "
+        "uses the Welling-Teh drift eta_t/2 the gradient's weight halves and the needed constant quarters. "
+        "Under add/remove adjacency (sensitivity L) the proof's eps_0 needs only 64. Iterations are taken as "
+        "N T / tau >= floor(N T / tau) (conservative)."
+    ),
 )
 
 
@@ -280,23 +275,21 @@ def _():
 # alpha-phase transition
 _al, _t = _S["alpha"], _S["t"]
 _eta_alpha = _al * _eps**2 / (128 * _L**2 * sp.log(sp.Rational(5, 2) * _N * _T / (_tau * _delta)) * _LOG2D * _t)
-phase = register(
-    Theorem(
-        "wang2015.phase_transition_stepsize",
-        "alpha-phase transition: plain SGLD after iteration alpha N T / tau",
-        source("alpha-phase transition (after Theorem 4)", "Sec. 4.1, p. 5"),
-        "step_size",
-        symbols=symbols("alpha", "epsilon", "L", "N", "T", "tau", "delta", "t"),
-        hypotheses=[Hypothesis("alpha_below_one", _al < 1, "alpha in (0, 1)"),
-                    sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
-        conclusion={"eta": _eta_alpha, "data_term_over_eta": _D * _eta_alpha, "t_switch": _al * _N * _T / _tau},
-        statement=(
-            "With eta_t = alpha eps^2 / (128 L^2 log(2.5 N T/(tau delta)) log(2/delta) t), Algorithm 2's data term "
-            "D eta_t^2 is below eta_t exactly when t > alpha N T / tau: the last (1 - alpha) N T / tau iterations "
-            "are plain SGLD (noise N(0, eta_t))."
-        ),
-        empirical=[link("dp_sgld_wang", "DP-SGLD with the alpha-phase schedule")],
-    )
+phase = Theorem(
+    "wang2015.phase_transition_stepsize",
+    "alpha-phase transition: plain SGLD after iteration alpha N T / tau",
+    source("alpha-phase transition (after Theorem 4)", "Sec. 4.1, p. 5"),
+    "step_size",
+    symbols=symbols("alpha", "epsilon", "L", "N", "T", "tau", "delta", "t"),
+    hypotheses=[Hypothesis("alpha_below_one", _al < 1, "alpha in (0, 1)"),
+                sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
+    conclusion={"eta": _eta_alpha, "data_term_over_eta": _D * _eta_alpha, "t_switch": _al * _N * _T / _tau},
+    statement=(
+        "With eta_t = alpha eps^2 / (128 L^2 log(2.5 N T/(tau delta)) log(2/delta) t), Algorithm 2's data term "
+        "D eta_t^2 is below eta_t exactly when t > alpha N T / tau: the last (1 - alpha) N T / tau iterations "
+        "are plain SGLD (noise N(0, eta_t))."
+    ),
+    empirical=[link("dp_sgld_wang", "DP-SGLD with the alpha-phase schedule")],
 )
 
 
@@ -329,34 +322,32 @@ def _():
 # Algorithm 3
 _h3 = symbols("B", "epsilon", "delta")
 _rho3 = sp.Min(1, _eps / (8 * _S["B"]))
-alg3 = register(
-    Theorem(
-        "wang2015.alg3_hybrid",
-        "hybrid: OPS at eps/2, then DP-SGLD at (eps/2, delta)",
-        source("Algorithm 3", "Sec. 4.1, p. 5"),
-        "algorithm",
-        symbols=_h3,
-        hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
-        conclusion={
-            "rho": _rho3,
-            "epsilon_ops": 4 * _S["B"] * _rho3,
-            "epsilon_sgld": _eps / 2,
-            "epsilon": 4 * _S["B"] * _rho3 + _eps / 2,
-            "delta": _delta,
-        },
-        statement=(
-            "Algorithm 3: draw theta_0 by OPS (Algorithm 1) at eps/2, then run DP-SGLD (Algorithm 2) or another "
-            "SG-MCMC sampler from theta_0 and release all samples. With the SG-MCMC run at (eps/2, delta), basic "
-            "composition (Lemma 2, adaptive) gives (eps, delta)."
-        ),
-        empirical=[link("hybrid_ops_sgld", "OPS initialisation then DP-SGLD, audited at the total (eps, delta)")],
-        notes=(
-            "The paper does not state the SG-MCMC phase's budget; (eps/2, delta) is what makes the total eps. "
-            "The SGLD phase starts from the data-dependent theta_0, whereas Theorem 4 assumes a data-independent "
-            "start: adaptive composition covers it (Theorem 4 holds for every fixed start). The SGLD phase's eps/2 "
-            "is subject to Theorem 4's errata."
-        ),
-    )
+alg3 = Theorem(
+    "wang2015.alg3_hybrid",
+    "hybrid: OPS at eps/2, then DP-SGLD at (eps/2, delta)",
+    source("Algorithm 3", "Sec. 4.1, p. 5"),
+    "algorithm",
+    symbols=_h3,
+    hypotheses=[sy.delta_positive(), Hypothesis("delta_below_one", _delta < 1, "delta in (0, 1)")],
+    conclusion={
+        "rho": _rho3,
+        "epsilon_ops": 4 * _S["B"] * _rho3,
+        "epsilon_sgld": _eps / 2,
+        "epsilon": 4 * _S["B"] * _rho3 + _eps / 2,
+        "delta": _delta,
+    },
+    statement=(
+        "Algorithm 3: draw theta_0 by OPS (Algorithm 1) at eps/2, then run DP-SGLD (Algorithm 2) or another "
+        "SG-MCMC sampler from theta_0 and release all samples. With the SG-MCMC run at (eps/2, delta), basic "
+        "composition (Lemma 2, adaptive) gives (eps, delta)."
+    ),
+    empirical=[link("hybrid_ops_sgld", "OPS initialisation then DP-SGLD, audited at the total (eps, delta)")],
+    notes=(
+        "The paper does not state the SG-MCMC phase's budget; (eps/2, delta) is what makes the total eps. "
+        "The SGLD phase starts from the data-dependent theta_0, whereas Theorem 4 assumes a data-independent "
+        "start: adaptive composition covers it (Theorem 4 holds for every fixed start). The SGLD phase's eps/2 "
+        "is subject to Theorem 4's errata."
+    ),
 )
 
 
@@ -384,20 +375,18 @@ def _stationary_variance(drift_factor):
     return _eta / (1 - a**2)
 
 
-thm3 = register(
-    Theorem(
-        "wang2015.thm3_weak_convergence",
-        "weak convergence of SGLD: bias O(eta_t) (Sato & Nakagawa 2014)",
-        source("Theorem 3 (Sato & Nakagawa 2014)", "Sec. 4.1, p. 5"),
-        "convergence",
-        symbols=symbols("eta"),
-        conclusion={"bias_order": _eta},
-        statement=(
-            "If f(theta|X) is differentiable with bounded, Lipschitz gradient, then E_{p(theta|X)} h(theta) - "
-            "E_SGLD h(theta(t)) = O(eta_t) for continuous h of polynomial growth."
-        ),
-        empirical=[link("dp_sgld_wang", "SGLD moments vs the exact posterior as eta shrinks")],
-    )
+thm3 = Theorem(
+    "wang2015.thm3_weak_convergence",
+    "weak convergence of SGLD: bias O(eta_t) (Sato & Nakagawa 2014)",
+    source("Theorem 3 (Sato & Nakagawa 2014)", "Sec. 4.1, p. 5"),
+    "convergence",
+    symbols=symbols("eta"),
+    conclusion={"bias_order": _eta},
+    statement=(
+        "If f(theta|X) is differentiable with bounded, Lipschitz gradient, then E_{p(theta|X)} h(theta) - "
+        "E_SGLD h(theta(t)) = O(eta_t) for continuous h of polynomial growth."
+    ),
+    empirical=[link("dp_sgld_wang", "SGLD moments vs the exact posterior as eta shrinks")],
 )
 
 
@@ -410,31 +399,29 @@ def _():
 
 _e41 = symbols("eta", "t")
 _eta_t = sp.Max(1 / (_S["t"] + 1), _eta)
-eq41 = register(
-    Theorem(
-        "wang2015.eq41_sgld_update",
-        "the SGLD update and the step-size schedule eta_t = max{1/(t+1), eta_0}",
-        source("eq. 4.1 and the schedule before Theorem 3", "Sec. 4.1, pp. 4-5"),
-        "algorithm",
-        symbols=_e41,
-        conclusion={"eta_t": _eta_t, "drift_coefficient": _eta_t / 2, "noise_variance": _eta_t},
-        statement=(
-            "SGLD (Welling & Teh 2011): theta_{t+1} = theta_t + (eta_t/2)(grad log pi(theta_t) + (N/tau) sum_{i in "
-            "S} grad log p(x_i|theta_t)) + N(0, eta_t), with eta_t = max{1/(t+1), eta_0} ('eta' is eta_0). As eta_t "
-            "-> 0 it samples the posterior."
-        ),
-        errata=[
-            Erratum(
-                "eq. 4.1 (and Algorithm 2 step 3) print the drift with eta_t instead of eta_t/2 while keeping the noise "
-                "N(0, eta_t); that chain targets the posterior squared (temperature 1/2), not the posterior",
-                "theta_{t+1} = theta_t - eta_t (grad r + (N/tau) sum grad l) + N(0, eta_t)",
-                "theta_{t+1} = theta_t - (eta_t/2)(grad r + (N/tau) sum grad l) + N(0, eta_t) (Welling & Teh 2011)",
-                check="printed_drift_targets_tempered_posterior",
-            )
-        ],
-        empirical=[_DP_SGLD_LINK],
-        notes="Theorem 4's proof uses the printed drift eta_t (it removes the factor (N eta_t/tau)^2).",
-    )
+eq41 = Theorem(
+    "wang2015.eq41_sgld_update",
+    "the SGLD update and the step-size schedule eta_t = max{1/(t+1), eta_0}",
+    source("eq. 4.1 and the schedule before Theorem 3", "Sec. 4.1, pp. 4-5"),
+    "algorithm",
+    symbols=_e41,
+    conclusion={"eta_t": _eta_t, "drift_coefficient": _eta_t / 2, "noise_variance": _eta_t},
+    statement=(
+        "SGLD (Welling & Teh 2011): theta_{t+1} = theta_t + (eta_t/2)(grad log pi(theta_t) + (N/tau) sum_{i in "
+        "S} grad log p(x_i|theta_t)) + N(0, eta_t), with eta_t = max{1/(t+1), eta_0} ('eta' is eta_0). As eta_t "
+        "-> 0 it samples the posterior."
+    ),
+    errata=[
+        Erratum(
+            "eq. 4.1 (and Algorithm 2 step 3) print the drift with eta_t instead of eta_t/2 while keeping the noise "
+            "N(0, eta_t); that chain targets the posterior squared (temperature 1/2), not the posterior",
+            "theta_{t+1} = theta_t - eta_t (grad r + (N/tau) sum grad l) + N(0, eta_t)",
+            "theta_{t+1} = theta_t - (eta_t/2)(grad r + (N/tau) sum grad l) + N(0, eta_t) (Welling & Teh 2011)",
+            check="printed_drift_targets_tempered_posterior",
+        )
+    ],
+    empirical=[_DP_SGLD_LINK],
+    notes="Theorem 4's proof uses the printed drift eta_t (it removes the factor (N eta_t/tau)^2).",
 )
 
 
@@ -456,30 +443,28 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # SGHMC: eq. 4.2 -> eq. 4.4, and the privacy condition
 _A, _Bh, _h, _a, _bh = (_S[n] for n in ("A", "B_hat", "h", "a", "b_hat"))
-eq44 = register(
-    Theorem(
-        "wang2015.eq44_sghmc_momentum",
-        "SGHMC as SGD with momentum: injected noise N(0, 2(a - b_hat) eta_t I)",
-        source("eq. 4.4 (reparametrising eq. 4.2)", "Sec. 4.2, p. 6"),
-        "algorithm",
-        symbols=symbols("a", "b_hat", "eta"),
-        hypotheses=[Hypothesis("friction_dominates", _a > _bh, "a > b_hat (noise variance > 0)")],
-        conclusion={"noise_variance": 2 * (_a - _bh) * _eta},
-        statement=(
-            "With v = p h, eta = h^2, a = h A, b_hat = h B_hat, SGHMC (eq. 4.2: theta_t = theta_{t-1} + h p_{t-1}, "
-            "p_t = p_{t-1} - h grad U - h A p_{t-1} + N(0, 2(A - B_hat) h)) becomes theta_t = theta_{t-1} + v_{t-1}, "
-            "v_t = v_{t-1} - eta grad U - a v_{t-1} + N(0, 2(a - b_hat) eta I)."
-        ),
-        errata=[
-            Erratum(
-                "the friction term of eq. 4.2 is extracted as 'eta_t A p_{t-1}'; only h_t A p_{t-1} maps to eq. 4.4's a v",
-                "p_t = p_{t-1} - h_t grad U - eta_t A p_{t-1} + N(0, 2(A - B_hat) h_t)",
-                "p_t = p_{t-1} - h_t grad U - h_t A p_{t-1} + N(0, 2(A - B_hat) h_t)",
-                check="reparametrisation",
-            )
-        ],
-        empirical=[link("dp_sghmc", "SGHMC with the privacy condition, audited")],
-    )
+eq44 = Theorem(
+    "wang2015.eq44_sghmc_momentum",
+    "SGHMC as SGD with momentum: injected noise N(0, 2(a - b_hat) eta_t I)",
+    source("eq. 4.4 (reparametrising eq. 4.2)", "Sec. 4.2, p. 6"),
+    "algorithm",
+    symbols=symbols("a", "b_hat", "eta"),
+    hypotheses=[Hypothesis("friction_dominates", _a > _bh, "a > b_hat (noise variance > 0)")],
+    conclusion={"noise_variance": 2 * (_a - _bh) * _eta},
+    statement=(
+        "With v = p h, eta = h^2, a = h A, b_hat = h B_hat, SGHMC (eq. 4.2: theta_t = theta_{t-1} + h p_{t-1}, "
+        "p_t = p_{t-1} - h grad U - h A p_{t-1} + N(0, 2(A - B_hat) h)) becomes theta_t = theta_{t-1} + v_{t-1}, "
+        "v_t = v_{t-1} - eta grad U - a v_{t-1} + N(0, 2(a - b_hat) eta I)."
+    ),
+    errata=[
+        Erratum(
+            "the friction term of eq. 4.2 is extracted as 'eta_t A p_{t-1}'; only h_t A p_{t-1} maps to eq. 4.4's a v",
+            "p_t = p_{t-1} - h_t grad U - eta_t A p_{t-1} + N(0, 2(A - B_hat) h_t)",
+            "p_t = p_{t-1} - h_t grad U - h_t A p_{t-1} + N(0, 2(A - B_hat) h_t)",
+            check="reparametrisation",
+        )
+    ],
+    empirical=[link("dp_sghmc", "SGHMC with the privacy condition, audited")],
 )
 
 
@@ -497,28 +482,26 @@ def _():
 
 
 _chain_hyps = _chain_hypotheses()
-sghmc = register(
-    Theorem(
-        "wang2015.sghmc_privacy_condition",
-        "DP-SGHMC: 2(A - B_hat)/h_t >= D gives Theorem 4's guarantee",
-        source("eq. 4.2 and the SGHMC condition", "Sec. 4.2, p. 6"),
-        "step_size",
-        symbols=symbols("A", "B_hat", "h", "N", "T", "tau", "L", "epsilon", "delta"),
-        hypotheses=[
-            Hypothesis("friction_dominates", _A > _Bh, "A > B_hat"),
-            Hypothesis("privacy_condition", 2 * (_A - _Bh) / _h >= _D,
-                       "2(A - B_hat)/h_t >= (128 N T L^2/(tau eps^2)) log(2.5 N T/(tau delta)) log(2/delta)"),
-            *_chain_hyps,
-        ],
-        conclusion={**_chain_conclusion(_eps), "h_max": 2 * (_A - _Bh) / _D},
-        statement=(
-            "SGHMC (eq. 4.2) accesses the data only through the stochastic gradient, which enters p with weight h_t "
-            "and noise N(0, 2(A - B_hat) h_t). If 2(A - B_hat)/h_t >= D (Algorithm 2's data-term coefficient) the "
-            "noise on the gradient sum is at least Algorithm 2's, so Theorem 4's guarantee (and its errata) carries "
-            "over; h_max = 2(A - B_hat)/D."
-        ),
-        empirical=[link("dp_sghmc", "DP-SGHMC audited at Theorem 4's (eps, delta)")],
-    )
+sghmc = Theorem(
+    "wang2015.sghmc_privacy_condition",
+    "DP-SGHMC: 2(A - B_hat)/h_t >= D gives Theorem 4's guarantee",
+    source("eq. 4.2 and the SGHMC condition", "Sec. 4.2, p. 6"),
+    "step_size",
+    symbols=symbols("A", "B_hat", "h", "N", "T", "tau", "L", "epsilon", "delta"),
+    hypotheses=[
+        Hypothesis("friction_dominates", _A > _Bh, "A > B_hat"),
+        Hypothesis("privacy_condition", 2 * (_A - _Bh) / _h >= _D,
+                   "2(A - B_hat)/h_t >= (128 N T L^2/(tau eps^2)) log(2.5 N T/(tau delta)) log(2/delta)"),
+        *_chain_hyps,
+    ],
+    conclusion={**_chain_conclusion(_eps), "h_max": 2 * (_A - _Bh) / _D},
+    statement=(
+        "SGHMC (eq. 4.2) accesses the data only through the stochastic gradient, which enters p with weight h_t "
+        "and noise N(0, 2(A - B_hat) h_t). If 2(A - B_hat)/h_t >= D (Algorithm 2's data-term coefficient) the "
+        "noise on the gradient sum is at least Algorithm 2's, so Theorem 4's guarantee (and its errata) carries "
+        "over; h_max = 2(A - B_hat)/D."
+    ),
+    empirical=[link("dp_sghmc", "DP-SGHMC audited at Theorem 4's (eps, delta)")],
 )
 
 
@@ -552,41 +535,39 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # SGNHT: eqs. 4.3, 4.5 and the condition
 _D_printed = 128 * _N * _T * _L**2 / (_tau * _eps**2) * sp.log(2 * _N * _T / (_tau * _delta)) * sp.log(1 / _delta)
-sgnht = register(
-    Theorem(
-        "wang2015.sgnht_privacy_condition",
-        "DP-SGNHT: 2a/eta_t >= D (the SGLD form) gives Theorem 4's guarantee",
-        source("eqs. 4.3, 4.5 and the SGNHT condition", "Sec. 4.2, p. 6"),
-        "step_size",
-        symbols=symbols("a", "eta", "N", "T", "tau", "L", "epsilon", "delta"),
-        hypotheses=[
-            Hypothesis("privacy_condition", 2 * _a / _eta >= _D,
-                       "2a/eta_t >= (128 N T L^2/(tau eps^2)) log(2.5 N T/(tau delta)) log(2/delta)"),
-            *_chain_hypotheses(),
-        ],
-        conclusion={**_chain_conclusion(_eps), "eta_max": 2 * _a / _D},
-        statement=(
-            "SGNHT (eq. 4.3: p_t = p_{t-1} - xi p_{t-1} h - h grad U + N(0, 2 A h); in SGD-with-momentum form eq. 4.5 "
-            "with v = p h, eta = h^2, a = A h the noise is N(0, 2 a eta_t)) accesses data only through the stochastic "
-            "gradient; 2a/eta_t >= D makes its noise on the gradient sum at least Algorithm 2's, so Theorem 4's "
-            "guarantee carries over; eta_max = 2a/D."
-        ),
-        errata=[
-            Erratum(
-                "the SGNHT condition prints log(2NT/(tau delta)) log(1/delta) where eq. 4.2 and Algorithm 2 have "
-                "log(2.5NT/(tau delta)) log(2/delta); the printed one is weaker (admits larger eta_t) and is not what "
-                "Theorem 4's proof supports",
-                "2a/eta_t >= (128 N T L^2/(tau eps^2)) log(2NT/(tau delta)) log(1/delta)",
-                "2a/eta_t >= (128 N T L^2/(tau eps^2)) log(2.5NT/(tau delta)) log(2/delta)",
-                check="printed_condition_is_weaker",
-            )
-        ],
-        empirical=[link("dp_sgnht", "DP-SGNHT audited at Theorem 4's (eps, delta)")],
-        notes=(
-            "In the extracted text the first log reads log(2NT/tau) (delta possibly dropped by the extraction); "
-            "check printed_condition_is_weaker shows both readings. Eq. 4.5's theta update prints u_{t-1} for v_{t-1}."
-        ),
-    )
+sgnht = Theorem(
+    "wang2015.sgnht_privacy_condition",
+    "DP-SGNHT: 2a/eta_t >= D (the SGLD form) gives Theorem 4's guarantee",
+    source("eqs. 4.3, 4.5 and the SGNHT condition", "Sec. 4.2, p. 6"),
+    "step_size",
+    symbols=symbols("a", "eta", "N", "T", "tau", "L", "epsilon", "delta"),
+    hypotheses=[
+        Hypothesis("privacy_condition", 2 * _a / _eta >= _D,
+                   "2a/eta_t >= (128 N T L^2/(tau eps^2)) log(2.5 N T/(tau delta)) log(2/delta)"),
+        *_chain_hypotheses(),
+    ],
+    conclusion={**_chain_conclusion(_eps), "eta_max": 2 * _a / _D},
+    statement=(
+        "SGNHT (eq. 4.3: p_t = p_{t-1} - xi p_{t-1} h - h grad U + N(0, 2 A h); in SGD-with-momentum form eq. 4.5 "
+        "with v = p h, eta = h^2, a = A h the noise is N(0, 2 a eta_t)) accesses data only through the stochastic "
+        "gradient; 2a/eta_t >= D makes its noise on the gradient sum at least Algorithm 2's, so Theorem 4's "
+        "guarantee carries over; eta_max = 2a/D."
+    ),
+    errata=[
+        Erratum(
+            "the SGNHT condition prints log(2NT/(tau delta)) log(1/delta) where eq. 4.2 and Algorithm 2 have "
+            "log(2.5NT/(tau delta)) log(2/delta); the printed one is weaker (admits larger eta_t) and is not what "
+            "Theorem 4's proof supports",
+            "2a/eta_t >= (128 N T L^2/(tau eps^2)) log(2NT/(tau delta)) log(1/delta)",
+            "2a/eta_t >= (128 N T L^2/(tau eps^2)) log(2.5NT/(tau delta)) log(2/delta)",
+            check="printed_condition_is_weaker",
+        )
+    ],
+    empirical=[link("dp_sgnht", "DP-SGNHT audited at Theorem 4's (eps, delta)")],
+    notes=(
+        "In the extracted text the first log reads log(2NT/tau) (delta possibly dropped by the extraction); "
+        "check printed_condition_is_weaker shows both readings. Eq. 4.5's theta update prints u_{t-1} for v_{t-1}."
+    ),
 )
 
 
@@ -806,3 +787,7 @@ sgnht.add_pin(
     "at eta = 2a/D (D by hand, the SGLD form) eq. 4.5's noise on the gradient sum equals Alg. 2's; the proof chain by "
     "dpverify's core calculus gives every chain conclusion, and eta_max; rel 1e-9",
     _sgnht_cases, rel=1e-9)
+
+
+#: This part's items (the package registers them: :mod:`dpverify.theorems.registry`).
+THEOREMS: tuple[Theorem, ...] = (alg2, thm4, phase, alg3, thm3, eq41, eq44, sghmc, sgnht)
