@@ -329,11 +329,34 @@ def test_samplers_never_duck_type_a_model():
 
 
 def test_update_arithmetic_lives_in_the_integrators():
-    """The sampler modules hold budgets, not updates: none draws Gaussian noise itself except through a kernel
-    (the integrators), OPS by MALA (its own Metropolis kernel) and the non-gradient mechanisms."""
+    """The gradient sampler modules hold budgets, not updates: none draws noise, a mini-batch or an acceptance itself
+    (OPS by MALA draws its chains' random starts only); the integrators do."""
     kernel_free = ("sgld.py", "sghmc.py", "sgnht.py", "sgfs.py", "ula.py", "broken.py", "momentum.py", "sgmcmc.py",
-                   "budgets.py", "hybrid.py")
+                   "budgets.py", "hybrid.py", "ops_mcmc.py")
     for name in kernel_free:
         src = (PACKAGE / "samplers" / name).read_text()
-        assert "standard_normal" not in src and "draw_minibatches(" not in src, name
+        assert src.count("standard_normal") == (name == "ops_mcmc.py"), name
+        assert "draw_minibatches(" not in src and "rng.random(" not in src, name
     assert "standard_normal" in (PACKAGE / "samplers" / "integrators.py").read_text()
+
+
+def test_mala_step_by_hand():
+    """One MALA step on the standard normal target (log pi = -|x|^2/2): proposal x + (h/2) grad + sqrt(h) xi, accepted
+    iff log u < log pi(x') - log pi(x) - (|x - x' - (h/2) grad'|^2 - |x' - x - (h/2) grad|^2) / (2h)."""
+    from dpverify.samplers.integrators import MALAIntegrator
+
+    def target(rng, x):
+        return -0.5 * np.sum(x**2, axis=1), -x
+
+    x0 = np.array([[0.5, -1.0], [2.0, 0.0], [0.0, 0.1]] * 20)
+    h, integ = 0.8, MALAIntegrator()
+    new = integ.step(np.random.default_rng(4), integ.init(x0, target(None, x0)), target, step_size=h)
+    r = np.random.default_rng(4)
+    prop = x0 + 0.5 * h * (-x0) + math.sqrt(h) * r.standard_normal(x0.shape)
+    log_ratio = (-0.5 * np.sum(prop**2, 1) + 0.5 * np.sum(x0**2, 1)
+                 - (np.sum((x0 - prop - 0.5 * h * (-prop)) ** 2, 1) - np.sum((prop - x0 - 0.5 * h * (-x0)) ** 2, 1)) / (2 * h))
+    accept = np.log(r.random(x0.shape[0])) < log_ratio
+    assert 0 < accept.sum() < accept.size  # both branches exercised
+    np.testing.assert_array_equal(new.accepted, accept)
+    np.testing.assert_allclose(new.theta, np.where(accept[:, None], prop, x0), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(new.grad, -new.theta, rtol=RTOL, atol=ATOL)

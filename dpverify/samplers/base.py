@@ -15,6 +15,9 @@ axis is always the chain (independent run) axis.
   :class:`~dpverify.calculus.guarantees.Claim` *is* an (epsilon, delta) guarantee of the calculus, with its
   provenance.
 
+The gradient samplers build their ``init``/``step`` from a kernel (:mod:`dpverify.samplers.kernels`: a gradient
+estimator and an integrator, run under a step-size schedule) and keep their privacy budget apart from it.
+
 Construction validates parameters; parameters that break a theorem's hypotheses raise
 ``ValueError`` naming the hypothesis, unless ``unguaranteed=True`` (then ``guarantee()``
 returns a claim with ``guaranteed=False``).

@@ -14,7 +14,9 @@ an estimate of the gradient of the log posterior (``w_prior = 1``, ``w_data = N 
   clipped to norm ``L``: Li et al. 2019, Algorithm 1 steps 2-4;
 - :class:`UniformMinibatchRecordGradients` -- the per-record gradients of a uniform ``tau``-subset themselves (not
   their sum) and the prior's gradient: what DP-SGFS (Wang et al. 2015, supp. Alg. 4) needs for its mean and
-  covariance.
+  covariance;
+- :class:`TemperedLogPosterior` -- the tempered log posterior ``rho (log prior + sum_i log p)`` itself and its
+  gradient, every record: what OPS by MALA (Wang et al. 2015, Alg. 1) needs for its accept/reject step.
 
 The sums go through the model's gradient capabilities (:class:`~dpverify.models.base.Model`:
 ``per_record_gradients``, ``minibatch_gradient``, ``full_data_gradient``), which have defaults on every model.
@@ -38,6 +40,8 @@ __all__ = [
     "PoissonMinibatchGradient",
     "RecordGradients",
     "UniformMinibatchRecordGradients",
+    "LogDensityAndGradient",
+    "TemperedLogPosterior",
     "clip_gradients",
 ]
 
@@ -161,3 +165,41 @@ class UniformMinibatchRecordGradients:
         idx = draw_minibatches(rng, theta.shape[0], data.N, self.batch_size)
         g = per_record_gradients(self.model, data, idx, theta)
         return RecordGradients(g, self.model.grad_log_prior(theta), data.N)
+
+
+class LogDensityAndGradient(NamedTuple):
+    """A log density ``log_density`` ``(chains,)`` (``-inf`` outside its support) and its gradient ``gradient``
+    ``(chains, d)``."""
+
+    log_density: np.ndarray
+    gradient: np.ndarray
+
+
+class TemperedLogPosterior:
+    """``rho (log prior(theta) + sum_{i=1}^N log p(x_i | theta))`` and its gradient, from the model's
+    ``full_data_terms`` (every record; ``-inf`` where the prior is 0), in blocks of :attr:`BLOCK` chains; draws
+    nothing. ``rho`` tempers likelihood and prior alike (Wang et al. 2015, Alg. 1)."""
+
+    #: chains per block (the per-block ``(chains, N)`` margins stay small)
+    BLOCK = 1024
+
+    def __init__(self, model, rho: float) -> None:
+        self.model = model
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return f"TemperedLogPosterior(rho={self.rho!r})"
+
+    def estimate(self, rng: np.random.Generator | None, theta: np.ndarray, data: Data) -> LogDensityAndGradient:
+        model, rho, B = self.model, self.rho, self.BLOCK
+        c = theta.shape[0]
+        logp = np.empty(c)
+        grad = np.empty_like(theta)
+        for lo in range(0, c, B):
+            th = theta[lo : lo + B]
+            lp = model.log_prior(th)
+            inside = np.isfinite(lp)
+            ll, g = model.full_data_terms(data.prepared, th)
+            logp[lo : lo + B] = rho * np.where(inside, lp + np.where(inside, ll, 0.0), -np.inf)
+            grad[lo : lo + B] = rho * (model.grad_log_prior(th) + g)
+        return LogDensityAndGradient(logp, grad)

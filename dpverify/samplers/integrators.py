@@ -11,10 +11,14 @@ sampler's budget calibrates.
   Alg. 1; Bertazzi et al. 2025, eqs. 25, 31);
 - :class:`SGHMCIntegrator` -- Wang et al. 2015, eq. (4.2) (Chen, Fox, Guestrin 2014);
 - :class:`SGNHTIntegrator` -- Wang et al. 2015, eq. (4.5) (Ding et al. 2014);
-- :class:`SGFSIntegrator` -- Wang et al. 2015, supp. Alg. 4 steps 2-5 (Ahn, Korattikara, Welling 2012).
+- :class:`SGFSIntegrator` -- Wang et al. 2015, supp. Alg. 4 steps 2-5 (Ahn, Korattikara, Welling 2012);
+- :class:`MALAIntegrator` -- Metropolis-adjusted Langevin (Roberts & Tweedie 1996), for OPS by MCMC (Wang et al.
+  2015, Alg. 1); its "gradient" is the target's log density and gradient
+  (:class:`~dpverify.samplers.gradients.TemperedLogPosterior`).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -28,6 +32,8 @@ __all__ = [
     "SGNHTIntegrator",
     "SGFSState",
     "SGFSIntegrator",
+    "MALAState",
+    "MALAIntegrator",
     "project_psd",
 ]
 
@@ -197,3 +203,45 @@ class SGFSIntegrator:
         precond = (tau + N) * N / tau * fisher + 4 * (self.F @ self.F.T) / eta  # step 5
         rhs = est.prior + N * g_tilde
         return SGFSState(theta + 2 * np.linalg.solve(precond, rhs[..., None])[..., 0], fisher)
+
+
+class MALAState(NamedTuple):
+    """Positions ``theta`` ``(chains, d)``, the target's log density ``logp`` ``(chains,)`` and gradient ``grad``
+    ``(chains, d)`` there, and whether each chain's last proposal was ``accepted`` ``(chains,)``."""
+
+    theta: np.ndarray
+    logp: np.ndarray
+    grad: np.ndarray
+    accepted: np.ndarray
+
+
+class MALAIntegrator:
+    """One Metropolis-adjusted Langevin transition with step ``h`` (Roberts & Tweedie 1996):
+
+        theta' = theta + (h/2) grad log pi(theta) + sqrt(h) xi,     xi ~ N(0, I_d),
+        accept with probability min(1, pi(theta') q(theta | theta') / (pi(theta) q(theta' | theta))),
+
+    ``q(a | b) = N(a; b + (h/2) grad log pi(b), h I)``; a proposal with ``pi = 0`` (``log pi = -inf``) is rejected.
+    ``target(rng, theta)`` returns ``(log pi, grad log pi)``; :meth:`init` takes its value at the start. The step
+    ``h`` is a per-step parameter (OPS by MALA adapts it between steps during burn-in)."""
+
+    state_type = MALAState
+
+    def init(self, position, target) -> MALAState:
+        """The state at ``position`` given the target's ``(log density, gradient)`` there; nothing accepted yet."""
+        theta = _positions(position)
+        logp, grad = target
+        return MALAState(theta, logp, grad, np.zeros(theta.shape[0], dtype=bool))
+
+    def step(self, rng: np.random.Generator, state: MALAState, target, step_size: float) -> MALAState:
+        theta, logp, grad, h = state.theta, state.logp, state.grad, step_size
+        prop = theta + 0.5 * h * grad + math.sqrt(h) * rng.standard_normal(theta.shape)
+        logp_p, grad_p = target(rng, prop)
+        fwd = np.sum((prop - theta - 0.5 * h * grad) ** 2, axis=1)
+        bwd = np.sum((theta - prop - 0.5 * h * grad_p) ** 2, axis=1)
+        finite = np.isfinite(logp_p)
+        log_alpha = np.full(theta.shape[0], -np.inf)
+        log_alpha[finite] = logp_p[finite] - logp[finite] - (bwd[finite] - fwd[finite]) / (2 * h)
+        accept = np.log(rng.random(theta.shape[0])) < log_alpha
+        return MALAState(np.where(accept[:, None], prop, theta), np.where(accept, logp_p, logp),
+                         np.where(accept[:, None], grad_p, grad), accept)

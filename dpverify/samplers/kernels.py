@@ -41,7 +41,8 @@ class Kernel:
         return f"Kernel({self.estimator!r}, {type(self.integrator).__name__})"
 
     def init(self, position) -> NamedTuple:
-        """The integrator's initial state at ``position`` ``(chains, d)``."""
+        """The integrator's initial state at ``position`` ``(chains, d)``. (MALA's state holds the target's value at
+        the position: ``kernel.integrator.init(position, kernel.estimator.estimate(None, position, data))``.)"""
         return self.integrator.init(position)
 
     def step(self, rng: np.random.Generator, state, data, **params: Any):

@@ -9,7 +9,9 @@ the draw is approximated by a long Metropolis-adjusted Langevin (MALA) run per o
 
 ``q(a | b) = N(a; b + (h/2) grad log pi_rho(b), h I)`` (Roberts & Tweedie 1996). Proposals outside a bounded
 parameter space have ``pi_rho = 0`` and are rejected. The step ``h`` is adapted during burn-in (common to all
-chains, Robbins-Monro on log h towards acceptance 0.574) and frozen afterwards.
+chains, Robbins-Monro on log h towards acceptance 0.574) and frozen afterwards: the kernel
+(:class:`~dpverify.samplers.gradients.TemperedLogPosterior` with :class:`~dpverify.samplers.integrators.MALAIntegrator`)
+takes h as a per-step parameter, the sampler adapts it.
 
 An MCMC draw is only approximately from ``pi_rho``: by Wang et al. 2015, Proposition 3 a total-variation error
 ``delta_tv`` turns eps-DP into (eps, (1 + e^eps) delta_tv)-DP. The run reports split R-hat and bulk ESS
@@ -27,8 +29,9 @@ from scipy.stats import rankdata
 from dpverify.validation import check_epsilon, check_finite_array, check_positive_int, check_real
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
-from dpverify.samplers.gradients import Data
-from dpverify.samplers.kernels import ChainState
+from dpverify.samplers.gradients import Data, TemperedLogPosterior
+from dpverify.samplers.integrators import MALAIntegrator, MALAState
+from dpverify.samplers.kernels import ChainState, Kernel
 from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import check_steps
 from dpverify.samplers.sgmcmc import StochasticGradientSampler
@@ -156,24 +159,11 @@ class OPSMCMCLogistic(StochasticGradientSampler):
         self.B = float(B)
         self.rho = self._evaluation().conclusion["rho"]
         self.diagnostics: dict | None = None
+        # the kernel: the tempered posterior (every record) and MALA; h is adapted between steps (burn-in), not scheduled
+        self._set_kernel(Kernel(TemperedLogPosterior(model, self.rho), MALAIntegrator()), None)
 
     def _evaluation(self):
         return evaluate_theorem("wang2015.alg1_ops_scaled", {"B": self.B, "epsilon": self.epsilon}, self.unguaranteed)
-
-    # -- target ---------------------------------------------------------------
-    def _log_target_and_grad(self, data: Data, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``rho (log prior + sum log p)`` and its gradient, for a batch of chains (blocks of 1024 chains)."""
-        c = theta.shape[0]
-        logp = np.empty(c)
-        grad = np.empty_like(theta)
-        for lo in range(0, c, 1024):
-            th = theta[lo : lo + 1024]
-            lp = self.model.log_prior(th)
-            inside = np.isfinite(lp)
-            ll, g = self.model.full_data_terms(data.prepared, th)
-            logp[lo : lo + 1024] = self.rho * np.where(inside, lp + np.where(inside, ll, 0.0), -np.inf)
-            grad[lo : lo + 1024] = self.rho * (self.model.grad_log_prior(th) + g)
-        return logp, grad
 
     def _init_theta(self, n: int, rng: np.random.Generator) -> np.ndarray:
         theta = self.init_scale * rng.standard_normal((n, self.model.dim))
@@ -189,30 +179,21 @@ class OPSMCMCLogistic(StochasticGradientSampler):
         rng = self._rng(rng)
         data = self.prepare_data(dataset)
         theta = self._init_theta(n_chains, rng)
-        logp, grad = self._log_target_and_grad(data, theta)
+        state = self._kernel.integrator.init(theta, self._kernel.estimator.estimate(None, theta, data))
         h = self.step_size
         if h is None:  # a starting guess of the inverse curvature; adapted during burn-in
             h = 1.0 / (self.rho * self.N * self.model.constants.R**2 / self.model.dim + 1.0)
-        return ChainState(theta, 0, {"logp": logp, "grad": grad, "h": h, "accepted": np.zeros(n_chains, dtype=bool)})
+        return self._chain_state(state, 0, h)
+
+    @staticmethod
+    def _chain_state(state: MALAState, t: int, h: float) -> ChainState:
+        return ChainState(state.theta, t, {"logp": state.logp, "grad": state.grad, "h": h, "accepted": state.accepted})
 
     def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
-        """One MALA transition of every chain (see the module docstring)."""
-        theta, logp, grad, h = state.theta, state.aux["logp"], state.aux["grad"], state.aux["h"]
-        prop = theta + 0.5 * h * grad + math.sqrt(h) * rng.standard_normal(theta.shape)
-        logp_p, grad_p = self._log_target_and_grad(data, prop)
-        fwd = np.sum((prop - theta - 0.5 * h * grad) ** 2, axis=1)
-        bwd = np.sum((theta - prop - 0.5 * h * grad_p) ** 2, axis=1)
-        finite = np.isfinite(logp_p)
-        log_alpha = np.full(theta.shape[0], -np.inf)
-        log_alpha[finite] = logp_p[finite] - logp[finite] - (bwd[finite] - fwd[finite]) / (2 * h)
-        accept = np.log(rng.random(theta.shape[0])) < log_alpha
-        aux = {
-            "logp": np.where(accept, logp_p, logp),
-            "grad": np.where(accept[:, None], grad_p, grad),
-            "h": h,
-            "accepted": accept,
-        }
-        return ChainState(np.where(accept[:, None], prop, theta), state.t + 1, aux)
+        """One MALA transition of every chain with the state's step h (the kernel; see the module docstring)."""
+        aux = state.aux
+        current = MALAState(state.theta, aux["logp"], aux["grad"], aux["accepted"])
+        return self._chain_state(self._kernel.step(rng, current, data, step_size=aux["h"]), state.t + 1, aux["h"])
 
     def sample_with_diagnostics(self, dataset, n: int, rng) -> tuple[np.ndarray, dict]:
         """``n`` OPS draws ``(n, d)`` and the diagnostics dict."""

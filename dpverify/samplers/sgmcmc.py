@@ -71,13 +71,15 @@ class StochasticGradientSampler(Sampler):
 
     A subclass sets its kernel and schedule once at construction (:meth:`_set_kernel`); then ``init`` puts every
     chain at ``theta0`` (data-independent, Wang et al. 2015, Theorem 4; default 0) and each step is
-    ``kernel.step(rng, state, data, **schedule.at(t))``. (OPS by MALA and the hybrid sampler override ``init`` /
-    ``_step``.) ``n_steps`` is the length of a run.
+    ``kernel.step(rng, state, data, **schedule.at(t))``. (OPS by MALA adapts its step and overrides ``init`` and
+    ``_step``; the hybrid sampler overrides ``init``.) ``n_steps`` is the length of a run.
     """
 
     model: Any
     N: int
     n_steps: int
+    _kernel: Kernel | None = None
+    _schedule: Schedule | None = None
 
     def _setup_common(self, model, N: int, theta0, unguaranteed: bool) -> None:
         self.model = model
@@ -92,20 +94,22 @@ class StochasticGradientSampler(Sampler):
         self.tau, self.T, self.epsilon, self.delta = budget.tau, budget.T, budget.epsilon, budget.delta
         self.n_steps = budget.n_steps
 
-    def _set_kernel(self, kernel: Kernel, schedule: Schedule) -> None:
-        """The kernel that runs the chains and its per-step parameters (one entry per step of the run)."""
-        if schedule.n_steps != self.n_steps:
+    def _set_kernel(self, kernel: Kernel, schedule: Schedule | None) -> None:
+        """The kernel that runs the chains and its per-step parameters (one entry per step of the run; None when the
+        sampler chooses them as it runs, e.g. OPS by MALA adapting its step, and overrides ``_step``)."""
+        if schedule is not None and schedule.n_steps != self.n_steps:
             raise ValueError(f"the schedule has {schedule.n_steps} steps; the run has {self.n_steps}")
         self._kernel, self._schedule = kernel, schedule
 
     @property
-    def kernel(self) -> Kernel:
+    def kernel(self) -> Kernel | None:
         """The sampling kernel (gradient estimator + integrator, :mod:`dpverify.samplers.kernels`)."""
         return self._kernel
 
     @property
-    def kernel_schedule(self) -> Schedule:
-        """The per-step parameters the kernel is run with (:mod:`dpverify.samplers.schedules`)."""
+    def kernel_schedule(self) -> Schedule | None:
+        """The per-step parameters the kernel is run with (:mod:`dpverify.samplers.schedules`); None when the sampler
+        adapts them as it runs (OPS by MALA)."""
         return self._schedule
 
     # -- data -----------------------------------------------------------------
