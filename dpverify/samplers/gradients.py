@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PoissonSampling
 from dpverify.models.base import clip_gradients
 from dpverify.samplers.minibatch import draw_minibatches, draw_poisson_minibatches
 
@@ -42,6 +43,7 @@ __all__ = [
     "UniformMinibatchRecordGradients",
     "LogDensityAndGradient",
     "TemperedLogPosterior",
+    "estimator_for_sampling",
     "clip_gradients",
 ]
 
@@ -203,3 +205,17 @@ class TemperedLogPosterior:
             logp[lo : lo + B] = rho * np.where(inside, lp + np.where(inside, ll, 0.0), -np.inf)
             grad[lo : lo + B] = rho * (model.grad_log_prior(th) + g)
         return LogDensityAndGradient(logp, grad)
+
+
+def estimator_for_sampling(model, sampling, *, prior_weight: float, data_weight: float, clip: float | None):
+    """The gradient estimator that draws the batches of a sampling scheme of
+    :mod:`dpverify.calculus.mechanism_description` (the one a mechanism description declares): every record
+    (``FullBatch``), Poisson with rate q (``PoissonSampling``), or b of N without replacement (``FixedSizeSampling``)."""
+    weights = {"prior_weight": prior_weight, "data_weight": data_weight, "clip": clip}
+    if isinstance(sampling, PoissonSampling):
+        return PoissonMinibatchGradient(model, sampling.rate, **weights)
+    if isinstance(sampling, FixedSizeSampling):
+        return UniformMinibatchGradient(model, sampling.batch_size, **weights)
+    if isinstance(sampling, FullBatch):
+        return FullBatchGradient(model, **weights)
+    raise TypeError(f"sampling must be a dpverify.calculus.mechanism_description sampling scheme; got {sampling!r}")

@@ -29,9 +29,7 @@ from dpverify.samplers.budgets import WangBudget, wang_iterations
 from dpverify.samplers.claims import catalogue_theorem, claim_from, evaluate_theorem
 from dpverify.samplers.gradients import (
     Data,
-    FullBatchGradient,
-    PoissonMinibatchGradient,
-    UniformMinibatchGradient,
+    estimator_for_sampling,
     full_gradient_sum,
     minibatch_gradient_sum,
     per_record_gradients,
@@ -55,7 +53,6 @@ __all__ = [
     "claim_from",
     "GradientMechanism",
     "LangevinSampler",
-    "langevin_estimator",
     "MAX_STEPS",
     "MAX_OUTPUT_ELEMENTS",
     "check_steps",
@@ -80,6 +77,7 @@ class StochasticGradientSampler(Sampler):
     n_steps: int
     _kernel: Kernel | None = None
     _schedule: Schedule | None = None
+    _budget: WangBudget | None = None
 
     def _setup_common(self, model, N: int, theta0, unguaranteed: bool) -> None:
         self.model = model
@@ -100,6 +98,12 @@ class StochasticGradientSampler(Sampler):
         if schedule is not None and schedule.n_steps != self.n_steps:
             raise ValueError(f"the schedule has {schedule.n_steps} steps; the run has {self.n_steps}")
         self._kernel, self._schedule = kernel, schedule
+
+    @property
+    def budget(self) -> WangBudget | None:
+        """Wang et al. 2015's budget (:class:`~dpverify.samplers.budgets.WangBudget`) of the samplers built on it
+        (DP-SGLD of Alg. 2, DP-SGHMC, DP-SGNHT, DP-SGFS); None for the others."""
+        return self._budget
 
     @property
     def kernel(self) -> Kernel | None:
@@ -165,21 +169,6 @@ class StochasticGradientSampler(Sampler):
         n = check_positive_int(n, "n")
         state, path = self.run(dataset, n, rng, record_path=self.output == "path")
         return path if self.output == "path" else state.theta
-
-
-def langevin_estimator(model, sampling, *, prior_weight: float, data_weight: float, clip: float | None):
-    """The gradient estimator of a batch scheme of :mod:`dpverify.calculus.mechanism_description`: every record
-    (:class:`FullBatch`), Poisson with rate q, or b of N without replacement."""
-    from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PoissonSampling
-
-    weights = {"prior_weight": prior_weight, "data_weight": data_weight, "clip": clip}
-    if isinstance(sampling, PoissonSampling):
-        return PoissonMinibatchGradient(model, sampling.rate, **weights)
-    if isinstance(sampling, FixedSizeSampling):
-        return UniformMinibatchGradient(model, sampling.batch_size, **weights)
-    if isinstance(sampling, FullBatch):
-        return FullBatchGradient(model, **weights)
-    raise TypeError(f"sampling must be a dpverify.calculus.mechanism_description sampling scheme; got {sampling!r}")
 
 
 # -- Langevin-type samplers: one update form, its mechanism description, the pair's privacy loss -----------------
@@ -360,7 +349,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         """The kernel and schedule that run the declared mechanism: the batch scheme's gradient estimator with the
         declared weights and clip level, the Euler-Maruyama update, step sizes ``c_t`` and noise scales ``s_t``.
         (The known-bad variants of :mod:`dpverify.samplers.broken` override this, and only this.)"""
-        estimator = langevin_estimator(self.model, self._sampling, prior_weight=self._prior_weight,
+        estimator = estimator_for_sampling(self.model, self._sampling, prior_weight=self._prior_weight,
                                        data_weight=self._data_weight, clip=self._clip)
         return Kernel(estimator, EulerMaruyama()), Schedule(self.n_steps, step_size=self._coef, noise_std=self._noise_std)
 
