@@ -19,7 +19,7 @@ import numpy as np
 from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real
 from dpverify.samplers.schedules import MAX_STEPS
 
-__all__ = ["WangBudget", "wang_iterations", "model_lipschitz"]
+__all__ = ["WangBudget", "wang_iterations", "wang_noise_level", "model_lipschitz"]
 
 
 def wang_iterations(N: int, T: float, tau: int) -> int:
@@ -30,6 +30,12 @@ def wang_iterations(N: int, T: float, tau: int) -> int:
     if n > MAX_STEPS:
         raise ValueError(f"T = {T} gives floor(N T / tau) = {n} iterations; at most {MAX_STEPS} are allowed")
     return n
+
+
+def wang_noise_level(N: float, T: float, tau: float, epsilon: float, delta: float, L: float) -> float:
+    """``(128 N T L^2 / (tau eps^2)) log(2.5 N T / (tau delta)) log(2/delta)``: Wang et al. 2015, Alg. 2 step 2's lower
+    bound on the noise variance per squared step size (and eqs. 4.2-4.5's on ``2 (A - B_hat)/h``, ``2 a / eta``)."""
+    return (128.0 * N * T * L**2 / (tau * epsilon**2)) * math.log(2.5 * N * T / (tau * delta)) * math.log(2.0 / delta)
 
 
 def model_lipschitz(model, who: str) -> float:
@@ -67,7 +73,5 @@ class WangBudget:
         return cls(N, tau, T, epsilon, delta, wang_iterations(N, T, tau))
 
     def privacy_noise_level(self, L: float) -> float:
-        """``(128 N T L^2 / (tau eps^2)) log(2.5 N T / (tau delta)) log(2/delta)``: Alg. 2 step 2's lower bound on
-        the noise variance per squared step size (and eqs. 4.2-4.5's on ``2 (A - B_hat)/h``, ``2 a / eta``)."""
-        N, T, tau, eps, dl = self.N, self.T, self.tau, self.epsilon, self.delta
-        return (128.0 * N * T * L**2 / (tau * eps**2)) * math.log(2.5 * N * T / (tau * dl)) * math.log(2.0 / dl)
+        """:func:`wang_noise_level` of this budget for the Lipschitz constant ``L``."""
+        return wang_noise_level(self.N, self.T, self.tau, self.epsilon, self.delta, L)

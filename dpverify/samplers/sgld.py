@@ -16,14 +16,12 @@ at least as private under the same noise.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dpverify.validation import check_delta, check_epsilon, check_real
 from dpverify.calculus.mechanism_description import FixedSizeSampling, PoissonSampling
 from dpverify.samplers.base import Claim
-from dpverify.samplers.budgets import WangBudget, model_lipschitz
+from dpverify.samplers.budgets import WangBudget, model_lipschitz, wang_noise_level
 from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import check_steps, step_size_schedule
@@ -42,8 +40,7 @@ def wang_noise_variance(eta, N: float, T: float, tau: float, epsilon: float, del
     ``T`` counts data passes. Vectorised over ``eta`` (a step-size schedule).
     """
     eta = np.asarray(eta, dtype=float)
-    privacy = (128.0 * N * T * L**2 / (tau * epsilon**2)) * math.log(2.5 * N * T / (tau * delta)) * math.log(2.0 / delta)
-    return np.maximum(privacy * eta**2, eta)
+    return np.maximum(wang_noise_level(N, T, tau, epsilon, delta, L) * eta**2, eta)
 
 
 @register
@@ -77,7 +74,7 @@ class DPSGLDWang(LangevinSampler):
         self.half_drift = bool(half_drift)
         if self.privacy_noise:
             self.L = model_lipschitz(model, "DP-SGLD (Wang et al. 2015, Alg. 2)")
-            self._noise_variance = wang_noise_variance(self.eta, self.N, self.T, self.tau, self.epsilon, self.delta, self.L)
+            self._noise_variance = np.maximum(self.budget.privacy_noise_level(self.L) * self.eta**2, self.eta)  # step 2
         else:
             self.L = model.constants.L
             self._noise_variance = self.eta.copy()
