@@ -76,6 +76,8 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.calculus.accounting",
     "dpverify.theorems.base",
     "dpverify.theorems.registry",
+    "dpverify.theorems.symbols",
+    "dpverify.theorems.shared",
     "dpverify.samplers.base",
     "dpverify.samplers.registry",
     "dpverify.models.base",
@@ -193,8 +195,11 @@ def _theorem_section(thm, results: list[dict] | None, samplers: set[str]) -> lis
            "lost its displayed formulas)" if src.reconstructed and src.confidence else "yes" if src.reconstructed else "no"),
         f"- **Check status:** {_status(_theorem_status(results))}"
         + (f" ({sum(r['passed'] for r in results)}/{len(results)} checks passed)" if results else ""),
-        "",
     ]
+    # a statement two papers make is one encoding (dpverify.theorems.shared): say so, and link the other item
+    out += [f"- **Same statement as:** [{_text(other)}]({other.split('.', 1)[0]}.md#{other}) (one encoding, shared "
+            "by both papers; the checks below are this paper's own)" for other in getattr(thm, "same_as", [])]
+    out.append("")
     if thm.statement:
         out += ["**Statement.** " + _text(thm.statement), ""]
     if thm.parameters:

@@ -12,6 +12,7 @@ from scipy import integrate, stats
 
 from dpverify.calculus.accounting.sampled_gaussian import rdp_sampled_gaussian
 from dpverify.calculus.mechanisms.exponential import discrete_delta
+from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Hypothesis, Source, Theorem
 from dpverify.theorems.bertazzi2025.formulas import SYMBOLS, gaussian_renyi
 
@@ -155,7 +156,7 @@ def_22 = Theorem(
 @def_22.add_check("gaussian_renyi_sympy", "symbolic", "sympy integral of p^alpha q^(1-alpha) for 1-d Gaussians")
 def _():
     x = sp.Symbol("x", real=True)
-    a, mu, s = sp.Integer(3), sp.Symbol("mu", positive=True), sp.Symbol("s", positive=True)
+    a, mu, s = sp.Integer(3), sy.mu, sp.Symbol("s", positive=True)  # mu: the mean gap (symbol table)
     p = sp.exp(-x**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
     q = sp.exp(-(x - mu)**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
     integral = sp.integrate(sp.simplify(p**a * q**(1 - a)), (x, -sp.oo, sp.oo))

@@ -42,7 +42,7 @@ def _src(item: str, location: str, confidence: str) -> Source:
 def _optimised_conversion_matches(C_expr: sp.Expr) -> tuple[bool, str]:
     """Section 7 check 1: min over alpha > 1 of alpha C/2 + log(1/delta)/(alpha-1) equals C/2 + sqrt(2 C log(1/delta)),
     at alpha* = 1 + sqrt(2 log(1/delta)/C) (Mironov 2017, Prop. 3 conversion optimised)."""
-    a = sp.Symbol("a", positive=True)
+    a = sp.Dummy("a", positive=True)
     objective = a * C_expr / 2 + ld / (a - 1)
     a_star = 1 + sp.sqrt(2 * ld / C_expr)
     stationary = sp.simplify(sp.diff(objective, a).subs(a, a_star)) == 0
@@ -169,7 +169,7 @@ def _():
 @lem_b1.add_check("chernoff_optimisation", "symbolic",
                   "min over lambda of lambda^2 C/2 - lambda r is -r^2/(2C), at lambda = r/C (eqs. 84-85)")
 def _():
-    lam = sp.Symbol("lam", positive=True)
+    lam = sp.Dummy("lam", positive=True)
     f = lam**2 * C / 2 - lam * r_tail
     crit = sp.solve(sp.diff(f, lam), lam)
     ok = crit == [r_tail / C] and sp.simplify(f.subs(lam, crit[0]) + r_tail**2 / (2 * C)) == 0

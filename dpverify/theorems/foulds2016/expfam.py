@@ -128,7 +128,7 @@ def _eq12():
     = theta^T (S(x') - S(x)) + log h(x') - log h(x), for a 2-dimensional theta."""
     t1, t2 = sp.symbols("theta1 theta2", real=True)
     s1, s2, r1, r2 = sp.symbols("S1 S2 R1 R2", real=True)  # S(x), S(x')
-    h, hp, g = sp.symbols("h h' g", positive=True)
+    h, hp, g = sp.symbols("h h' g", positive=True, cls=sp.Dummy)  # base measures h(x), h(x'), g
     lik = lambda hh, a, b: hh * g * sp.exp(t1 * a + t2 * b)  # noqa: E731
     diff = sp.expand_log(sp.log(lik(hp, r1, r2)) - sp.log(lik(h, s1, s2)), force=True)
     target = t1 * (r1 - s1) + t2 * (r2 - s2) + sp.log(hp) - sp.log(h)

@@ -392,7 +392,7 @@ def _eq10_boltzmann():
 @EQ10_TEMPERATURE.add_check("eq14_tempered_exponential_family", "symbolic")
 def _eq14():
     """Foulds eq. 14: (g^{N+alpha} exp(theta (S + alpha chi)))^{1/T} = g^{(N+alpha)/T} exp(theta (S + alpha chi)/T)."""
-    g, s_stat, alpha, chi = sp.symbols("g S alpha chi", positive=True)
+    g, s_stat, alpha, chi = sp.symbols("g S alpha chi", positive=True, cls=sp.Dummy)
     theta = sp.Symbol("theta", real=True)
     n = SYM["N"]
     post = g ** (n + alpha) * sp.exp(theta * (s_stat + alpha * chi))

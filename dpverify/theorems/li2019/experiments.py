@@ -187,7 +187,7 @@ def _():
     sig_sq = noise_multiplier_sq(N, q, eta, L)
     u = sp.Symbol("u", positive=True)  # u = eta L^2
     only_product = sp.simplify(sig_sq.subs(eta, u / L**2)).free_symbols.isdisjoint({L})
-    c = sp.Symbol("c", positive=True)  # the registered bound scales exactly as 1/L^2
+    c = sp.Dummy("c", positive=True)  # the registered bound scales exactly as 1/L^2
     scaling = sp.simplify(fig2.conclusion["decreasing"].subs(L, c * L) * c**2 - fig2.conclusion["decreasing"]) == 0
     return only_product and scaling, f"sigma^2 in terms of u = eta L^2: {sp.simplify(sig_sq.subs(eta, u / L**2))}; eta_max(cL) c^2 = eta_max(L): {scaling}"
 

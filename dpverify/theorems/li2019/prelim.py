@@ -491,7 +491,7 @@ def _():
                 "the stationary density is pi^{2h/v}; Alg. 1 has v = h -> pi^2")
 def _():
     x = sp.Symbol("x", real=True)
-    a, v = sp.symbols("a v", positive=True)
+    a, v = sp.symbols("a v", positive=True, cls=sp.Dummy)
     logpi = sp.Function("f")(x)
     p = sp.exp(2 * a / v * logpi)
     # Euler step x + a f'(x) + N(0, v) ~ SDE dx = a f' dt + sqrt(v) dW per unit step: FP operator

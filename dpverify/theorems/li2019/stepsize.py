@@ -199,7 +199,7 @@ def _():
                 "min_lam K lam(lam+1) - lam eps = -(eps-K)^2/(4K); = -log(1/delta) at the small root K(eps, delta); "
                 "with log moment L^2 sum eta_t/((1-q)N) this is eta_1 = eta_max, and c2 makes printed iii) equal it")
 def _():
-    lam, Ks = sp.Symbol("lam", positive=True), sp.Symbol("K", positive=True)
+    lam, Ks = symbols("lam")["lam"], sp.Dummy("K", positive=True)  # lam: the moment order (symbol table)
     expo = Ks * lam * (lam + 1) - lam * eps
     lstar = sp.solve(sp.diff(expo, lam), lam)[0]
     minimum = sp.simplify(expo.subs(lam, lstar) + (eps - Ks) ** 2 / (4 * Ks))

@@ -153,7 +153,7 @@ def _():
                  "eps^4 N^2/(c^4 L^4 T^2 log^2(1/delta)); it is O(1/T), Wang's O(1/(T log T))")
 def _():
     eps, delta, L = S["epsilon"], S["delta"], S["L"]
-    c = sp.Symbol("c", positive=True)
+    c = sp.Dummy("c", positive=True)
     step = eps**2 * N / (c**2 * L**2 * T * sp.log(1 / delta))
     got = sp.simplify(PROP6.subs(eta, step) / C - (N / tau - 1) * N**2 * Gamma / T)
     printed = c**2 * L**2 * sp.log(1 / delta) / (eps**2 * N) + eps**4 * N**2 / (c**4 * L**4 * T**2 * sp.log(1 / delta) ** 2)
@@ -215,7 +215,7 @@ prop7 = Theorem(
                  "with m = log(1/omega), T = A log^5(1/omega)/omega^4 = A m^5 e^{4m}, not the supplement's A m e^{4m/5} "
                  "(nor with the supplement's own m = omega^{-4})")
 def _():
-    m = sp.Symbol("m", positive=True)
+    m = sp.Dummy("m", positive=True)
     stmt = A * sp.log(1 / omega) ** 5 / omega**4
     as_m = sp.simplify(stmt.subs(omega, sp.exp(-m)))
     supp = A * m * sp.exp(sp.Rational(4, 5) * m)
@@ -257,7 +257,7 @@ def _():
                  "T^{1/5} omega^{4/5} = A^{1/5} log(1/omega) on T = A log^5(1/omega)/omega^4 (eq. 10 -> statement), and the "
                  "step condition omega >= eta^{1/4} log(1/omega) <=> eta <= (omega/log(1/omega))^4")
 def _():
-    m = sp.Symbol("m", positive=True)  # m = log(1/omega) > 0 for omega in (0, 1)
+    m = sp.Dummy("m", positive=True)  # m = log(1/omega) > 0 for omega in (0, 1)
     Tm = A * m**5 * sp.exp(4 * m)  # T = A log^5(1/omega)/omega^4 at omega = e^{-m}
     form = sp.simplify(sp.powsimp(sp.expand_power_base(Tm ** sp.Rational(1, 5), force=True) * sp.exp(-sp.Rational(4, 5) * m))
                        - A ** sp.Rational(1, 5) * m)

@@ -64,7 +64,8 @@ wang = Theorem(
                 "Wang's Alg. 2 condition (128 N T_W L^2/(tau eps^2)) log(2.5 N T_W/(tau delta)) log(2/delta) eta_W^2 <= eta_W "
                 "with T_W = tau T/N, eta_W = eta/N is eta <= the quoted bound")
 def _():
-    tau, eta_w, T_w, eta = sp.symbols("tau eta_W T_W eta", positive=True)
+    eta_w, T_w = sp.symbols("eta_W T_W", positive=True)
+    tau, eta = symbols("tau", "eta").values()  # the symbol table's tau and eta
     coef = 128 * N * T_w * L**2 / (tau * eps**2) * sp.log(sp.Rational(5, 2) * N * T_w / (tau * delta)) * sp.log(2 / delta)
     # coef eta_W^2 <= eta_W  <=>  eta_W <= 1/coef (eta_W > 0): the injected variance is plain SGLD's
     assert sp.simplify((coef * eta_w**2 - eta_w).subs(eta_w, 1 / coef)) == 0

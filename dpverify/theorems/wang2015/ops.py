@@ -28,7 +28,7 @@ def _beta_bernoulli_scaled_mse(rho):
 
     Used by Propositions 2 and 4 (rho = 1 and rho = epsilon / (4B)); returns (expr, n, theta0).
     """
-    n, th = sp.Symbol("n", positive=True), sp.Symbol("theta0", positive=True)
+    n, th = sp.Symbol("n", positive=True), symbols("theta0")["theta0"]  # n continuous here (a limit in n)
     s = sp.Symbol("s")  # the success count S
     a, b = 1 + rho * s, 1 + rho * (n - s)
     mean = a / (a + b)
@@ -46,7 +46,7 @@ def _beta_bernoulli_scaled_mse(rho):
 # ---------------------------------------------------------------------------------------------
 # Definition 1
 _s = symbols("epsilon")
-_delta0 = sp.Symbol("delta", nonnegative=True)
+_delta0 = symbols("delta")["delta"]
 def1 = Theorem(
     "wang2015.def1_dp",
     "(epsilon, delta)-differential privacy",
@@ -513,7 +513,7 @@ def _():
 @prop4.add_check("beta_bernoulli_tempered_mse", "symbolic",
                  "tempered Beta-Bernoulli OPS: lim n MSE / I^-1 = 1 + 1/rho")
 def _():
-    r = sp.Symbol("r", positive=True)
+    r = sp.Dummy("rho", positive=True)
     mse, n, th = _beta_bernoulli_scaled_mse(r)
     are = sp.simplify(sp.limit(mse, n, sp.oo) / (th * (1 - th)))
     expected = 1 + 1 / r

@@ -68,7 +68,7 @@ lem5 = Theorem(
                 "(for eps <= 2(1 + sqrt(2 log 1/delta))), and P(Z > sqrt(2 log(1/delta))) <= delta (Chernoff)")
 def _():
     s, y = _l5["sensitivity"], sp.Symbol("y", real=True)
-    r = sp.Symbol("r", positive=True)  # r = sqrt(2 log(1/delta))
+    r = sp.Dummy("r", positive=True)  # r = sqrt(2 log(1/delta))
     c = s * (1 + r) / _eps
     same_c = sp.simplify(lem5.conclusion["noise_std"] - c.subs(r, sp.sqrt(2 * sp.log(1 / _delta)))) == 0
     # privacy loss at output y of N(s, c^2) against N(0, c^2): log N(y; s, c^2) - log N(y; 0, c^2)

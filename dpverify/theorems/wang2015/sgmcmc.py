@@ -226,7 +226,7 @@ def _():
 @thm4.add_check("noise_constant_needed", "symbolic",
                 "solve for the constant C in Alg. 2's variance that makes Theorem 2 give the proof's eps_0: C = 256 (Alg. 2 has 128)")
 def _():
-    C = sp.Symbol("C", positive=True)
+    C = sp.Dummy("C", positive=True)
     D_C = _plain(_D) * C / 128
     sigma_sum = sp.sqrt(D_C * _eta**2 / (_eta * _N / _tau) ** 2)
     eps0 = 2 * _L * sp.sqrt(2 * _la) / sigma_sum
@@ -241,7 +241,7 @@ def _():
 def _():
     from scipy.optimize import brentq
 
-    r = sp.Symbol("r", positive=True)
+    r = sp.Dummy("r", positive=True)
     f = sp.lambdify((r, _N, _T, _tau, _eps, _delta), sgld_chain(r)["epsilon"], "math")
     chain_eps = lambda C: f(C / 256, 10**4, 10, 100, 0.5, 1e-5)  # noqa: E731
     with128 = chain_eps(128)
