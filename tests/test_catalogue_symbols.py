@@ -8,7 +8,7 @@
 - part modules list their items in ``THEOREMS``, paper packages collect them in catalogue order, only the
   registry registers;
 - a statement two papers make is one :class:`~dpverify.theorems.base.Statement`: both IDs resolve, keep their own
-  sources, evaluate to the same numbers, say "Same statement as", and each check exists once.
+  sources, evaluate to the same numbers, say "the same statement as", and each check exists once.
 """
 from __future__ import annotations
 
@@ -215,7 +215,7 @@ def test_a_shared_statement_is_one_encoding_referenced_by_both_papers(first, sec
     assert a.symbols is b.symbols and a.conclusion is b.conclusion and a.hypotheses is b.hypotheses
     assert (a.source.item, a.source.location) == src_first and (b.source.item, b.source.location) == src_second
     assert a.same_as == [second] and b.same_as == [first]
-    assert f"Same statement as {second}" in a.explain() and f"Same statement as {first}" in b.explain()
+    assert f"same statement as {second}" in a.explain() and f"same statement as {first}" in b.explain()
     assert a.to_dict()["same_as"] == [second] and b.to_dict()["id"] == second
     ev_a, ev_b = a.evaluate(**values), b.evaluate(**values)
     assert ev_a.theorem_id == first and ev_b.theorem_id == second
@@ -240,7 +240,7 @@ def test_a_change_to_a_shared_statement_is_a_change_to_both():
 def test_every_other_item_has_its_own_statement_and_every_check_exists_once():
     for thm in THEOREMS:
         if thm.id not in SHARED_IDS:
-            assert thm.core.theorems == [thm] and thm.same_as == [] and "Same statement as" not in thm.explain()
+            assert thm.core.theorems == [thm] and thm.same_as == [] and "same statement as" not in thm.explain()
     checks = [id(c) for t in THEOREMS for c in t.checks]
     assert len(checks) == len(set(checks))
 

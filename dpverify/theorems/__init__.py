@@ -22,7 +22,7 @@ Registration, one style for the four papers (a new item: add its ID to the catal
     from dpverify.theorems import registry
     thm = registry.get("wang2015.thm1_ops_pure_dp")
     thm.evaluate(B=0.5)            # -> Evaluation(epsilon=2.0, ...)
-    print(thm.explain())           # "... Same statement as foulds2016.thm3_posterior_4b ..."
+    print(thm.explain())           # "... the same statement as foulds2016.thm3_posterior_4b ..."
 """
 from dpverify.theorems.base import (  # noqa: F401
     KINDS,

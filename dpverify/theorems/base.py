@@ -381,7 +381,7 @@ class Statement:
     al. 2016, Thm 3: "one posterior sample is 4B-DP") is *one* :class:`Statement`, made once
     (:mod:`dpverify.theorems.shared`) and passed as ``Theorem(..., shared=...)`` by each paper. Then there is one
     encoding: both catalogue IDs evaluate the same expressions, a change to one is a change to both, and
-    :meth:`Theorem.explain` says "same statement as <other ID>". What stays per paper is what differs between
+    :meth:`Theorem.explain` says "the same statement as <other ID>". What stays per paper is what differs between
     papers: the ID, title, :class:`Source`, kind, errata, notes, empirical links and the checks (each paper's
     proof, run once, under its own ID).
 
@@ -724,7 +724,7 @@ class Theorem:
         lines = [f"{self.id}: {self.title}", f"Source: {self.source} -- {self.source.citation}"]
         for other in self.core.theorems:
             if other is not self:
-                lines.append(f"Same statement as {other.id} ({other.source}): one encoding, shared by both papers")
+                lines.append(f"Shared: the same statement as {other.id} ({other.source}); one encoding for both papers")
         if self.statement:
             lines += ["", self.statement]
         if self.symbols:

@@ -4,7 +4,7 @@ once here and referenced by one :class:`~dpverify.theorems.base.Theorem` per pap
 Both catalogue IDs resolve through :func:`dpverify.theorems.registry.get`, each with its own paper's
 :class:`~dpverify.theorems.base.Source`, title, notes, errata and checks (that paper's proof, run once under its
 ID); they evaluate the same symbols, hypotheses and conclusion, and ``explain()`` of each says
-"Same statement as <other ID>".
+"the same statement as <other ID>".
 
 - :data:`OPS_PURE_DP` -- one posterior sample with ``|log p(x|theta)| <= B`` is 4B-DP: Wang et al. 2015,
   Theorem 1 (``wang2015.thm1_ops_pure_dp``) and Foulds et al. 2016, Theorem 3, which restates it
