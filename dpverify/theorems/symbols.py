@@ -38,9 +38,10 @@ The decisions on epsilon and delta
 Wang/Foulds Prop. 3, Lemma 1's post-processing). Statements whose formula or proof needs delta > 0 --
 everything with ``log(1/delta)`` or ``log(2/delta)``: the Gaussian mechanism, DP-SGLD, the moments
 accountant's tail bound, Girsanov-based bounds -- say so with the hypothesis :func:`delta_positive`, so
-``evaluate(delta=0)`` on them is a :class:`~dpverify.theorems.base.HypothesisError` naming it. Their
-symbolic checks that need the positivity to simplify a logarithm substitute a positive stand-in
-(:func:`assuming_positive`), the sympy form of "under the hypothesis delta > 0".
+``evaluate(delta=0)`` on them is a :class:`~dpverify.theorems.base.HypothesisError` naming it. (Every
+derivation check of the catalogue passes under the nonnegative delta: none needed sympy to know delta > 0.)
+The one exception is ``li2019.wang_bound_quoted``, a quotation whose q-free evaluation checks no hypothesis;
+its ``eta_max`` tends to 0 as delta -> 0, the right limit.
 
 ``epsilon`` is **positive**: every statement of the catalogue divides by it or takes its logarithm
 (the Laplace scale Delta/eps, the temperature 2 Delta/eps, the Gaussian sigma ~ 1/eps, rho = eps/(4B)),
@@ -52,12 +53,15 @@ scales, constants and rates are positive unless the entry says it may be 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
+if TYPE_CHECKING:  # the hypothesis type, for annotations only (base imports nothing from here)
+    from dpverify.theorems.base import Hypothesis
+
 __all__ = [
-    "Entry", "Quantity", "TABLE", "entry", "entry_of", "pick", "delta_positive", "assuming_positive",
+    "Entry", "Quantity", "TABLE", "entry", "entry_of", "pick", "delta_positive",
 ]
 
 
@@ -70,11 +74,8 @@ class Entry:
     symbol: sp.Symbol
     meaning: str
     papers: tuple[str, ...]
-
-    @property
-    def assumptions(self) -> dict[str, bool]:
-        """The assumptions given when the symbol was made (``positive``, ``integer``, ``nonnegative``)."""
-        return dict(self.symbol._assumptions_orig)  # the assumptions as declared, not the derived ones
+    #: The assumptions as declared (``positive``, ``integer``, ``nonnegative``), not the ones sympy derives.
+    assumptions: dict[str, bool]
 
 
 class Quantity(sp.Symbol):
@@ -112,7 +113,7 @@ def _add(key: str, printed: str, meaning: str, papers: str, **assumptions: bool)
     if key in TABLE:  # pragma: no cover - a typo in this module
         raise RuntimeError(f"symbol table: duplicate key {key!r}")
     symbol = sp.Symbol(printed, **assumptions) if key == printed else Quantity(printed, key, **assumptions)
-    TABLE[key] = Entry(key, symbol, meaning, tuple(papers.split()))
+    TABLE[key] = Entry(key, symbol, meaning, tuple(papers.split()), dict(assumptions))
     return symbol
 
 
@@ -248,14 +249,14 @@ def entry(key: str) -> Entry:
         raise KeyError(f"{key!r} is not in the symbol table" + (f"; did you mean {', '.join(close)}?" if close else "")) from None
 
 
-def entry_of(symbol: Any) -> Entry:
+def entry_of(symbol: sp.Basic) -> Entry:
     """The row whose symbol *is* ``symbol`` (same name and assumptions); ``KeyError`` for a symbol the table
     does not hold."""
     for e in TABLE.values():
         if e.symbol == symbol:
             return e
-    raise KeyError(f"symbol {symbol!r} with assumptions {getattr(symbol, '_assumptions_orig', {})} is not in the "
-                   "symbol table (dpverify.theorems.symbols)")
+    raise KeyError(f"symbol {symbol!r} is not in the symbol table (dpverify.theorems.symbols); a table symbol has "
+                   "the same name and assumptions (and, for a letter two quantities share, is the table's object)")
 
 
 def pick(*keys: str) -> dict[str, sp.Symbol]:
@@ -270,24 +271,9 @@ def pick(*keys: str) -> dict[str, sp.Symbol]:
     return out
 
 
-def delta_positive(symbol: sp.Symbol = delta, name: str = "delta_positive", why: str = "") -> Any:
+def delta_positive(symbol: sp.Symbol = delta, name: str = "delta_positive", why: str = "") -> "Hypothesis":
     """The hypothesis ``symbol > 0`` for a statement whose formula needs it (``log(1/delta)``); see the
     module docstring. Returns a :class:`~dpverify.theorems.base.Hypothesis`."""
     from dpverify.theorems.base import Hypothesis
 
     return Hypothesis(name, symbol > 0, why or f"{symbol} > 0: the statement takes log(1/{symbol})")
-
-
-def assuming_positive(exprs: Iterable[Any] | Any, *syms: sp.Symbol):
-    """``exprs`` with each of ``syms`` replaced by a positive stand-in of the same name, and the map back.
-
-    The sympy form of "under the hypothesis delta > 0": a derivation check that needs the positivity to
-    simplify (``log(2/delta) = log 2 - log delta``) runs on the stand-in. Returns ``(exprs, back)``
-    with ``back`` a substitution dict from the stand-ins to the table symbols.
-    """
-    syms = syms or (delta,)
-    fwd = {s: sp.Symbol(s.name, positive=True, **({"integer": True} if s.is_integer else {})) for s in syms}
-    back = {v: k for k, v in fwd.items()}
-    if isinstance(exprs, (list, tuple)):
-        return type(exprs)(sp.sympify(e).subs(fwd) for e in exprs), back
-    return sp.sympify(exprs).subs(fwd), back
