@@ -24,11 +24,11 @@ from dpverify.validation import check_epsilon, check_positive_int, check_probabi
 from dpverify.theorems import catalogue
 from dpverify.theorems.foulds2016 import expfam, gibbs, posterior
 from dpverify.theorems.base import Hypothesis, Theorem
-from dpverify.theorems.foulds2016.common import SYM, link, source
+from dpverify.theorems.foulds2016.common import SYMBOLS, link, source
 
 __all__ = ["THEOREMS", "TABLE1_COMPARISON", "FIG2_L1_ERROR", "fig2_l1_errors"]
 
-eps, a0, temperature, k = SYM["epsilon"], SYM["a0"], SYM["temperature"], SYM["k"]
+eps, a0, temperature, k = SYMBOLS["epsilon"], SYMBOLS["a0"], SYMBOLS["temperature"], SYMBOLS["k"]
 
 # ----------------------------------------------------------------------------- Table 1
 TABLE1_COMPARISON = Theorem(

@@ -21,10 +21,10 @@ import sympy as sp
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Source
 
-__all__ = ["SYM", "source", "link"]
+__all__ = ["SYMBOLS", "source", "link"]
 
 #: This paper's symbols, keyword name -> the entry of the catalogue's symbol table (:mod:`dpverify.theorems.symbols`).
-SYM: dict[str, sp.Symbol] = {
+SYMBOLS: dict[str, sp.Symbol] = {
     "epsilon": sy.epsilon,
     "delta": sy.delta,
     "C": sy.C,

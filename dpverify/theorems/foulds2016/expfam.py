@@ -19,7 +19,7 @@ from scipy.special import betaln, digamma
 from dpverify.validation import check_epsilon
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.foulds2016.common import SYM, link, source
+from dpverify.theorems.foulds2016.common import SYMBOLS, link, source
 
 __all__ = [
     "THEOREMS",
@@ -33,7 +33,7 @@ __all__ = [
     "REM1_ARE_MEAN",
 ]
 
-eps, a0, temperature = SYM["epsilon"], SYM["a0"], SYM["temperature"]
+eps, a0, temperature = SYMBOLS["epsilon"], SYMBOLS["a0"], SYMBOLS["temperature"]
 theta_max, stat_range, log_h_range = sy.theta_max, sy.stat_range, sy.log_h_range
 
 # Symbols of the asymptotic (beta-Bernoulli) derivations: n1 = N p + sqrt(N) z, noise gamma fixed.

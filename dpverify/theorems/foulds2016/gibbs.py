@@ -15,12 +15,12 @@ import sympy as sp
 from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.theorems.shared import APPROX_SAMPLING
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
-from dpverify.theorems.foulds2016.common import SYM, link, source
+from dpverify.theorems.foulds2016.common import SYMBOLS, link, source
 
 __all__ = ["THEOREMS", "PROP3_APPROX_SAMPLING", "EQ19_PRIVATE_GIBBS", "SEC4_GIBBS_COSTS", "random_scan_log_probabilities"]
 
-eps, delta, C = SYM["epsilon"], SYM["delta"], SYM["C"]
-N, Q, k, T = SYM["N"], SYM["Q"], SYM["k"], SYM["T"]
+eps, delta, C = SYMBOLS["epsilon"], SYMBOLS["delta"], SYMBOLS["C"]
+N, Q, k, T = SYMBOLS["N"], SYMBOLS["Q"], SYMBOLS["k"], SYMBOLS["T"]
 
 
 # ----------------------------------------------------------------------------- Proposition 3

@@ -13,7 +13,7 @@ import sympy as sp
 
 from dpverify.theorems.shared import BASIC_COMPOSITION, OPS_PURE_DP
 from dpverify.theorems.base import Theorem
-from dpverify.theorems.foulds2016.common import SYM, link, source
+from dpverify.theorems.foulds2016.common import SYMBOLS, link, source
 
 __all__ = [
     "THEOREMS",
@@ -26,8 +26,8 @@ __all__ = [
     "EQ10_TEMPERATURE",
 ]
 
-eps, C, B = SYM["epsilon"], SYM["C"], SYM["B"]
-temperature, sens = SYM["temperature"], SYM["sensitivity"]
+eps, C, B = SYMBOLS["epsilon"], SYMBOLS["C"], SYMBOLS["B"]
+temperature, sens = SYMBOLS["temperature"], SYMBOLS["sensitivity"]
 
 
 def _two_point_posterior_log_probs(a0_value: float, n_data: int) -> np.ndarray:
@@ -213,8 +213,8 @@ def _eq6_at_2c():
 
 
 # ----------------------------------------------------------------------------- Theorem 1
-eps1, eps2 = SYM["epsilon_1"], SYM["epsilon_2"]
-del1, del2 = SYM["delta_1"], SYM["delta_2"]
+eps1, eps2 = SYMBOLS["epsilon_1"], SYMBOLS["epsilon_2"]
+del1, del2 = SYMBOLS["delta_1"], SYMBOLS["delta_2"]
 
 THM1_COMPOSITION = Theorem(
     "foulds2016.thm1_composition",
@@ -394,7 +394,7 @@ def _eq14():
     """Foulds eq. 14: (g^{N+alpha} exp(theta (S + alpha chi)))^{1/T} = g^{(N+alpha)/T} exp(theta (S + alpha chi)/T)."""
     g, s_stat, alpha, chi = sp.symbols("g S alpha chi", positive=True, cls=sp.Dummy)
     theta = sp.Symbol("theta", real=True)
-    n = SYM["N"]
+    n = SYMBOLS["N"]
     post = g ** (n + alpha) * sp.exp(theta * (s_stat + alpha * chi))
     tempered = g ** ((n + alpha) / temperature) * sp.exp(theta * (s_stat + alpha * chi) / temperature)
     diff = sp.expand_log(sp.log(post ** (1 / temperature)), force=True) - sp.expand_log(sp.log(tempered), force=True)
