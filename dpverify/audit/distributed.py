@@ -37,13 +37,18 @@ from typing import Any, Callable, Iterable, Iterator
 from dpverify.validation import check_positive_int
 
 __all__ = [
-    "DEFAULT_RETRIES", "EXTRA_HINT", "DaskRunner", "check_client", "connect", "local_cluster", "require_distributed",
+    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "connect", "local_cluster", "require_distributed",
     "total_threads", "worker_pids",
 ]
 
 #: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
 #: handled by the scheduler independently of this number).
 DEFAULT_RETRIES = 2
+#: Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also turns off glibc's dynamic mmap
+#: threshold: every array of a chunk (8 MiB at 2^20 float64 outputs) is then mmap'ed and unmapped, and its pages
+#: faulted in again, which made a Laplace audit 1.5-3 times slower per chunk here. :func:`local_cluster` unsets it
+#: (this config key set to None); for a cluster of your own, see docs/distributed.md.
+MALLOC_TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 #: How to install Dask for dpverify.
 EXTRA_HINT = "pip install 'dpverify[distributed]'"
 
@@ -107,8 +112,23 @@ def _run_chunk(token: str, blob: bytes, task: Any) -> Any:
                 _LOADED.popitem(last=False)
         else:
             _LOADED.move_to_end(token)
+    if _one_thread():
+        return work(task)
     with threadpool_limits(1):
         return work(task)
+
+
+_SINGLE: list[bool] = []
+
+
+def _one_thread() -> bool:
+    """Whether every BLAS/OpenMP pool of this process already runs one thread (as Dask's nanny sets it up: then no
+    per-task limit is needed; asked once per process)."""
+    if not _SINGLE:
+        from threadpoolctl import threadpool_info
+
+        _SINGLE.append(all(int(p.get("num_threads", 1)) == 1 for p in threadpool_info()))
+    return _SINGLE[0]
 
 
 class DaskRunner:
@@ -200,15 +220,21 @@ _DONE = object()
 def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, memory_limit: str | int = "auto",
                   **kwargs: Any) -> Iterator[Any]:
     """A ``Client`` of a fresh ``LocalCluster`` of ``n_workers`` processes with ``threads_per_worker`` threads each
-    (no dashboard, quiet logs); cluster and client are closed on leaving the block."""
+    (dashboard on a free port, quiet logs, glibc's default malloc tuning: :data:`MALLOC_TRIM_KEY`, no worker
+    profiler); cluster and client are closed on leaving the block."""
     import logging
 
     distributed = require_distributed()
     n_workers = check_positive_int(n_workers, "n_workers")
     threads_per_worker = check_positive_int(threads_per_worker, "threads_per_worker")
-    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR, memory_limit=memory_limit,
-                                       **kwargs)
+    import dask
+
+    # MALLOC_TRIM_KEY: see there; the workers' statistical profiler (sampling every thread's stack every 10 ms, for
+    # the dashboard) cost 5-10 % of an audit's time here
+    with dask.config.set({MALLOC_TRIM_KEY: None, "distributed.worker.profile.enabled": False}):
+        cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                                           dashboard_address=":0", silence_logs=logging.ERROR,
+                                           memory_limit=memory_limit, **kwargs)
     try:
         client = distributed.Client(cluster)
         try:

@@ -28,7 +28,8 @@ import fnmatch
 import inspect
 import sys
 import time
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -243,9 +244,12 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
     return [rows[t.id] for t in thms], [results[c.id] for c in cases]
 
 
-def cluster_for(scheduler: str, workers: int | None):
-    """``connect(scheduler, workers)`` of :mod:`dpverify.audit.distributed` for ``--scheduler``/``--workers``, with
-    usage errors as ``ValueError`` (exit status 2): Dask not installed, ``--workers`` with a scheduler address."""
+@contextmanager
+def cluster_for(scheduler: str, workers: int | None) -> Iterator[Any]:
+    """A Dask client for ``--scheduler``/``--workers`` (``connect`` of :mod:`dpverify.audit.distributed`), with usage
+    errors as ``ValueError`` (exit status 2): Dask not installed, an empty address, ``--workers`` with an address.
+    With ``local``, Ctrl-C (which exits at once, :func:`dpverify.interfaces.cli.on_interrupt`) also kills the local
+    cluster's worker processes."""
     try:
         from dpverify.audit.distributed import connect, require_distributed
 
@@ -257,7 +261,14 @@ def cluster_for(scheduler: str, workers: int | None):
     if scheduler != "local" and workers is not None:
         raise ValueError(f"--workers is the cluster's own with --scheduler {scheduler}; give --workers only with "
                          "--scheduler local")
-    return connect(scheduler, workers if scheduler == "local" else None)
+    with connect(scheduler, workers if scheduler == "local" else None) as client:
+        if scheduler == "local":
+            from dpverify.interfaces.cli import on_interrupt
+
+            on_interrupt(cleanup=_kill_children)
+        n = len(client.scheduler_info(n_workers=-1)["workers"])
+        print(f"on the Dask cluster at {client.scheduler.address} ({n} workers)", file=sys.stderr, flush=True)
+        yield client
 
 
 def _kill_children() -> None:
@@ -395,12 +406,6 @@ def _run(args) -> int:
     workers = 1 if args.workers is None else args.workers
     if args.scheduler is not None:
         with cluster_for(args.scheduler, args.workers) as client:
-            if args.scheduler == "local":
-                from dpverify.interfaces.cli import on_interrupt
-
-                on_interrupt(cleanup=_kill_children)  # Ctrl-C exits at once: take the local cluster's workers along
-            print(f"verify: on the Dask cluster at {client.scheduler.address} "
-                  f"({len(client.scheduler_info(n_workers=-1)['workers'])} workers)", file=sys.stderr, flush=True)
             theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save)
     if thms and args.scheduler is None:
         with Progress(len(thms), "theorems") as progress:
