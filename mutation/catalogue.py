@@ -14,6 +14,9 @@ Usage (from the repository root)::
     python mutation/catalogue.py --only 'li2019.*' --perturbation scale
     python mutation/catalogue.py --json out.json # the table as JSON as well
 
+A statement two papers make (:mod:`dpverify.theorems.shared`: one encoding referenced by two catalogue IDs) is
+mutated once under each ID, and each time only that ID's checks run: each paper's own proof must notice the change.
+
 The summary counts the mutants caught by a pin (``Theorem.add_pin``: the conclusion at points against an
 independent computation), by another numeric check, and by a symbolic check.
 """
