@@ -37,8 +37,8 @@ from typing import Any, Callable, Iterable, Iterator
 from dpverify.validation import check_positive_int
 
 __all__ = [
-    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "connect", "local_cluster", "require_distributed",
-    "total_threads", "worker_pids",
+    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "connect", "local_cluster",
+    "require_distributed", "total_threads", "worker_pids",
 ]
 
 #: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
