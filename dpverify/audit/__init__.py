@@ -10,7 +10,9 @@ Modules (one job each): :mod:`.core` (``audit``, ``AuditResult``), :mod:`.bounds
 split), :mod:`.statistics` (threshold tests, projections), :mod:`.likelihood_ratio`,
 :mod:`.events` (discrete outputs), :mod:`.classifier` (learned test), :mod:`.exact` (exact pair
 epsilon by quadrature), :mod:`.datasets` (adjacent pairs, hypothesis strategies), :mod:`.search`
-(worst-case pair search), :mod:`.known_bad` (reference and deliberately wrong mechanisms).
+(worst-case pair search), :mod:`.known_bad` (reference and deliberately wrong mechanisms), :mod:`.parallel`
+(chunks counted in local worker processes, ``audit(workers=N)``), :mod:`.distributed` (chunks counted as tasks on a
+Dask cluster, ``audit(client=...)``; the optional ``distributed`` extra, imported only when used).
 
 Example (Laplace with half the noise it needs, claimed 1-DP)::
 
