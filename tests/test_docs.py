@@ -50,7 +50,8 @@ def test_site_builds_with_every_page(site):
     for page in ("index.html", "getting-started/index.html", "concepts/index.html", "auditing/index.html",
                  "pytest-plugin/index.html", "errata/index.html", "samplers/index.html", "api/index.html",
                  "theorems/index.html", "notebooks/index.html", "benchmark-suite/index.html",
-                 "floating-point/index.html", "libraries/index.html", "opacus/index.html"):
+                 "floating-point/index.html", "libraries/index.html", "opacus/index.html",
+                 "distributed/index.html"):
         assert (site / page).is_file(), page
     notebooks = sorted((DOCS / "notebooks").glob("*.ipynb"))
     assert len(notebooks) == 6

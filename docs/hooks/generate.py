@@ -60,6 +60,8 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.audit.exact",
     "dpverify.audit.datasets",
     "dpverify.audit.search",
+    "dpverify.audit.parallel",
+    "dpverify.audit.distributed",
     "dpverify.audit.known_bad",
     "dpverify.interfaces.testing",
     "dpverify.interfaces.pytest_plugin",
