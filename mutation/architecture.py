@@ -21,7 +21,6 @@ Measured (2026-11-24): the unmutated copy passes (about 270 tests, 6 s); every m
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -31,15 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _auditor_module():
-    spec = importlib.util.spec_from_file_location("_mutation_auditor", REPO / "mutation" / "auditor.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(REPO / "mutation"))  # run as a script or imported: the sibling auditor.py's machinery
+import auditor as _base  # noqa: E402
 
-
-_base = _auditor_module()
 Edit, Bug = _base.Edit, _base.Bug
 
 BUGS: tuple = (

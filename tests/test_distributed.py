@@ -20,21 +20,7 @@ from dpverify.audit import audit
 from dpverify.audit.distributed import DaskRunner, local_cluster, require_distributed, worker_pids
 from dpverify.audit.known_bad import ReportNoisyMax
 
-D0, D1 = np.array([0.0]), np.array([1.0])
-# Small chunks and caps so that most of the selection is streamed through the workers as well as the estimation.
-STREAM = dict(chunk_size=2_000, fit_cap=1_500, threshold_sample=1_000)
-
-
-def numbers(result) -> dict:
-    out = result.to_dict()
-    out.pop("wall_time")
-    return out
-
-
-def gaussian_path(dataset, n, rng):
-    """A 4-step random walk with drift dataset[0]: vector outputs, so 'auto' fits a projection, a logistic classifier
-    and the vector candidates -- closures that must be shipped to the workers."""
-    return np.cumsum(float(dataset[0]) + rng.normal(size=(n, 4)), axis=1)
+from parallel_cases import D0, D1, STREAM, gaussian_path, numbers  # noqa: E402,F401
 
 
 @pytest.fixture(scope="module")
