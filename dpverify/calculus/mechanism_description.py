@@ -16,9 +16,15 @@ Vocabulary (one word per concept):
   without replacement); or a release with a pure-DP guarantee only, :class:`PureDPStep` (e.g. a one-posterior-
   sample draw);
 - a **run** composes steps adaptively, in order: :class:`MechanismDescription` holds them run-length encoded
-  (:class:`Repeated`), with the ``neighbouring`` relation and the ``release``: ``"path"`` (every iterate is
-  published: the run *is* the adaptive composition) or ``"final"`` (only the last iterate: post-processing of the
-  path, so any accountant of the path is an upper bound, Dwork & Roth 2014, Prop. 2.1).
+  (:class:`Repeated`), with the ``neighbouring`` relation and the ``release`` (:mod:`dpverify.calculus.releases`):
+  ``"path"`` (every iterate is published: the run *is* the adaptive composition), ``"final"`` (only the last
+  iterate) or a :class:`~dpverify.calculus.releases.SampleSet` (the iterates kept after burn-in and thinning). A
+  final iterate or a sample set is a post-processing of the path, so any accountant of the path is an upper bound
+  (Dwork & Roth 2014, Prop. 2.1);
+- a run on a quadratic potential also carries its **dynamics** (:class:`~dpverify.calculus.linear_dynamics.LinearDynamics`:
+  how each step's data term reaches the released coordinate); then the exact privacy of a final iterate or a sample
+  set is computable (:mod:`dpverify.calculus.accounting.release`), and :meth:`MechanismDescription.account` returns
+  it where it is the mechanism's worst case.
 
 Dominating pairs (per step, noise scaled to 1, ``mu = sensitivity / noise_std``):
 
@@ -41,6 +47,8 @@ from typing import Iterable, Iterator, Union
 import numpy as np
 
 from dpverify.validation import check_delta, check_positive_int, check_real, check_sampling_rate
+from dpverify.calculus.linear_dynamics import LinearDynamics
+from dpverify.calculus.releases import RELEASE_NAMES, Release, SampleSet, check_release, release_name
 
 __all__ = [
     "NEIGHBOURING",
@@ -58,8 +66,8 @@ __all__ = [
 
 #: Neighbouring relations: add or remove one record; replace one record (dataset size public).
 NEIGHBOURING = ("add_remove", "replace_one")
-#: What a chain releases.
-RELEASES = ("path", "final")
+#: What a chain releases, by name (a :class:`~dpverify.calculus.releases.SampleSet` is the third kind).
+RELEASES = RELEASE_NAMES
 
 
 @dataclass(frozen=True)
@@ -211,22 +219,24 @@ class MechanismDescription:
     """The privacy-relevant structure of one run (module docstring).
 
     ``steps``: the releases in order (run-length encoded); ``neighbouring``: the relation under which the
-    sensitivities hold; ``release``: ``"path"`` or ``"final"``; ``source``: the paper and item the update comes
-    from; ``per_iteration``: releases per chain iteration (2 for DP-SGFS: gradient and covariance).
+    sensitivities hold; ``release``: ``"path"``, ``"final"`` or a :class:`~dpverify.calculus.releases.SampleSet`;
+    ``source``: the paper and item the update comes from; ``per_iteration``: releases per chain iteration (2 for
+    DP-SGFS: gradient and covariance); ``dynamics``: the run's linear dynamics when the potential is quadratic (one
+    step per Gaussian step), else None.
     """
 
     steps: tuple
     neighbouring: str
-    release: str
+    release: Release
     source: str = ""
     per_iteration: int = 1
     notes: tuple = field(default_factory=tuple)
+    dynamics: LinearDynamics | None = None
 
     def __post_init__(self) -> None:
         if self.neighbouring not in NEIGHBOURING:
             raise ValueError(f"neighbouring must be one of {NEIGHBOURING}; got {self.neighbouring!r}")
-        if self.release not in RELEASES:
-            raise ValueError(f"release must be one of {RELEASES}; got {self.release!r}")
+        check_release(self.release)
         steps = tuple(s if isinstance(s, Repeated) else Repeated(s) for s in self.steps)
         if not steps:
             raise ValueError("a mechanism description needs at least one step")
@@ -235,6 +245,12 @@ class MechanismDescription:
                 self._check_supported(r.step.sampling)
         object.__setattr__(self, "steps", steps)
         object.__setattr__(self, "notes", tuple(self.notes))
+        if self.dynamics is not None:
+            if not isinstance(self.dynamics, LinearDynamics):
+                raise TypeError(f"dynamics must be a LinearDynamics or None; got {self.dynamics!r}")
+            n = sum(r.count for r in steps)
+            if self.dynamics.n_steps != n:
+                raise ValueError(f"the dynamics has {self.dynamics.n_steps} steps; the run has {n}")
 
     def _check_supported(self, sampling: Sampling) -> None:
         if isinstance(sampling, PoissonSampling) and self.neighbouring == "replace_one" and sampling.rate < 1:
@@ -263,7 +279,13 @@ class MechanismDescription:
         """Every Gaussian sensitivity multiplied by ``factor`` (a pair that attains that fraction of it)."""
         factor = check_real("factor", factor, low=0.0)
         return MechanismDescription(tuple(Repeated(r.step.scaled(factor), r.count) for r in self.steps),
-                                    self.neighbouring, self.release, self.source, self.per_iteration, self.notes)
+                                    self.neighbouring, self.release, self.source, self.per_iteration, self.notes,
+                                    self.dynamics)
+
+    def with_release(self, release: Release) -> "MechanismDescription":
+        """The same run with another release (e.g. the final iterate of a path-releasing sampler)."""
+        return MechanismDescription(self.steps, self.neighbouring, check_release(release), self.source,
+                                    self.per_iteration, self.notes, self.dynamics)
 
     def summary(self) -> str:
         """One line: the steps, compressed."""
@@ -277,12 +299,14 @@ class MechanismDescription:
                              f"{', ' + s.label if s.label else ''})")
         if len(parts) > 4:
             parts = parts[:2] + [f"... ({len(parts) - 3} more groups)"] + parts[-1:]
-        return f"{self.release} of " + " + ".join(parts) + f" [{self.neighbouring}]"
+        dyn = "" if self.dynamics is None else f"; {self.dynamics.describe()}"
+        return f"{release_name(self.release)} of " + " + ".join(parts) + f" [{self.neighbouring}{dyn}]"
 
     def to_dict(self) -> dict:
-        return {"release": self.release, "neighbouring": self.neighbouring, "source": self.source,
+        return {"release": release_name(self.release), "neighbouring": self.neighbouring, "source": self.source,
                 "releases": self.n_releases, "per_iteration": self.per_iteration, "summary": self.summary(),
-                "notes": list(self.notes)}
+                "notes": list(self.notes),
+                "dynamics": None if self.dynamics is None else self.dynamics.describe()}
 
     # -- accountants ---------------------------------------------------------------------------------------------
     def rdp(self, orders) -> np.ndarray:
@@ -317,17 +341,57 @@ class MechanismDescription:
         once per distinct description (descriptions are immutable values; the last 64 are cached)."""
         return _composed_pld(self.steps, interval)
 
+    def release_privacy(self, **kwargs):
+        """The exact privacy of this run's release when the run has linear dynamics (a
+        :class:`~dpverify.calculus.accounting.release.ReleasePrivacy`: PLD with a rigorous bracket, and whether it is
+        the mechanism's worst case); a ``ValueError`` says why when it cannot be computed (no dynamics, a path release,
+        a hidden momentum state with several windows, a pure-DP step). ``kwargs``: the PLD's ``interval``,
+        ``tail_mass``, ``shift_tolerance``."""
+        from dpverify.calculus.accounting.release import release_privacy
+
+        if self.dynamics is None:
+            raise ValueError("the run has no linear dynamics (its potential is not quadratic, or its update is not "
+                             "linear in the state): its release has no exact privacy here, only the path's bound")
+        if self.release == "path":
+            raise ValueError("a path release is the composition of its steps: use pld()")
+        return release_privacy(self.steps_expanded(), self.dynamics, self.release, self.neighbouring, **kwargs)
+
+    def steps_expanded(self) -> tuple:
+        """Every step of the run in order (the run-length encoding undone)."""
+        return tuple(self)
+
+    def exact_release(self):
+        """:meth:`release_privacy` when it is the mechanism's worst case, else None (never raises)."""
+        if self.release == "path" or self.dynamics is None or not self.is_private:
+            return None
+        try:
+            exact = self.release_privacy()
+        except ValueError:
+            return None
+        return exact if exact.worst_case else None
+
     def account(self, delta: float, *, method: str = "pld"):
         """The accountant's (epsilon, delta) of this run as a :class:`~dpverify.calculus.guarantees.Conversion`:
         ``method="pld"`` (tight, with ``epsilon_lower`` the lower end of its error bracket) or ``"rdp"``
-        (exact RDP over :data:`dpverify.calculus.accounting.DEFAULT_ORDERS`, Balle et al. 2020 conversion). For a final
-        release the number is an upper bound (post-processing of the path); ``method`` says so."""
+        (exact RDP over :data:`dpverify.calculus.accounting.DEFAULT_ORDERS`, Balle et al. 2020 conversion).
+
+        For a final iterate or a sample set: with ``method="pld"``, the exact privacy of the release when the run has
+        linear dynamics and the computed pair is the mechanism's worst case (:meth:`exact_release`; ``method`` then
+        reads "exact final release ..."); otherwise the path's number, an upper bound (post-processing of the path),
+        and ``method`` says so."""
         from dpverify.calculus.guarantees import Conversion
 
         delta = check_delta(delta, allow_zero=False)
-        suffix = "" if self.release == "path" else " of the path (upper bound for the final iterate)"
+        what = "final iterate" if self.release == "final" else "sample set"
+        suffix = "" if self.release == "path" else f" of the path (upper bound for the {what})"
         if not self.is_private:
             return Conversion(math.inf, delta, None, f"{method}{suffix}: a step has no noise")
+        if method == "pld" and self.release != "path":
+            exact = self.exact_release()
+            if exact is not None:
+                lo, hi = exact.epsilon_bounds(delta)
+                return Conversion(hi, delta, None, f"exact {release_name(self.release)} release (linear-Gaussian)",
+                                  epsilon_lower=lo)
         if method == "pld":
             pld = self.pld()
             lo, hi = pld.epsilon_bounds(delta)

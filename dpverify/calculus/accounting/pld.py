@@ -119,6 +119,8 @@ __all__ = [
     "subsampled_gaussian_pld",
     "pure_dp_pld",
     "identity_pld",
+    "grid_law_pld",
+    "normal_log_mass",
 ]
 
 #: Grid width of the privacy loss (dp-accounting's default ``value_discretization_interval``).
@@ -871,6 +873,36 @@ def identity_pld(*, interval: float = DEFAULT_INTERVAL,
     tail = _check_tail_mass(tail_mass)
     law = _Law(0, np.ones(1), 0.0)
     return PrivacyLossDistribution(interval=h, tail_mass=tail, laws=(law, law, law, law), components=())
+
+
+def normal_log_mass(a, b) -> np.ndarray:
+    """log P(a < Z <= b) for Z ~ N(0, 1), elementwise, a <= b (either may be infinite), accurate in both tails
+    (to ~1e-12 relative, via the Mills ratio; see the module docstring)."""
+    return _log_normal_mass(a, b)
+
+
+def grid_law_pld(forward_upper, forward_lower, backward_upper, backward_lower, *, interval: float,
+                 tail_mass: float, component: tuple) -> PrivacyLossDistribution:
+    """A :class:`PrivacyLossDistribution` from four discrete laws on the loss grid ``k * interval``, built by a
+    calculator outside this module (e.g. :mod:`dpverify.calculus.accounting.shift_mixture`).
+
+    Each law is ``(offset, masses, inf)``: ``masses[j]`` at loss ``(offset + j) * interval`` and ``inf`` at +inf;
+    the forward laws are laws of L = log dP/dQ under P, the backward laws of -L under Q. The caller guarantees the
+    bracket: H of each upper law lies above, and H of each lower law below, the pair's true hockey-stick curve
+    (facts 1-3 of the module docstring). ``component``: ``(kind, parameters, count)`` for :attr:`basis`.
+    """
+    h = _check_interval(interval)
+    tail = _check_tail_mass(tail_mass)
+    laws = []
+    for name, law in zip(("forward_upper", "forward_lower", "backward_upper", "backward_lower"),
+                         (forward_upper, forward_lower, backward_upper, backward_lower)):
+        offset, masses, inf = law
+        m = np.asarray(masses, dtype=float)
+        if m.ndim != 1 or m.size == 0 or not np.all(np.isfinite(m)) or np.any(m < 0):
+            raise ValueError(f"{name} masses must be a non-empty 1-d array of finite numbers >= 0")
+        inf = check_real(f"{name} inf", inf, low=0.0, high=1.0)
+        laws.append(_trim(_Law(int(offset), m, inf)))
+    return PrivacyLossDistribution(interval=h, tail_mass=tail, laws=tuple(laws), components=(tuple(component),))
 
 
 def _check_schedule(q, mu) -> tuple[np.ndarray, np.ndarray]:
