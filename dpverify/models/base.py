@@ -23,7 +23,10 @@ model, never asking ``hasattr``):
   log-likelihood with gradient);
 - ``theta_radius``: the radius of the ball the parameter space is truncated to (None: not a ball);
 - ``ula_constants(N)`` / ``sgd_constants(N)``: Bertazzi et al. 2025's constants (default: not provided, a clear
-  ``NotImplementedError``).
+  ``NotImplementedError``);
+- ``quadratic_structure()``: the Gaussian prior's precision and the per-record curvature when the potential is
+  quadratic (default None): a gradient sampler on such a model is a linear-Gaussian chain whose released iterates
+  have a computable exact privacy (:mod:`dpverify.calculus.linear_dynamics`).
 
 A model that overrides ``prepare`` must override ``per_record_gradients`` too (the default reads ``prepared`` as the
 validated dataset).
@@ -38,7 +41,7 @@ import numpy as np
 
 from dpverify.validation import check_real
 
-__all__ = ["PrivacyConstants", "CanaryRecords", "Model", "clip_gradients"]
+__all__ = ["PrivacyConstants", "CanaryRecords", "QuadraticStructure", "Model", "clip_gradients"]
 
 
 def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
@@ -84,6 +87,33 @@ class CanaryRecords:
     canary: object
     counterpart: object
     null: object = None
+
+
+@dataclass(frozen=True)
+class QuadraticStructure:
+    """The potential of a model whose gradients are affine in theta with data-independent slopes:
+    ``grad log prior(theta) = -prior_precision * (theta - prior_mean)`` (a diagonal Gaussian prior, ``(d,)`` arrays)
+    and ``grad log p(x | theta) = c(x) - record_curvature * theta`` for every record x (a multiple of the identity;
+    0 for a linear log-likelihood)."""
+
+    prior_precision: np.ndarray
+    prior_mean: np.ndarray
+    record_curvature: float
+
+    def isotropic_precision(self) -> float | None:
+        """The prior precision when it is the same on every coordinate, else None."""
+        p = np.asarray(self.prior_precision, dtype=float)
+        return float(p[0]) if np.allclose(p, p[0], rtol=1e-12, atol=0.0) else None
+
+    def precision_along(self, direction: np.ndarray) -> float | None:
+        """The prior precision along ``direction`` when it is an eigen-direction of the (diagonal) precision (the
+        precision is isotropic, or the direction lies on a coordinate axis); None otherwise."""
+        iso = self.isotropic_precision()
+        if iso is not None:
+            return iso
+        u = np.asarray(direction, dtype=float)
+        nz = np.flatnonzero(np.abs(u) > 1e-12 * np.max(np.abs(u)))
+        return float(np.asarray(self.prior_precision)[nz[0]]) if nz.size == 1 else None
 
 
 class Model(ABC):
@@ -204,6 +234,10 @@ class Model(ABC):
     def _no_bertazzi_constants(self, kind: str) -> str:
         return (f"{self!r} does not provide Bertazzi et al. 2025 constants ({kind}_constants(N)); "
                 "use dpverify.models.targets.GaussianTarget or NonConvexTarget")
+
+    def quadratic_structure(self) -> QuadraticStructure | None:
+        """The potential's :class:`QuadraticStructure` when it is quadratic (module docstring); None by default."""
+        return None
 
     def canary_records(self, direction: int = 0) -> CanaryRecords:
         """Gradient-canary records of this model (:mod:`dpverify.models.canary`); models without such records

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpverify.validation import check_finite_array, check_positive_int, check_real
-from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, clip_gradients
+from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, QuadraticStructure, clip_gradients
 from dpverify.models.batches import flatten_batches
 
 __all__ = ["GaussianTarget", "NonConvexTarget"]
@@ -231,6 +231,10 @@ class GaussianTarget(Model):
     def gradient_bound(self) -> None:
         """None: ``(x - theta)/sigma^2`` is unbounded over theta in R^d."""
         return None
+
+    def quadratic_structure(self) -> QuadraticStructure:
+        """Quadratic: prior precision ``1/s_0^2`` per coordinate, record curvature ``1/sigma^2``."""
+        return QuadraticStructure(1.0 / self.prior_variance, self.prior_mean.copy(), 1.0 / self.noise_variance)
 
     def gradient_difference_bound(self) -> float:
         """``||(x - x')/sigma^2|| <= 2R/sigma^2``, attained by antipodal records (constant in theta)."""

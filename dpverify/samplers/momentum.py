@@ -60,7 +60,8 @@ class WangMomentumSampler(GradientMechanism, StochasticGradientSampler):
         """``n_steps`` Gaussian releases of sensitivity ``c (N/tau) S`` with the injected noise (module docstring)."""
         step = GaussianStep(self._coefficient * self.N / self.tau * self.record_sensitivity, self._injected_noise_std,
                             self._sampling)
-        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output, self.source)
+        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output, self.source,
+                                    dynamics=self.linear_dynamics())
 
     def guarantee(self) -> Claim:
         return claim_from(self._evaluation(True), iterations=self.n_steps, epsilon_claimed=self.epsilon)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from dpverify.validation import check_real
+from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.samplers.integrators import SGHMCIntegrator
 from dpverify.samplers.momentum import WangMomentumSampler
 from dpverify.samplers.registry import register
@@ -55,6 +56,12 @@ class DPSGHMC(WangMomentumSampler):
     def _theorem_values(self) -> dict:
         return {"A": self.A, "B_hat": self.B_hat, "h": self.h, "N": self.N, "T": self.T, "tau": self.tau,
                 "L": self.L, "epsilon": self.epsilon, "delta": self.delta}
+
+    def _dynamics_for(self, prior_precision: float, record_curvature: float) -> LinearDynamics:
+        """On a quadratic potential the update is linear in (theta, p) (:meth:`LinearDynamics.momentum`), with the
+        curvature ``lam = lam_0 + (N/tau) tau kappa`` of ``-grad U~`` (prior weight 1, tau records of weight N/tau)."""
+        return LinearDynamics.momentum(self.h, self.A, prior_precision + self.N * record_curvature, self.n_steps,
+                                       source="Wang et al. 2015, eq. (4.2)")
 
     def _kernel_parts(self):
         noise_std = math.sqrt(2 * (self.A - self.B_hat) * self.h)  # the privacy noise

@@ -23,6 +23,17 @@ from typing import Any
 import numpy as np
 
 from dpverify.validation import check_finite_array, check_positive_int
+from dpverify.calculus.linear_dynamics import LinearDynamics
+from dpverify.calculus.mechanism_description import (
+    FixedSizeSampling,
+    FullBatch,
+    GaussianStep,
+    MechanismDescription,
+    PairPrivacyLoss,
+    PoissonSampling,
+    describe_steps,
+)
+from dpverify.calculus.releases import SampleSet, parse_release, release_name, released_indices
 from dpverify.models.base import clip_gradients
 from dpverify.samplers.base import Sampler
 from dpverify.samplers.budgets import WangBudget, wang_iterations
@@ -145,35 +156,42 @@ class StochasticGradientSampler(Sampler):
         new = kernel.step(rng, kernel.from_chain_state(state), data, **self._schedule.at(state.t))
         return Kernel.to_chain_state(new, state.t + 1)
 
-    def run(self, dataset, n: int, rng, record_path: bool = False):
-        """Run ``n`` chains for ``n_steps``; returns the final state and, if asked, the path ``(n, n_steps+1, d)``."""
+    def run(self, dataset, n: int, rng, record_path: bool = False, record: list[int] | None = None):
+        """Run ``n`` chains for ``n_steps``; returns the final state and, if asked, the path ``(n, n_steps+1, d)``
+        (``record_path``) or the iterates ``theta_t`` at the indices ``record`` only, ``(n, len(record), d)``."""
         rng = self._rng(rng)
         data = self.prepare_data(dataset)
-        size = n * (self.n_steps + 1 if record_path else 1) * self.model.dim
+        if record_path:
+            record = list(range(self.n_steps + 1))
+        kept = 1 if record is None else len(record)
+        size = n * kept * self.model.dim
         if size > MAX_OUTPUT_ELEMENTS:
             raise ValueError(f"n = {n} runs of {self.n_steps} steps in dimension {self.model.dim} would need {size} "
                              f"values (more than {MAX_OUTPUT_ELEMENTS}); ask for fewer runs per call")
         state = self.init(data, n, rng)
         path = None
-        if record_path:
-            path = np.empty((state.theta.shape[0], self.n_steps + 1, self.model.dim))
-            path[:, 0] = state.theta
+        if record is not None:
+            slot = {t: j for j, t in enumerate(record)}
+            path = np.empty((state.theta.shape[0], len(record), self.model.dim))
+            if 0 in slot:
+                path[:, slot[0]] = state.theta
         for k in range(self.n_steps):
             state = self._step(state, data, rng)
-            if record_path:
-                path[:, k + 1] = state.theta
+            if record is not None and k + 1 in slot:
+                path[:, slot[k + 1]] = state.theta
         return state, path
 
     def sample(self, dataset, n: int, rng) -> np.ndarray:
-        """``n`` independent runs: final states ``(n, d)`` or paths ``(n, n_steps + 1, d)`` per ``output``."""
+        """``n`` independent runs: final states ``(n, d)``, paths ``(n, n_steps + 1, d)`` or sample sets
+        ``(n, count, d)`` (the iterates a :class:`~dpverify.calculus.releases.SampleSet` keeps) per ``output``."""
         n = check_positive_int(n, "n")
+        if isinstance(self.output, SampleSet):
+            return self.run(dataset, n, rng, record=released_indices(self.output, self.n_steps))[1]
         state, path = self.run(dataset, n, rng, record_path=self.output == "path")
         return path if self.output == "path" else state.theta
 
 
 # -- Langevin-type samplers: one update form, its mechanism description, the pair's privacy loss -----------------
-
-_RELEASES = ("final", "path")
 
 
 class GradientMechanism:
@@ -219,8 +237,8 @@ class GradientMechanism:
         offsets = np.vstack([np.zeros(d), 0.1 * np.eye(d), -0.1 * np.eye(d), 0.05 * np.ones(d)])
         return self.theta0 + offsets
 
-    def canary_shift(self, dataset, neighbour) -> float | None:
-        """``||u||`` if (dataset, neighbour) is a *verified canary pair* for this sampler, else None.
+    def canary_vector(self, dataset, neighbour) -> np.ndarray | None:
+        """``u`` if (dataset, neighbour) is a *verified canary pair* for this sampler, else None.
 
         A canary pair differs in one record i whose (clipped) gradient difference ``u = g_D(x_i) - g_D'(x_i)`` is
         the same at every probe point (theta0 and nearby points), and whose other records make the mini-batch
@@ -231,8 +249,6 @@ class GradientMechanism:
         ``((1-q) N(m, s^2) + q N(m + c w u, s^2), N(m, s^2))`` (or its reverse), and the path's privacy loss is the
         description's with the sensitivity ``c w ||u||``.
         """
-        from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch
-
         X, Y, i = self._pair(dataset, neighbour)
         if i is None:
             return None
@@ -253,18 +269,66 @@ class GradientMechanism:
             null_side = any(np.allclose(side, 0.0, atol=1e-14) for side in (gx[:, i], gy_i))
             if not (np.allclose(others, 0.0, atol=1e-14) and null_side):
                 return None
-        return float(np.linalg.norm(u[0]))
+        return u[0]
 
-    def canary_description(self, shift: float):
+    def canary_deterministic_side(self, dataset, neighbour) -> str:
+        """``"neighbour"`` or ``"dataset"``: the side of a verified canary pair whose batches all contribute the same
+        (its other records are copies of its differing record, or null records with a null differing record; full
+        batches: both, and the neighbour is returned)."""
+        X, Y, i = self._pair(dataset, neighbour)
+        if i is None:
+            raise ValueError("the pair must differ in exactly one record")
+        if isinstance(self._sampling, FullBatch) or X.N == 1:
+            return "neighbour"
+        probes = self._probe_thetas()
+        gx = self._record_gradients(X, np.arange(X.N), probes)
+        gy_i = self._record_gradients(Y, np.array([i]), probes)[:, 0]
+        if isinstance(self._sampling, FixedSizeSampling):
+            others = np.delete(gx, i, axis=1)
+            return "neighbour" if np.allclose(others, gy_i[:, None, :], rtol=1e-12, atol=1e-14) else "dataset"
+        return "neighbour" if np.allclose(gy_i, 0.0, atol=1e-14) else "dataset"
+
+    def canary_shift(self, dataset, neighbour) -> float | None:
+        """``||u||`` of a verified canary pair (:meth:`canary_vector`), else None."""
+        u = self.canary_vector(dataset, neighbour)
+        return None if u is None else float(np.linalg.norm(u))
+
+    def canary_description(self, shift: float, direction: np.ndarray | None = None):
         """The description of the run on a canary pair with gradient difference ``shift``: every data term's
-        sensitivity scaled by ``shift / record_sensitivity``."""
-        return self.mechanism().scaled(shift / self.record_sensitivity)
+        sensitivity scaled by ``shift / record_sensitivity``; with ``direction`` (the difference vector), the linear
+        dynamics along it (:meth:`linear_dynamics`), so that a final iterate or a sample set has its exact privacy."""
+        description = self.mechanism().scaled(shift / self.record_sensitivity)
+        if direction is None:
+            return description
+        return MechanismDescription(description.steps, description.neighbouring, description.release,
+                                    description.source, description.per_iteration, description.notes,
+                                    self.linear_dynamics(direction))
+
+    def linear_dynamics(self, direction: np.ndarray | None = None) -> LinearDynamics | None:
+        """The run's :class:`~dpverify.calculus.linear_dynamics.LinearDynamics` along ``direction`` (None: along
+        every direction, which needs an isotropic prior) when the model's potential is quadratic
+        (:meth:`~dpverify.models.base.Model.quadratic_structure`) and the update is linear; None otherwise.
+        Samplers with a linear update override :meth:`_dynamics_for`."""
+        structure = self.model.quadratic_structure()
+        if structure is None:
+            return None
+        precision = (structure.isotropic_precision() if direction is None
+                     else structure.precision_along(direction))
+        if precision is None:
+            return None
+        return self._dynamics_for(precision, structure.record_curvature)
+
+    def _dynamics_for(self, prior_precision: float, record_curvature: float) -> LinearDynamics | None:
+        """The dynamics for a quadratic potential with these curvatures (None: the update is not linear)."""
+        return None
 
     def pair_privacy_loss(self, dataset, neighbour):
         """The pair's privacy loss for the budget ceiling (a
-        :class:`~dpverify.calculus.mechanism_description.PairPrivacyLoss`): the description's PLD with the canary's
-        sensitivity when the pair is a verified canary (:meth:`canary_shift`; exact for path releases), else the
-        mechanism's worst-case PLD (an upper bound). None for a run without noise. Cached per pair."""
+        :class:`~dpverify.calculus.mechanism_description.PairPrivacyLoss`): for a verified canary pair
+        (:meth:`canary_vector`) the description's PLD with the canary's sensitivity -- exact for a path release, and
+        for a final iterate or a sample set the exact privacy of the release when the chain is linear-Gaussian
+        (:meth:`linear_dynamics`); else the mechanism's worst-case PLD of the path (an upper bound). None for a run
+        without noise. Cached per pair."""
         key = (self._pair_key(dataset), self._pair_key(neighbour))
         cache = self.__dict__.setdefault("_pair_pld_cache", {})
         if key not in cache:
@@ -277,25 +341,50 @@ class GradientMechanism:
         return arr.shape, hash(arr.tobytes())
 
     def _canary_pld(self, dataset, neighbour):
-        from dpverify.calculus.mechanism_description import PairPrivacyLoss
-
         if not self.mechanism().is_private:
             return None
-        shift = self.canary_shift(dataset, neighbour)
+        u = self.canary_vector(dataset, neighbour)
         path = self.output == "path"
-        if shift is None:
+        what = release_name(self.output)
+        if u is None:
             return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD (the pair is "
                                    "not a verified canary)" + ("" if path else ", of the path"), exact=False)
-        description = self.canary_description(shift)
-        exactness = "exact" if path else "of the path: an upper bound for the final iterate"
-        return PairPrivacyLoss(description.pld(), f"canary pair PLD ({exactness}): gradient difference {shift:.4g} of "
-                               f"the sensitivity {self.record_sensitivity:.4g}", exact=path)
+        shift = float(np.linalg.norm(u))
+        description = self.canary_description(shift, u)
+        about = f"gradient difference {shift:.4g} of the sensitivity {self.record_sensitivity:.4g}"
+        if path:
+            return PairPrivacyLoss(description.pld(), f"canary pair PLD (exact): {about}", exact=True)
+        exact = self._exact_release(description)
+        if exact is not None:
+            return PairPrivacyLoss(exact.pld, f"canary pair, exact {what} release (linear-Gaussian chain): {about}",
+                                   exact=True)
+        return PairPrivacyLoss(description.pld(), f"canary pair PLD of the path: an upper bound for the {what} "
+                               f"release ({about})", exact=False)
+
+    @staticmethod
+    def _exact_release(description: MechanismDescription):
+        """The description's exact release privacy, or None when it cannot be computed (no dynamics, a hidden
+        momentum state with several windows, gains that change sign)."""
+        if description.dynamics is None:
+            return None
+        try:
+            return description.release_privacy()
+        except ValueError:
+            return None
+
+    def release_log_likelihood_ratio(self, dataset, neighbour):
+        """The white-box statistic of a released final iterate or sample set on a verified canary pair of a
+        linear-Gaussian chain (:mod:`dpverify.samplers.release_statistic`)."""
+        from dpverify.samplers.release_statistic import release_statistic
+
+        return release_statistic(self, dataset, neighbour)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
-        """For a path release on a verified canary pair: the pair's epsilon at ``delta`` from its privacy-loss
-        distribution (exact up to the PLD's discretisation; the upper end of its bracket). None otherwise (final
-        releases: the path's value is only an upper bound; other pairs: unknown)."""
-        if self.output != "path" or not delta > 0:
+        """On a verified canary pair, the pair's epsilon at ``delta`` from its privacy-loss distribution: the path
+        (exact up to the PLD's discretisation), or a final iterate / sample set of a linear-Gaussian chain (the
+        exact release privacy; the upper end of its bracket). None otherwise (the value is then unknown: the path's
+        number is only an upper bound)."""
+        if not delta > 0:
             return None
         loss = self.pair_privacy_loss(dataset, neighbour)
         return loss.epsilon(delta) if loss is not None and loss.exact else None
@@ -326,9 +415,9 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
     def _setup_langevin(self, *, coefficients, noise_std, prior_weight: float, data_weight: float, sampling,
                         clip: float | None, neighbouring: str, source: str, release: str | None = None) -> None:
         """The declared mechanism (drift coefficients ``c_t``, noise scales ``s_t``, weights, batch scheme, clip
-        level, neighbouring relation), then the kernel that runs it (:meth:`_langevin_kernel`)."""
-        from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PoissonSampling
-
+        level, neighbouring relation, release: ``"final"``, ``"path"`` or a
+        :class:`~dpverify.calculus.releases.SampleSet` of exactly ``n_steps`` steps), then the kernel that runs it
+        (:meth:`_langevin_kernel`)."""
         self._coef = np.broadcast_to(np.asarray(coefficients, dtype=float), (self.n_steps,)).copy()
         self._noise_std = np.broadcast_to(np.asarray(noise_std, dtype=float), (self.n_steps,)).copy()
         self._prior_weight = float(prior_weight)
@@ -340,9 +429,10 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         self.neighbouring = neighbouring
         self._source = source
         if release is not None:
-            if release not in _RELEASES:
-                raise ValueError(f"release must be one of {_RELEASES}; got {release!r}")
-            self.output = release
+            self.output = parse_release(release)
+        if isinstance(self.output, SampleSet) and self.output.n_steps != self.n_steps:
+            raise ValueError(f"release {self.output.describe()} needs a run of burn_in + thin * count = "
+                             f"{self.output.n_steps} steps; this run has n_steps = {self.n_steps}")
         self._set_kernel(*self._langevin_kernel())
 
     def _langevin_kernel(self) -> tuple[Kernel, Schedule]:
@@ -355,21 +445,38 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
 
     # -- mechanism description --------------------------------------------------------------------------------
     def mechanism(self):
-        """The :class:`~dpverify.calculus.mechanism_description.MechanismDescription` of one run (class docstring)."""
-        from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, describe_steps
-
+        """The :class:`~dpverify.calculus.mechanism_description.MechanismDescription` of one run (class docstring),
+        with its linear dynamics when the model's potential is quadratic and its prior isotropic
+        (:meth:`linear_dynamics`)."""
         sens = self.record_sensitivity * self._data_weight
         steps = describe_steps(GaussianStep(float(c) * sens, float(s), self._sampling)
                                for c, s in zip(self._coef, self._noise_std))
-        return MechanismDescription(steps, self.neighbouring, self.output, self._source)
+        return MechanismDescription(steps, self.neighbouring, self.output, self._source,
+                                    dynamics=self.linear_dynamics())
 
-    # -- white-box statistic for path releases -----------------------------------------------------------------
+    def _dynamics_for(self, prior_precision: float, record_curvature: float) -> LinearDynamics | None:
+        """Euler-Maruyama on a quadratic potential: ``rho_t = 1 - c_t (w_prior lam_0 + w_data n_batch kappa)``
+        (:mod:`dpverify.calculus.linear_dynamics`). A per-record curvature ``kappa > 0`` needs a fixed batch size
+        (full or fixed-size batches) and no clipping, or the update is not linear with data-independent
+        coefficients; then None."""
+        if record_curvature > 0:
+            if self._clip is not None or isinstance(self._sampling, PoissonSampling):
+                return None
+            n_batch = self.N if isinstance(self._sampling, FullBatch) else self._sampling.batch_size
+        else:
+            n_batch = 0
+        lam = self._prior_weight * prior_precision + self._data_weight * n_batch * record_curvature
+        return LinearDynamics.contraction(1.0 - self._coef * lam, source=f"{self._source}, Euler-Maruyama")
+
+    # -- white-box statistics --------------------------------------------------------------------------------------
     @property
     def log_likelihood_ratio(self):
         """For path releases: ``(dataset, neighbour) -> statistic`` computing the per-step mixture log-likelihood
-        ratio of released paths (:meth:`path_log_likelihood_ratio`); None for final releases (the auditor then uses
-        its black-box tests)."""
+        ratio of released paths (:meth:`path_log_likelihood_ratio`); None for final iterates and sample sets (the
+        auditor's own statistics; their exact ratio on a canary pair of a linear-Gaussian chain is
+        :meth:`release_log_likelihood_ratio`)."""
         return self.path_log_likelihood_ratio if self.output == "path" else None
+
 
     def path_log_likelihood_ratio(self, dataset, neighbour):
         """The white-box Neyman-Pearson statistic of a released path ``(theta_0, ..., theta_T)``:
@@ -383,8 +490,6 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         Exact for verified canary pairs (:meth:`canary_shift`); a valid (if less powerful) statistic for any pair.
         Needs the pair to differ in exactly one record.
         """
-        from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch
-
         X, Y, i = self._pair(dataset, neighbour)
         if i is None:
             raise ValueError("the white-box path statistic needs a pair that differs in exactly one record")
