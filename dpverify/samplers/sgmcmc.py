@@ -18,6 +18,7 @@ used to have here are re-exported.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ __all__ = [
     "catalogue_theorem",
     "claim_from",
     "GradientMechanism",
+    "CanaryCheck",
     "LangevinSampler",
     "MAX_STEPS",
     "MAX_OUTPUT_ELEMENTS",
@@ -194,6 +196,24 @@ class StochasticGradientSampler(Sampler):
 # -- Langevin-type samplers: one update form, its mechanism description, the pair's privacy loss -----------------
 
 
+@dataclass(frozen=True)
+class CanaryCheck:
+    """The outcome of :meth:`GradientMechanism.verify_canary`: the constant gradient difference ``difference`` of a
+    verified canary pair (None if the pair is not one) and, if not, ``reason``."""
+
+    difference: np.ndarray | None
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        return self.difference is not None
+
+    @property
+    def shift(self) -> float | None:
+        """``||difference||``: the canary's gradient difference (None if not a canary)."""
+        return None if self.difference is None else float(np.linalg.norm(self.difference))
+
+
 class GradientMechanism:
     """What every private gradient sampler offers the auditor, given its :meth:`mechanism` description and the
     attributes ``model``, ``theta0``, ``neighbouring``, ``_sampling`` (the batch scheme) and ``_clip``:
@@ -237,8 +257,9 @@ class GradientMechanism:
         offsets = np.vstack([np.zeros(d), 0.1 * np.eye(d), -0.1 * np.eye(d), 0.05 * np.ones(d)])
         return self.theta0 + offsets
 
-    def canary_vector(self, dataset, neighbour) -> np.ndarray | None:
-        """``u`` if (dataset, neighbour) is a *verified canary pair* for this sampler, else None.
+    def verify_canary(self, dataset, neighbour) -> "CanaryCheck":
+        """Whether (dataset, neighbour) is a *verified canary pair* for this sampler, and why not (a
+        :class:`CanaryCheck`).
 
         A canary pair differs in one record i whose (clipped) gradient difference ``u = g_D(x_i) - g_D'(x_i)`` is
         the same at every probe point (theta0 and nearby points), and whose other records make the mini-batch
@@ -251,25 +272,34 @@ class GradientMechanism:
         """
         X, Y, i = self._pair(dataset, neighbour)
         if i is None:
-            return None
+            return CanaryCheck(None, "the datasets must differ in exactly one record")
         probes = self._probe_thetas()
         gx = self._record_gradients(X, np.arange(X.N), probes)  # (probes, N, d)
         gy_i = self._record_gradients(Y, np.array([i]), probes)[:, 0]
         u = gx[:, i] - gy_i
         if not np.allclose(u, u[0], rtol=1e-9, atol=1e-12):
-            return None
+            spread = float(np.max(np.linalg.norm(u - u[0], axis=1)))
+            return CanaryCheck(None, f"the gradient difference of record {i} changes with theta (by up to {spread:.3g} "
+                               "over the probe points near theta0): not a canary")
         others = np.delete(gx, i, axis=1)
         if isinstance(self._sampling, FullBatch) or others.shape[1] == 0:
             pass
         elif isinstance(self._sampling, FixedSizeSampling):
             same_as = [np.allclose(others, side[:, None, :], rtol=1e-12, atol=1e-14) for side in (gx[:, i], gy_i)]
             if not any(same_as):
-                return None
+                return CanaryCheck(None, "with fixed-size batches every other record must have the gradient of the "
+                                   f"differing record on one side (record {i} of the dataset or of the neighbour)")
         else:  # Poisson: null others and a null record on one side
             null_side = any(np.allclose(side, 0.0, atol=1e-14) for side in (gx[:, i], gy_i))
             if not (np.allclose(others, 0.0, atol=1e-14) and null_side):
-                return None
-        return u[0]
+                return CanaryCheck(None, "with Poisson batches every other record, and the differing record on one "
+                                   "side, must have a zero gradient (null records)")
+        return CanaryCheck(u[0], "")
+
+    def canary_vector(self, dataset, neighbour) -> np.ndarray | None:
+        """``u`` if (dataset, neighbour) is a verified canary pair for this sampler (:meth:`verify_canary`), else
+        None."""
+        return self.verify_canary(dataset, neighbour).difference
 
     def canary_deterministic_side(self, dataset, neighbour) -> str:
         """``"neighbour"`` or ``"dataset"``: the side of a verified canary pair whose batches all contribute the same
