@@ -22,6 +22,7 @@ from dpverify.models.gaussian_mean import GaussianMean
 from dpverify.models.logistic import LogisticRegression, make_logistic_dataset
 from dpverify.samplers import registry
 from dpverify.samplers.broken import DEFECTS
+from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
 from dpverify.samplers.gradients import (
     Data,
     FullBatchGradient,
@@ -213,6 +214,10 @@ def test_known_bad_samplers_differ_from_the_correct_one_in_the_kernel_only(probl
         "no_clip": lambda k, s: k.estimator.clip is None and good.kernel.estimator.clip == 0.5,
         "double_rate": lambda k, s: k.estimator.rate == 2 * good.kernel.estimator.rate,
         "sum_not_mean": lambda k, s: k.estimator.data_weight == 1.0 != good.kernel.estimator.data_weight,
+        "shared_noise": lambda k, s: isinstance(k.integrator, SharedNoiseEulerMaruyama),
+        "reused_noise": lambda k, s: isinstance(k.integrator, ReusedNoiseEulerMaruyama),
+        # the kernel is the correct one; the start is not
+        "warm_start": lambda k, s: not np.allclose(bad.init(X, 2, 0).theta, good.init(X, 2, 0).theta),
     }[defect]
     assert changed(bad.kernel, bad.kernel_schedule)
 

@@ -15,22 +15,38 @@ gradient estimator or its noise schedule), the budget is the declared one:
 - ``sum_not_mean``: the noise is calibrated for the mean of the batch gradients, the update uses their sum
   (the data term's weight is 1 instead of 1/tau).
 
+Three more are bugs that the *declared* algorithm's white-box likelihood ratio cannot see (its per-step terms compare
+the data term's two means along the canary direction, each step on its own): the departures from the declaration are
+in the noise's structure, not in the means.
+
+- ``shared_noise``: a shape bug, the noise drawn with shape ``(chains, 1)`` and broadcast over the d coordinates: every
+  coordinate gets the same noise, so a difference of coordinates reveals the data term exactly;
+- ``reused_noise``: the noise vector is drawn once per run and added at every step (the draw sits outside the loop):
+  consecutive increments then share their noise, and their differences reveal every inclusion of the canary;
+- ``warm_start``: the chains start one full-batch gradient step from ``theta0`` (the declared drift at ``theta0`` on
+  every record), a "warm start" where Wang et al. 2015's Theorem 4 and every accountant assume a data-independent
+  start: the released ``theta_0`` differs between the two datasets, deterministically.
+
 A sound and powerful audit (``dpverify audit dp_sgld_broken_<defect>``) flags each as a violation of its claim at
 the quick budget; the correct sampler (``dp_sgld_path``, same parameters) is never flagged.
 """
 from __future__ import annotations
 
-from dpverify.samplers.gradients import PoissonMinibatchGradient
+from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
+from dpverify.samplers.gradients import FullBatchGradient, PoissonMinibatchGradient
 from dpverify.samplers.integrators import EulerMaruyama
 from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import Schedule
 from dpverify.samplers.sgld import DPSGLDLi
 
-__all__ = ["DEFECTS", "BrokenDPSGLD"]
+__all__ = ["DEFECTS", "WHITE_BOX_BLIND", "BrokenDPSGLD"]
 
 #: The implementation bugs (module docstring).
-DEFECTS = ("no_noise", "half_noise", "no_clip", "double_rate", "sum_not_mean")
+DEFECTS = ("no_noise", "half_noise", "no_clip", "double_rate", "sum_not_mean", "shared_noise", "reused_noise",
+           "warm_start")
+#: The defects the declared algorithm's white-box statistic cannot see (module docstring).
+WHITE_BOX_BLIND = ("shared_noise", "reused_noise", "warm_start")
 
 
 @register
@@ -64,9 +80,22 @@ class BrokenDPSGLD(DPSGLDLi):
             rate = rate * 2.0
         elif self.defect == "sum_not_mean":
             data_weight = 1.0
+        integrator = {"shared_noise": SharedNoiseEulerMaruyama, "reused_noise": ReusedNoiseEulerMaruyama}.get(
+            self.defect, EulerMaruyama)()
         estimator = PoissonMinibatchGradient(self.model, rate, prior_weight=self._prior_weight, data_weight=data_weight,
                                              clip=clip)
-        return Kernel(estimator, EulerMaruyama()), Schedule(self.n_steps, step_size=self._coef, noise_std=noise_std)
+        return Kernel(estimator, integrator), Schedule(self.n_steps, step_size=self._coef, noise_std=noise_std)
+
+    def init(self, dataset, n_chains: int, rng):
+        """The declared start, or with ``warm_start`` one noiseless gradient step on the data from it."""
+        state = super().init(dataset, n_chains, rng)
+        if self.defect != "warm_start":
+            return state
+        data = self.prepare_data(dataset)
+        warm = FullBatchGradient(self.model, prior_weight=self._prior_weight, data_weight=self._data_weight,
+                                 clip=self._clip)
+        step = warm.estimate(None, state.theta, data)  # BUG: a data-dependent start
+        return state._replace(theta=state.theta + self._coef[0] * step)
 
     def guarantee(self):
         claim = super().guarantee()
