@@ -6,7 +6,8 @@ Usage (from the repository root)::
     python mutation/auditor.py --slow     # also the @pytest.mark.slow ones
     python mutation/auditor.py --bugs union,reuse_seed --keep
 
-For the unmutated package and then for each bug of :data:`BUGS` (issue 14, section 1), the script
+For the unmutated package and then for each bug of :data:`BUGS` (issue 14, section 1; and :data:`CURVE_BUGS`, issue
+22, section 2), the script
 
 1. copies the package ``dpverify/`` into a fresh temporary directory, together with the validity tests
    (``tests/test_audit_validity*.py``, ``tests/conftest.py``) and ``pyproject.toml`` (pytest's settings);

@@ -12,6 +12,10 @@ A guarantee says *what* is promised, not how it was computed; calculators
 - :class:`PrivacyProfile` -- delta(epsilon), the hockey-stick divergence
   ``sup_S P[M(D) in S] - e^eps P[M(D') in S]`` as a function of epsilon (Balle et al. 2018).
 
+Guarantees that are whole trade-off curves (f-DP, Dong, Roth, Su 2022) -- mu-GDP and the others -- live in
+:mod:`dpverify.calculus.tradeoff`; :mod:`dpverify.calculus.tradeoff_conversions` turns any of the guarantees here into
+a curve or a profile.
+
 This is the one vocabulary for "a guarantee" across dpverify. Where a number comes from is carried by a subclass
 of :class:`ApproxDP`, so every producer hands out something that *is* an (epsilon, delta) guarantee:
 
