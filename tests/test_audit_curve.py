@@ -218,7 +218,7 @@ def test_claims_of_every_kind_go_through_the_audit():
     for claim in (GaussianDP(1.0), GaussianDP(0.2), LaplaceDP(1.0), PureDP(0.3), ApproxDP(0.3, 1e-5),
                   gaussian_pld(1.0, interval=1e-3), GaussianDP(1.0).to_profile()):
         cert = curve_audit(*scores, claim=claim)
-        assert isinstance(cert, CurveCertificate) and cert.claim
+        assert isinstance(cert, CurveCertificate) and cert.claim is claim and cert.claim_description
         assert isinstance(cert.refuted, bool)
     assert curve_audit(*scores, claim=GaussianDP(0.2)).refuted  # a much too strong claim is refuted
     assert curve_audit(*scores, claim=PureDP(0.3)).refuted

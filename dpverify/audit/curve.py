@@ -128,9 +128,10 @@ class CurveCertificate:
     Counts: ``false_positives`` of ``n_neighbour`` outputs of M(D'), ``false_negatives`` of ``n_dataset`` outputs of
     M(D). Bounds: ``fpr_upper``, ``fnr_upper`` (one-sided Clopper-Pearson, each at ``alpha / (2 candidates)``), so
     with probability >= 1 - ``alpha`` both hold. ``mu_lower``: no mu-GDP curve with mu < mu_lower fits (0 when
-    nothing is shown). With a claim: ``refuted`` (the point lies below the claimed curve, or a profile violation
-    was found), ``margin`` = ``max(f(fpr_upper) - fnr_upper, f(fnr_upper) - fpr_upper)`` (> 0 refutes),
-    ``violation`` for profile claims (:class:`ProfileViolation`).
+    nothing is shown). With a claim (``claim``: the guarantee as given, ``claim_description`` its curve's
+    description): ``refuted`` (the point lies below the claimed curve, or a profile violation was found),
+    ``margin`` = ``max(f(fpr_upper) - fnr_upper, f(fnr_upper) - fpr_upper)`` (> 0 refutes), ``violation`` for profile
+    claims (:class:`ProfileViolation`).
     """
 
     threshold: float
@@ -144,7 +145,8 @@ class CurveCertificate:
     fpr_upper: float
     fnr_upper: float
     mu_lower: float
-    claim: str | None = None
+    claim: object | None = None
+    claim_description: str | None = None
     refuted: bool | None = None
     margin: float | None = None
     violation: ProfileViolation | None = None
@@ -164,7 +166,8 @@ class CurveCertificate:
                 f"{self.n_neighbour}), FNR <= {self.fnr_upper:.4g} ({self.false_negatives}/{self.n_dataset}) at "
                 f"confidence {1 - self.alpha:g}; mu_lower = {self.mu_lower:.4g}")
         if self.claim is not None:
-            text += f"; claim {self.claim}: {'REFUTED' if self.refuted else 'not refuted'} (margin {self.margin:.3g})"
+            text += (f"; claim {self.claim_description}: {'REFUTED' if self.refuted else 'not refuted'} "
+                     f"(margin {self.margin:.3g})")
         if self.violation is not None and self.violation.margin > 0:
             v = self.violation
             text += (f"; most violated at delta = {v.delta:.3g}: epsilon >= {v.epsilon_certified:.4g} vs claimed "
@@ -309,7 +312,7 @@ def most_violated_delta(claim, fpr_upper: float, fnr_upper: float, deltas=None) 
     grid = _delta_grid(x, y, claim) if deltas is None else np.asarray(deltas, dtype=float).reshape(-1)
     if grid.size == 0:
         return None
-    profile = curve_claim(claim).profile
+    profile = claim.profile if isinstance(claim, CurveClaim) else as_privacy_profile(claim)
     best = None
     for d in grid:
         certified = float(epsilon_lower(x, y, float(d)))
@@ -392,15 +395,15 @@ def certify(test: CurveTest, k0: int, n0: int, k1: int, n1: int, *, alpha: float
     fp, fn = error_counts(k0, n0, k1, n1, test.d_high)
     x, y = error_upper_bounds(fp, n1, fn, n0, alpha=alpha, candidates=candidates)
     x, y = float(x), float(y)
-    refuted = margin = violation = label = None
+    refuted = margin = violation = label = guarantee = None
     if claim is not None:
         claimed = curve_claim(claim)
-        label = claimed.curve.description
+        guarantee, label = claimed.guarantee, claimed.curve.description
         margin = float(claim_margin(claimed.curve, x, y))
         violation = most_violated_delta(claimed, x, y) if claimed.is_profile else None
         refuted = margin > ROUNDING_SLACK or (violation is not None and violation.margin > ROUNDING_SLACK)
     return CurveCertificate(test.threshold, test.d_high, int(fp), n1, int(fn), n0, float(alpha),
-                            int(candidates), x, y, float(mu_lower(x, y)), label, refuted, margin, violation)
+                            int(candidates), x, y, float(mu_lower(x, y)), guarantee, label, refuted, margin, violation)
 
 
 def curve_audit(s0_selection, s1_selection, s0_estimation, s1_estimation, *, alpha: float = 0.05,
