@@ -6,7 +6,8 @@ Usage (from the repository root)::
     python mutation/auditor.py --slow     # also the @pytest.mark.slow ones
     python mutation/auditor.py --bugs union,reuse_seed --keep
 
-For the unmutated package and then for each bug of :data:`BUGS` (issue 14, section 1), the script
+For the unmutated package and then for each bug of :data:`BUGS` (issue 14, section 1; and :data:`CURVE_BUGS`, issue
+22, section 2), the script
 
 1. copies the package ``dpverify/`` into a fresh temporary directory, together with the validity tests
    (``tests/test_audit_validity*.py``, ``tests/conftest.py``) and ``pyproject.toml`` (pytest's settings);
@@ -90,6 +91,34 @@ BUGS: tuple[Bug, ...] = (
               "np.random.default_rng(self.chunk_seeds[side][j % len(self.selection_sizes)])"),),
     ),
 )
+
+
+#: Bugs of the curve-level certificate (issue 22, section 2; ``dpverify/audit/curve.py``), caught by
+#: ``tests/test_audit_validity_curve.py`` (picked up by :data:`TEST_GLOB`).
+CURVE_BUGS: tuple[Bug, ...] = (
+    Bug(
+        "curve_no_guard",
+        "mu_lower without its max(0, .) guard: a test that did worse than guessing reports a negative mu_lower "
+        "(jax_privacy PR #270 read such a value as evidence)",
+        (Edit("audit/curve.py", r"^(\s*)out = np\.where\(x \+ y >= 1\.0, 0\.0, np\.maximum\(0\.0, raw\)\)\s*$",
+              r"\1out = np.asarray(raw)"),),
+    ),
+    Bug(
+        "curve_selection_on_estimation",
+        "the curve test's threshold and orientation are chosen on the estimation part that certifies them",
+        (Edit("audit/curve.py", r"test = select_test_from_scores\(s0_selection, s1_selection,",
+              "test = select_test_from_scores(e0, e1,"),),
+    ),
+    Bug(
+        "curve_fnr_lower",
+        "the false-negative rate is bounded by its Clopper-Pearson LOWER bound instead of the upper one",
+        (Edit("audit/curve.py", r"^from dpverify\.audit\.bounds import clopper_pearson_upper$",
+              "from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper"),
+         Edit("audit/curve.py", r"return clopper_pearson_upper\(fp, n1, a\), clopper_pearson_upper\(fn, n0, a\)",
+              "return clopper_pearson_upper(fp, n1, a), clopper_pearson_lower(fn, n0, a)")),
+    ),
+)
+BUGS = BUGS + CURVE_BUGS
 
 
 class PatchError(RuntimeError):

@@ -12,6 +12,10 @@ A guarantee says *what* is promised, not how it was computed; calculators
 - :class:`PrivacyProfile` -- delta(epsilon), the hockey-stick divergence
   ``sup_S P[M(D) in S] - e^eps P[M(D') in S]`` as a function of epsilon (Balle et al. 2018).
 
+Guarantees that are whole trade-off curves (f-DP, Dong, Roth, Su 2022) -- mu-GDP and the others -- live in
+:mod:`dpverify.calculus.tradeoff`; :mod:`dpverify.calculus.tradeoff_conversions` turns any of the guarantees here into
+a curve or a profile.
+
 This is the one vocabulary for "a guarantee" across dpverify. Where a number comes from is carried by a subclass
 of :class:`ApproxDP`, so every producer hands out something that *is* an (epsilon, delta) guarantee:
 
@@ -191,12 +195,18 @@ class PrivacyProfile:
     """A privacy profile delta(epsilon) (hockey-stick divergence of the worst pair).
 
     ``delta_of_epsilon`` must be non-increasing in epsilon. ``epsilon(delta)``
-    inverts it by bisection in log space.
+    inverts it by bisection in log space, or calls ``epsilon_of_delta`` when the producer knows the inverse
+    (a closed form, or an accountant's own answer; it must return the smallest epsilon >= 0 with
+    delta(epsilon) <= delta, or an upper bound on it).
+
+    As a claim, a profile promises (epsilon, delta(epsilon))-DP for every epsilon >= 0 (Balle et al. 2018); its
+    trade-off curve (Dong, Roth, Su 2022, Prop. 2.12) is :func:`dpverify.calculus.tradeoff_conversions.profile_curve`.
     """
 
     delta_of_epsilon: Callable[[float], float]
     description: str = ""
     epsilon_max: float = field(default=math.inf)
+    epsilon_of_delta: Callable[[float], float] | None = None
 
     def delta(self, epsilon: float) -> float:
         eps = check_real("epsilon", epsilon, low=0.0)
@@ -205,6 +215,8 @@ class PrivacyProfile:
     def epsilon(self, delta: float, *, upper: float = 1e3, tol: float = 1e-12) -> float:
         """Smallest epsilon >= 0 with delta(epsilon) <= delta."""
         d = check_delta(delta, allow_zero=False)
+        if self.epsilon_of_delta is not None:
+            return float(self.epsilon_of_delta(d))
         if self.delta_of_epsilon(0.0) <= d:
             return 0.0
         lo, hi = 0.0, 1.0
