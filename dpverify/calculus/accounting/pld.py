@@ -108,6 +108,7 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
+from dpverify.calculus.accounting.described import Described, UnsupportedDescriptionError, first_unsupported, step_kind
 from dpverify.calculus.guarantees import Conversion
 
 __all__ = [
@@ -115,6 +116,7 @@ __all__ = [
     "DEFAULT_TAIL_MASS",
     "PrivacyLossDistribution",
     "PldAccountant",
+    "PLD_STEP_KINDS",
     "gaussian_pld",
     "subsampled_gaussian_pld",
     "pure_dp_pld",
@@ -899,6 +901,10 @@ def _check_schedule(q, mu) -> tuple[np.ndarray, np.ndarray]:
     return qa, ma
 
 
+#: The step kinds (:func:`~dpverify.calculus.accounting.described.step_kind`) :class:`PldAccountant` composes.
+PLD_STEP_KINDS = ("gaussian", "pure_dp")
+
+
 class PldAccountant:
     """Accumulates the PLD of a run, dp-accounting-like (``compose_*`` / ``get_epsilon`` / ``get_delta``),
     mirroring :class:`~dpverify.calculus.accounting.accountant.RdpAccountant`. Answers are
@@ -926,9 +932,49 @@ class PldAccountant:
     def _kw(self) -> dict:
         return {"interval": self._pld.interval, "tail_mass": self._pld.tail_mass}
 
-    def compose(self, pld: PrivacyLossDistribution) -> "PldAccountant":
-        """Compose an arbitrary PLD built on the same grid. Returns ``self``."""
-        self._pld = self._pld.compose(pld)
+    def supports(self, pld: object) -> bool:
+        """Whether :meth:`compose` accepts ``pld``: a PLD on this accountant's grid, or a mechanism description
+        (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian with noise or pure-DP."""
+        if isinstance(pld, PrivacyLossDistribution):
+            return pld.interval == self._pld.interval
+        return isinstance(pld, Described) and first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True) is None
+
+    def compose(self, pld: PrivacyLossDistribution | Described) -> "PldAccountant":
+        """Compose an arbitrary PLD built on the same grid, or every step of a mechanism description, in order:
+        runs of Gaussian steps as one :meth:`compose_schedule`, pure-DP steps with :meth:`compose_pure_dp`, steps
+        with zero sensitivity skipped (an :class:`UnsupportedDescriptionError` for a step it cannot account, see
+        :meth:`supports`). Returns ``self``."""
+        if isinstance(pld, PrivacyLossDistribution):
+            self._pld = self._pld.compose(pld)
+            return self
+        if not isinstance(pld, Described):
+            raise TypeError(f"pld must be a PrivacyLossDistribution or a mechanism description; got "
+                            f"{type(pld).__name__}")
+        reason = first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True)
+        if reason is not None:
+            raise UnsupportedDescriptionError(f"the PLD accountant cannot compose this description: {reason}")
+        gauss_q: list[float] = []
+        gauss_mu: list[float] = []
+
+        def flush() -> None:
+            if gauss_q:
+                self.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
+                gauss_q.clear()
+                gauss_mu.clear()
+
+        for r in pld.steps:
+            s = r.step
+            if step_kind(s) == "pure_dp":
+                flush()
+                if s.epsilon > 0:
+                    self.compose_pure_dp(s.epsilon, r.count)
+                continue
+            q, mu = s.sampling.rate, s.mu
+            if mu == 0:
+                continue
+            gauss_q.extend([q] * r.count)
+            gauss_mu.extend([mu] * r.count)
+        flush()
         return self
 
     def compose_gaussian(self, mu: float, count: int = 1) -> "PldAccountant":
