@@ -176,6 +176,31 @@ CASES: dict[str, Callable[[], Any]] = {
 }
 
 
+#: Keys ``AuditResult.to_dict()`` gained after the file was recorded, and what each must hold for these cases: every
+#: case uses the shorthand epsilon=/delta=, so the claim is ``ApproxDP(epsilon_claimed, delta)``.
+ADDED_KEYS = {"claim": lambda r: {"type": "ApproxDP", "epsilon": r["epsilon_claimed"], "delta": r["delta"]}}
+
+
+def differences(found: dict, expected: dict) -> dict:
+    """What differs between the canonical numbers ``found`` now and ``expected`` from the file: ``{field: (expected,
+    found)}`` (empty when the audit is unchanged). The keys of :data:`ADDED_KEYS` are checked against their rule
+    instead of the file."""
+    found_result = dict(found["result"])
+    moved = {}
+    for key, rule in ADDED_KEYS.items():
+        if key not in expected["result"]:
+            value = found_result.pop(key, None)
+            if value != rule(found_result):
+                moved[key] = (rule(found_result), value)
+    expected_result = expected["result"]
+    for key in sorted(set(found_result) | set(expected_result)):
+        if found_result.get(key, "<missing>") != expected_result.get(key, "<missing>"):
+            moved[key] = (expected_result.get(key, "<missing>"), found_result.get(key, "<missing>"))
+    if found.get("extra") != expected.get("extra"):
+        moved["extra"] = (expected.get("extra"), found.get("extra"))
+    return moved
+
+
 def run(name: str) -> dict:
     """The canonical numbers of case ``name`` (the result's, plus any extra numbers the case returns)."""
     found = CASES[name]()

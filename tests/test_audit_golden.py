@@ -24,19 +24,26 @@ def test_every_case_is_recorded_and_every_record_has_a_case():
 
 @pytest.mark.parametrize("name", sorted(golden_cases.CASES))
 def test_audit_numbers_are_unchanged(name):
-    found = golden_cases.run(name)
-    expected = GOLDEN[name]
-    if found != expected:  # name the fields that moved, not just "dicts differ"
-        moved = {k: (expected["result"].get(k), v) for k, v in found["result"].items()
-                 if expected["result"].get(k) != v}
-        missing = sorted(set(expected["result"]) - set(found["result"]))
-        pytest.fail(f"{name}: numbers changed: {moved}; keys gone: {missing}; extra {found.get('extra')} vs "
-                    f"{expected.get('extra')}")
+    moved = golden_cases.differences(golden_cases.run(name), GOLDEN[name])
+    assert not moved, f"{name}: numbers changed (field: (recorded, now)): {moved}"
 
 
 def test_workers_and_one_process_are_pinned_to_the_same_numbers():
     assert GOLDEN["path_streamed_workers_2"] == GOLDEN["path_streamed_workers_1"]
     assert GOLDEN["laplace_streamed_workers_2"]["result"] == GOLDEN["laplace_streamed"]["result"]
+
+
+def test_the_comparison_names_what_moved():
+    """A changed number, a lost key and a wrong added key are each reported (the comparison can fail)."""
+    expected = GOLDEN["laplace_streamed"]
+    found = {"result": dict(expected["result"], claim={"type": "ApproxDP", "epsilon": "f:1.0", "delta": "f:0.0"})}
+    assert golden_cases.differences(found, expected) == {}
+    changed = {"result": dict(found["result"], epsilon_lower="f:0.5")}
+    assert set(golden_cases.differences(changed, expected)) == {"epsilon_lower"}
+    lost = {"result": {k: v for k, v in found["result"].items() if k != "event"}}
+    assert set(golden_cases.differences(lost, expected)) == {"event"}
+    wrong_claim = {"result": dict(found["result"], claim={"type": "PureDP"})}
+    assert set(golden_cases.differences(wrong_claim, expected)) == {"claim"}
 
 
 def test_the_canonical_form_tells_apart_what_a_comparison_must():

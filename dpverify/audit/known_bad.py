@@ -62,7 +62,7 @@ class AdditiveNoise:
     """
 
     query: Callable
-    noise: object
+    noise: LaplaceMechanism | GaussianMechanism
     name: str = ""
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -126,7 +126,7 @@ def quantile_edges(pooled: np.ndarray, bins: int) -> np.ndarray:
     return np.quantile(pooled, qs, axis=0).T.reshape(pooled.shape[1], bins - 1)
 
 
-def bin_log_ratios(c0: np.ndarray, c1: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
+def bin_log_ratios(c0: np.ndarray, c1: np.ndarray, n0: float, n1: float) -> tuple[np.ndarray, np.ndarray]:
     """``(T, V)`` from the ``(d, K)`` bin counts of the two sides (``n0``, ``n1`` outputs): ``T[j, k]`` the add-half
     smoothed log ratio of the bin frequencies and ``V[j, k]`` its delta-method variance (module docstring, step 2)."""
     c0, c1 = c0 + 0.5, c1 + 0.5

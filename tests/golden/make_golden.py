@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         found[name] = golden_cases.run(name)
         print(f"{name:40s} {time.perf_counter() - start:6.2f} s", flush=True)
-        if args.check and stored.get(name) != found[name]:
+        if args.check and (name not in stored or golden_cases.differences(found[name], stored[name])):
             changed.append(name)
     if args.check:
         print("changed:", changed or "none")

@@ -350,6 +350,7 @@ def _half_cells(q: float, mu: float, h: float, i_lo: int, i_hi: int):
     lg = _log_normal_mass(xa - mu, xb - mu)
     tails_q = (float(log_ndtr(x[0])), float(log_ndtr(-x[-1])))
     tails_g = (float(log_ndtr(x[0] - mu)), float(log_ndtr(mu - x[-1])))
+    tails_p: tuple[float, ...]
     with np.errstate(invalid="ignore", over="ignore"):
         d = lg - lq
         if q == 1.0:
@@ -419,9 +420,10 @@ def _direction_laws(lm: np.ndarray, lam: np.ndarray, node0: int, h: float,
         p[k - 1] += drop / om
     bad = p < -1e-6 * np.abs(pc[:k + 1]) - 1e-300
     if bad.any():
-        p = _convexify(p, pc, T, c, k, sig_last, drop, h, bad)
-        if p is None:  # a repair wider than float64 can rescale: fall back to rounding down
+        repaired = _convexify(p, pc, T, c, k, sig_last, drop, h, bad)
+        if repaired is None:  # a repair wider than float64 can rescale: fall back to rounding down
             return upper_law, _round_down(np.exp(lm), right, node0)
+        p = repaired
     np.maximum(p, 0.0, out=p)  # residual round-off (relative <= 1e-6 of a grid point's mass)
     lower = np.zeros(n + 1)
     lower[:k + 1] = p
@@ -748,6 +750,7 @@ class PrivacyLossDistribution:
             if not n:
                 break
             base = base._compose_laws(base)
+        assert result is not None  # count >= 1: the first set bit of count assigned it
         comps = tuple((kind, params, m * count) for kind, params, m in self._components)
         return PrivacyLossDistribution(interval=self._h, tail_mass=self._tail, laws=result._laws, components=comps)
 
