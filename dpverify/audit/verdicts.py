@@ -45,23 +45,24 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
     """``(verdict, reason)``: the verdict (module docstring) and one sentence saying why."""
     if epsilon_lower > epsilon_claimed:
         return Verdict.VIOLATION, (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
-                             "the mechanism is not private as claimed on this pair")
+                                   "the mechanism is not private as claimed on this pair")
+    inconclusive = Verdict.INCONCLUSIVE
     if saturation is not None and epsilon_claimed > saturation:
-        return Verdict.INCONCLUSIVE, (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
-                                f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
+        return inconclusive, (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
+                              f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
     if budget_ceiling is not None and budget_ceiling * power_factor < epsilon_claimed:
         if budget_ceiling <= 0:
-            return Verdict.INCONCLUSIVE, ("budget ceiling 0: at this budget no event-based audit can certify anything "
-                                    "above 0 on the audited run, so no violation of the claim could be shown")
-        return Verdict.INCONCLUSIVE, (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
-                                f"implementation leaking about {_fmt(epsilon_claimed / budget_ceiling)}x more than "
-                                "the audited run would be flagged at this budget")
+            return inconclusive, ("budget ceiling 0: at this budget no event-based audit can certify anything "
+                                  "above 0 on the audited run, so no violation of the claim could be shown")
+        return inconclusive, (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
+                              f"implementation leaking about {_fmt(epsilon_claimed / budget_ceiling)}x more than "
+                              "the audited run would be flagged at this budget")
     if budget_ceiling is None and epsilon_exact is not None and epsilon_exact * power_factor < epsilon_claimed:
-        return Verdict.INCONCLUSIVE, (f"the pair's exact epsilon {_fmt(epsilon_exact)} < claim / {power_factor:g}: no audit "
-                                "of this pair can come near the claim (the claim is loose here, or the pair is not "
-                                "the worst one)")
+        return inconclusive, (f"the pair's exact epsilon {_fmt(epsilon_exact)} < claim / {power_factor:g}: no audit "
+                              "of this pair can come near the claim (the claim is loose here, or the pair is not "
+                              "the worst one)")
     if epsilon_lower <= 0:
-        return Verdict.INCONCLUSIVE, "certified 0: no event separated the two sides at this budget"
+        return inconclusive, "certified 0: no event separated the two sides at this budget"
     return Verdict.CONSISTENT, f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"
 
 

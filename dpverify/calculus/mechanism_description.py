@@ -218,8 +218,9 @@ class MechanismDescription:
     ``steps``: the releases in order (run-length encoded); ``neighbouring``: the relation under which the
     sensitivities hold; ``release``: ``"path"`` or ``"final"``; ``source``: the paper and item the update comes
     from; ``per_iteration``: releases per chain iteration (2 for DP-SGFS: gradient and covariance).
-    ``neighbouring`` and ``release`` are stored as members of :class:`~dpverify.calculus.vocabulary.NeighbouringRelation`
-    and :class:`~dpverify.calculus.vocabulary.Release` (strings equal to their values).
+    ``neighbouring`` and ``release`` are stored as members of
+    :class:`~dpverify.calculus.vocabulary.NeighbouringRelation` and :class:`~dpverify.calculus.vocabulary.Release`
+    (strings equal to their values).
     The accountants consume a description as dp_accounting's consume a ``DpEvent``
     (``PldAccountant().compose(description)``, ``RdpAccountant().compose(description)``); :meth:`pld`, :meth:`rdp` and
     :meth:`account` are thin wrappers around them.
