@@ -1,7 +1,7 @@
 """The Neyman-Pearson test: threshold the exact log-likelihood ratio.
 
 When the mechanism exposes ``log_density(dataset, outputs)`` (normalised log density or log pmf
-of each output under M(dataset); the mechanism protocol of :mod:`dpverify.audit.core`), the statistic
+of each output under M(dataset); :class:`dpverify.audit.abilities.HasLogDensity`), the statistic
 
     s(x) = log p_D(x) - log p_D'(x)
 

@@ -44,7 +44,7 @@ samples and sums the estimates:
 Linear algebra runs with one BLAS thread (``threadpoolctl``, as in :mod:`.classifier`): on the shared 2-core
 machine the pooled covariance of 2 x 10^5 outputs of 20 coordinates took 2.7 s with the default thread pool.
 
-Everything is fitted on the fit samples of the selection part only (:mod:`dpverify.audit.core`), so the validity
+Everything is fitted on the fit samples of the selection part only (:mod:`dpverify.audit.select`), so the validity
 of the certificate is unaffected whatever this estimate is; it only decides how much power the audit has.
 """
 from __future__ import annotations
