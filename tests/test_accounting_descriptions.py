@@ -91,6 +91,9 @@ def test_supports_also_covers_the_older_inputs():
     assert not PldAccountant(interval=1e-3).supports(pure_dp_pld(1.0))  # another grid
     assert RdpAccountant([2.0, 3.0]).supports(RenyiDP((2.0, 3.0, 4.0), (0.1, 0.2, 0.3)))
     assert not RdpAccountant([2.0, 5.0]).supports(RenyiDP((2.0, 3.0), (0.1, 0.2)))
+    assert not RdpAccountant().supports(pure_dp_pld(1.0))  # a PLD's ``steps`` is a count, not a description's
+    with pytest.raises(TypeError, match="guarantee must be a RenyiDP or a mechanism description"):
+        RdpAccountant().compose(pure_dp_pld(1.0))
 
 
 def test_fixed_size_sampling_reads_as_its_rate():

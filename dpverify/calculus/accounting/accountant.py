@@ -21,7 +21,13 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
-from dpverify.calculus.accounting.described import Described, UnsupportedDescriptionError, first_unsupported, step_kind
+from dpverify.calculus.accounting.described import (
+    Described,
+    UnsupportedDescriptionError,
+    first_unsupported,
+    is_description,
+    step_kind,
+)
 from dpverify.calculus.accounting.sampled_gaussian import check_sigma, log_a_matrix, rdp_sampled_gaussian
 from dpverify.calculus.conversions import rdp_to_delta, rdp_to_dp
 from dpverify.calculus.guarantees import Conversion, RenyiDP
@@ -102,7 +108,7 @@ class RdpAccountant:
         pure-DP."""
         if isinstance(guarantee, RenyiDP):
             return set(self._orders.tolist()) <= set(guarantee.orders)
-        return isinstance(guarantee, Described) and first_unsupported(guarantee.steps, RDP_STEP_KINDS) is None
+        return is_description(guarantee) and first_unsupported(guarantee.steps, RDP_STEP_KINDS) is None
 
     def compose(self, guarantee: RenyiDP | Described) -> "RdpAccountant":
         """Compose an arbitrary RDP curve (it must give a value at every order of the accountant), or every step of a
@@ -111,7 +117,7 @@ class RdpAccountant:
         ``inf`` at every order for a step without noise; per pure epsilon-DP step ``min(eps, alpha eps^2 / 2)`` (Bun &
         Steinke 2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order); summed over the steps
         (Mironov 2017, Prop. 1). An :class:`UnsupportedDescriptionError` for a step it cannot account."""
-        if isinstance(guarantee, Described) and not isinstance(guarantee, RenyiDP):
+        if is_description(guarantee):
             reason = first_unsupported(guarantee.steps, RDP_STEP_KINDS)
             if reason is not None:
                 raise UnsupportedDescriptionError(f"the RDP accountant cannot compose this description: {reason}")

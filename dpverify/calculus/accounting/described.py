@@ -17,7 +17,7 @@ the description module, which imports the accountants for its thin wrappers ``pl
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Iterable, Protocol, TypeGuard, runtime_checkable
 
 __all__ = [
     "SamplingRate",
@@ -26,6 +26,7 @@ __all__ = [
     "RepeatedRelease",
     "Described",
     "UnsupportedDescriptionError",
+    "is_description",
     "step_kind",
     "first_unsupported",
 ]
@@ -75,6 +76,12 @@ class Described(Protocol):
 
     @property
     def steps(self) -> tuple[Any, ...]: ...
+
+
+def is_description(item: object) -> TypeGuard[Described]:
+    """True for a mechanism description (:class:`Described` with a tuple of steps; a privacy-loss distribution, whose
+    ``steps`` is a count, is not one)."""
+    return isinstance(item, Described) and isinstance(item.steps, tuple)
 
 
 class UnsupportedDescriptionError(ValueError):

@@ -108,7 +108,13 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
-from dpverify.calculus.accounting.described import Described, UnsupportedDescriptionError, first_unsupported, step_kind
+from dpverify.calculus.accounting.described import (
+    Described,
+    UnsupportedDescriptionError,
+    first_unsupported,
+    is_description,
+    step_kind,
+)
 from dpverify.calculus.guarantees import Conversion
 
 __all__ = [
@@ -940,7 +946,7 @@ class PldAccountant:
         (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian with noise or pure-DP."""
         if isinstance(pld, PrivacyLossDistribution):
             return pld.interval == self._pld.interval
-        return isinstance(pld, Described) and first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True) is None
+        return is_description(pld) and first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True) is None
 
     def compose(self, pld: PrivacyLossDistribution | Described) -> "PldAccountant":
         """Compose an arbitrary PLD built on the same grid, or every step of a mechanism description, in order:
@@ -950,7 +956,7 @@ class PldAccountant:
         if isinstance(pld, PrivacyLossDistribution):
             self._pld = self._pld.compose(pld)
             return self
-        if not isinstance(pld, Described):
+        if not is_description(pld):
             raise TypeError(f"pld must be a PrivacyLossDistribution or a mechanism description; got "
                             f"{type(pld).__name__}")
         reason = first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True)
