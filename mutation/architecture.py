@@ -42,7 +42,7 @@ BUGS: tuple = (
               "    return rdp_to_dp(curve.orders, curve.epsilons, delta)\n\n\n\\1"),)),
     Bug("private_import", "the RDP accountant imports conversions._check_method",
         (Edit("calculus/accounting/accountant.py",
-              r"^(from dpverify\.calculus\.accounting\.sampled_gaussian import check_sigma, log_a_matrix)$",
+              r"^(from dpverify\.calculus\.accounting\.sampled_gaussian import check_sigma, log_a_matrix.*)$",
               "\\1\nfrom dpverify.calculus.conversions import _check_method  # noqa: F401"),)),
     Bug("auditor_imports_sampler", "audit/datasets.py imports the sampler registry inside check_adjacent",
         (Edit("audit/datasets.py", r"^(def check_adjacent\(.*\n(?:.*\n)*?    \"\"\"(?:.*\n)*?.*\"\"\"\n)",

@@ -70,18 +70,19 @@ BUGS: tuple[Bug, ...] = (
     Bug(
         "bonferroni",
         "the candidates events are counted and maximised without the Bonferroni factor over candidates",
-        (Edit("audit/core.py", r"orientation=event\.orientation,(\s*)candidates=len\(chosen\)",
-              r"orientation=event.orientation,\1candidates=1"),),
+        (Edit("audit/certify.py", r"orientation=found\.event\.orientation,(\s*)candidates=len\(chosen\)",
+              r"orientation=found.event.orientation,\1candidates=1"),),
     ),
     Bug(
         "same_samples",
         "the chosen events are counted on the selection samples that chose them (the scoring sample) instead of "
         "fresh ones",
-        (Edit("audit/core.py",
-              r'^(\s*)for found in runner\.map\(\[\("count", j, events\) for j in range\(n_sel_chunks, total\)\]\):\s*$',
-              r"\1for found in [np.array([[count_at_least(sample_values[i][s], [t])[0] for i, t in events] "
-              r"for s in (0, 1)])]:"),
-         Edit("audit/core.py", r"^(\s*)n = plan\.n_estimation\s*$", r"\1n = len(sample_values[0][0])")),
+        (Edit("audit/estimate.py",
+              r'^(\s*)for found in runner\.map\(\[\("count", j, events\) for j in chunks\]\):\s*$',
+              r"\1for found in [np.array([[np.count_nonzero(chosen.fitted.threshold_values[i][s] >= t) "
+              r"for i, t in events] for s in (0, 1)])]:"),
+         Edit("audit/estimate.py", r"^(\s*)return EventCounts\(k0, k1, plan\.split\.n_estimation\)\s*$",
+              r"\1return EventCounts(k0, k1, len(chosen.fitted.threshold_values[0][0]))")),
     ),
     Bug(
         "reuse_seed",

@@ -16,7 +16,7 @@ What to expect. A statistic fitted on the fit samples only cannot make a certifi
 (:mod:`dpverify.audit.core`: the event is counted on fresh samples), so the mutations of
 :mod:`dpverify.audit.vector_statistics` are *power* bugs, caught by the recovery tests of
 ``test_audit_vector_statistics.py``; the validity test is expected to pass under all of them. ``fit_on_scoring``
-(a mutation of ``audit/core.py``) fits the candidate statistics on the samples that then choose the threshold: the
+(a mutation of ``audit/select.py``) fits the candidate statistics on the samples that then choose the threshold: the
 choice is biased towards events the fit overfitted, again a power loss, not a validity one; it is listed to show what
 the tests can and cannot see. Mutations that *do* break validity (counting on the selection samples, re-drawing them)
 are in ``mutation/auditor.py``, whose glob ``tests/test_audit_validity*.py`` includes the vector validity test.
@@ -67,9 +67,10 @@ BUGS: tuple = (
         (Edit(VS, r"table = monotone_tables\(table, var\)", "table = table"),)),
     Bug("wrong_direction", "isotonic smoothing keeps the direction that fits worse",
         (Edit(VS, r"out\[j\] = up if err_up <= err_down else down", "out[j] = down if err_up <= err_down else up"),)),
-    Bug("fit_on_scoring", "audit/core.py fits the statistics on the scoring samples (v0, v1) instead of (f0, f1)",
-        (Edit("audit/core.py", r"_candidate_statistics\(test, mechanism, dataset, neighbour, f0, f1, seed, mode\)",
-              "_candidate_statistics(test, mechanism, dataset, neighbour, v0, v1, seed, mode)"),)),
+    Bug("fit_on_scoring", "audit/select.py fits the statistics on the threshold sample instead of the fit part",
+        (Edit("audit/select.py",
+              r"candidate_statistics\(plan, mechanism, dataset, neighbour, sel0\[:n_fit\], sel1\[:n_fit\]\)",
+              "candidate_statistics(plan, mechanism, dataset, neighbour, sel0[n_fit:held], sel1[n_fit:held])"),)),
 )
 
 #: mutations no test is expected to catch (module docstring): fitting on the scoring samples costs power only, by an

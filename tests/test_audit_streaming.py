@@ -1,5 +1,5 @@
 """Bounded-memory selection of the auditor: the fit cap, candidate thresholds from a bounded sample, counts streamed
-chunk by chunk (dpverify.audit.core, .statistics, .split). Every check compares the streamed computation with a direct
+chunk by chunk (dpverify.audit.select, .statistics, .split). Every check compares the streamed computation with a direct
 one on the same values (same seeds), so no statistical tolerance is involved unless stated."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-import dpverify.audit.core as core
+import dpverify.audit.select as select
 from dpverify.audit import audit
 from dpverify.audit.split import ChunkSampler, SplitPlan
 from dpverify.audit.statistics import (
@@ -16,6 +16,7 @@ from dpverify.audit.statistics import (
     best_thresholds,
     count_at_least,
     evaluate,
+    identity,
     row_keys,
     threshold_candidates,
 )
@@ -76,7 +77,7 @@ def test_streamed_selection_equals_direct_computation(fit_cap, threshold_sample)
     event, est0, est1 = _direct(laplace, 20_000, 4, 1_500, fit_cap, threshold_sample)
     cand = r.candidates[0]
     assert cand["selection_score"] == event.score
-    assert cand["event"] == event.describe(core.identity(None, None))
+    assert cand["event"] == event.describe(identity(None, None))
     k0, k1 = np.count_nonzero(est0 >= event.threshold), np.count_nonzero(est1 >= event.threshold)
     if event.complement:
         k0, k1 = est0.size - k0, est1.size - k1
@@ -85,13 +86,13 @@ def test_streamed_selection_equals_direct_computation(fit_cap, threshold_sample)
 
 def test_fit_cap_limits_what_the_statistics_see(monkeypatch):
     seen = []
-    original = core._candidate_statistics
+    original = select.candidate_statistics
 
-    def spy(test, mechanism, dataset, neighbour, f0, f1, seed, mode="mathematical"):
+    def spy(plan, mechanism, dataset, neighbour, f0, f1):
         seen.append((f0.shape[0], f1.shape[0]))
-        return original(test, mechanism, dataset, neighbour, f0, f1, seed, mode)
+        return original(plan, mechanism, dataset, neighbour, f0, f1)
 
-    monkeypatch.setattr(core, "_candidate_statistics", spy)
+    monkeypatch.setattr(select, "candidate_statistics", spy)
     audit(laplace, D0, D1, epsilon=1.0, samples=20_000, seed=0, chunk_size=1_000, fit_cap=600)
     audit(laplace, D0, D1, epsilon=1.0, samples=20_000, seed=0, chunk_size=1_000)
     assert seen == [(600, 600), (2000, 2000)]  # capped; else half of the 4,000 selection outputs

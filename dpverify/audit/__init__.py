@@ -1,11 +1,18 @@
 """Empirical auditing: certified lower bounds on epsilon from distinguishing tests.
 
-``audit(mechanism, dataset, neighbour, epsilon=..., delta=..., samples=..., confidence=..., seed=...)``
-samples the mechanism on an adjacent pair, chooses a distinguishing event on one part of the
-samples and certifies ``epsilon_lower`` from Clopper-Pearson bounds on the other
-(Ding et al. 2018, CCS; Jagielski et al. 2020, NeurIPS; Bichsel et al. 2021, IEEE S&P).
+``audit(mechanism, dataset, neighbour, claim=ApproxDP(epsilon, delta), samples=..., confidence=..., seed=...)``
+(or ``epsilon=..., delta=...`` for the same claim) samples the mechanism on an adjacent pair, chooses a
+distinguishing event on one part of the samples and certifies ``epsilon_lower`` from Clopper-Pearson bounds on the
+other (Ding et al. 2018, CCS; Jagielski et al. 2020, NeurIPS; Bichsel et al. 2021, IEEE S&P).
 
-Modules (one job each): :mod:`.core` (``audit``, ``AuditResult``), :mod:`.bounds`
+``audit`` (:mod:`.core`) is a composition of four stages, each a module with a small typed result:
+:mod:`.plan` (validated parameters, the claim, the split and budgets: ``AuditPlan``), :mod:`.select` (statistics
+fitted and events chosen on the selection part: ``ChosenEvents``), :mod:`.estimate` (their counts on the estimation
+part: ``EventCounts``) and :mod:`.certify` (event bound, ceiling, verdict: ``Certificate``), assembled into an
+``AuditResult`` (:mod:`.result`). What a mechanism can do besides sampling is a set of protocols (:mod:`.abilities`);
+the verdict, mode and test kinds are enums (:mod:`.kinds`); :mod:`.chunk_work` is what one chunk is reduced to.
+
+Other modules (one job each): :mod:`.bounds`
 (Clopper-Pearson, epsilon from counts), :mod:`.split` (seeded chunked sampling, selection/estimation
 split), :mod:`.statistics` (threshold tests, projections), :mod:`.likelihood_ratio`,
 :mod:`.events` (discrete outputs), :mod:`.classifier` (learned test), :mod:`.exact` (exact pair

@@ -367,6 +367,7 @@ def select_test(k0, n0: int, k1, n1: int, thresholds, *, n_dataset: int, n_neigh
         j = int(np.argmax(scores))
         if best is None or scores[j] > best.score:
             best = CurveTest(float(t[j]), d_high, float(scores[j]), "mu" if curve is None else "claim")
+    assert best is not None  # the loop ran over both orientations
     return best
 
 
@@ -393,8 +394,8 @@ def certify(test: CurveTest, k0: int, n0: int, k1: int, n1: int, *, alpha: float
     n0 = check_positive_int(n0, "n0")
     n1 = check_positive_int(n1, "n1")
     fp, fn = error_counts(k0, n0, k1, n1, test.d_high)
-    x, y = error_upper_bounds(fp, n1, fn, n0, alpha=alpha, candidates=candidates)
-    x, y = float(x), float(y)
+    x_hi, y_hi = error_upper_bounds(fp, n1, fn, n0, alpha=alpha, candidates=candidates)
+    x, y = float(x_hi), float(y_hi)
     refuted = margin = violation = label = guarantee = None
     if claim is not None:
         claimed = curve_claim(claim)

@@ -64,7 +64,7 @@ def check_adjacent(dataset: Any, neighbour: Any, adjacency: str = "replace") -> 
     if adjacency in ("add_remove", "either"):
         reasons.append(_why_not_add_remove(a, b))
     if all(r is not None for r in reasons):
-        raise ValueError("dataset and neighbour are not adjacent: " + "; ".join(reasons))
+        raise ValueError("dataset and neighbour are not adjacent: " + "; ".join(r for r in reasons if r is not None))
     return a, b
 
 

@@ -33,16 +33,20 @@ def _rows(outputs: np.ndarray) -> np.ndarray:
 
 def _unique_rows(rows: np.ndarray, return_inverse: bool = False):
     if rows.shape[1] == 1:
-        out = np.unique(rows[:, 0], return_inverse=return_inverse)
-        return (out[0][:, None], out[1].reshape(-1)) if return_inverse else out[:, None]
+        if return_inverse:
+            values, inverse = np.unique(rows[:, 0], return_inverse=True)
+            return values[:, None], inverse.reshape(-1)
+        return np.unique(rows[:, 0])[:, None]
     found = row_keys(rows)
     if found is not None:
         # integer-valued rows: one int64 key per row (mixed radix, lexicographic like np.unique(axis=0)), so a 1-d
         # unique replaces the row-wise one (measured 38 s of a 10^7-output SVT fit with axis=0)
         _, first, inverse = np.unique(found[0], return_index=True, return_inverse=True)
         return (rows[first], inverse.reshape(-1)) if return_inverse else rows[first]
-    out = np.unique(rows, axis=0, return_inverse=return_inverse)
-    return (out[0], out[1].reshape(-1)) if return_inverse else out
+    if return_inverse:
+        values, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return values, inverse.reshape(-1)
+    return np.unique(rows, axis=0)
 
 
 def is_discrete(x0: np.ndarray, x1: np.ndarray) -> bool:

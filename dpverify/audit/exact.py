@@ -28,6 +28,7 @@ import numpy as np
 from scipy import integrate, optimize
 
 from dpverify.validation import check_delta, check_real
+from dpverify.audit.abilities import log_density_of
 
 __all__ = ["hockey_stick", "pure_epsilon", "pair_epsilon", "mechanism_log_densities"]
 
@@ -113,9 +114,9 @@ def pair_epsilon(log_p: LogPdf, log_q: LogPdf, delta: float, *, support=(-math.i
 
 def mechanism_log_densities(mechanism, dataset, neighbour) -> tuple[LogPdf, LogPdf]:
     """Scalar log densities ``x -> mechanism.log_density(D, [x])[0]`` of a mechanism with 1-d
-    outputs on both datasets, for :func:`pair_epsilon` (the mechanism protocol of :mod:`dpverify.audit.core`)."""
-    ld = getattr(mechanism, "log_density", None)
-    if not callable(ld):
+    outputs on both datasets, for :func:`pair_epsilon` (:class:`dpverify.audit.abilities.HasLogDensity`)."""
+    ld = log_density_of(mechanism)
+    if ld is None:
         raise ValueError("mechanism has no log_density(dataset, outputs)")
 
     def make(d) -> LogPdf:

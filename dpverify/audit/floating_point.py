@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.audit.abilities import log_density_of, query_of, white_box_statistic_of
 from dpverify.audit.likelihood_ratio import log_likelihood_ratio, whitebox_statistic
 from dpverify.audit.statistics import Statistic
 
@@ -176,26 +177,25 @@ def reachable_log_ratio(x0: np.ndarray, x1: np.ndarray, mu0: np.ndarray, mu1: np
 def query_values(mechanism: Any, dataset: Any, neighbour: Any, output: np.ndarray) -> tuple | None:
     """``(query(D), query(D'))`` as float64 arrays when the mechanism says what its noise is added to
     (``mechanism.query_value(dataset)``, else ``mechanism.query(dataset)``) and both broadcast against one
-    ``output`` (shape of one output row) without changing it; otherwise None."""
-    for attr in ("query_value", "query"):
-        fn = getattr(mechanism, attr, None)
-        if not callable(fn):
-            continue
-        try:
-            mu0 = np.asarray(fn(dataset), dtype=np.float64)
-            mu1 = np.asarray(fn(neighbour), dtype=np.float64)
-        except Exception:  # an attribute of another meaning, or a query that cannot take these datasets
+    ``output`` (shape of one output row) without changing it; otherwise None
+    (:func:`dpverify.audit.abilities.query_of`)."""
+    fn = query_of(mechanism)
+    if fn is None:
+        return None
+    try:
+        mu0 = np.asarray(fn(dataset), dtype=np.float64)
+        mu1 = np.asarray(fn(neighbour), dtype=np.float64)
+    except Exception:  # an attribute of another meaning, or a query that cannot take these datasets
+        return None
+    shape = np.shape(output)
+    try:
+        if np.broadcast_shapes(mu0.shape, shape) != shape or np.broadcast_shapes(mu1.shape, shape) != shape:
             return None
-        shape = np.shape(output)
-        try:
-            if np.broadcast_shapes(mu0.shape, shape) != shape or np.broadcast_shapes(mu1.shape, shape) != shape:
-                return None
-        except ValueError:
-            return None
-        if not (np.isfinite(mu0).all() and np.isfinite(mu1).all()):
-            return None
-        return mu0, mu1
-    return None
+    except ValueError:
+        return None
+    if not (np.isfinite(mu0).all() and np.isfinite(mu1).all()):
+        return None
+    return mu0, mu1
 
 
 def implementation_statistics(f0: np.ndarray, f1: np.ndarray, *, mechanism: Any = None, dataset: Any = None,
@@ -211,10 +211,11 @@ def implementation_statistics(f0: np.ndarray, f1: np.ndarray, *, mechanism: Any 
     mus = query_values(mechanism, dataset, neighbour, np.asarray(f0)[0])
     if mus is not None:
         found.append(reachable_log_ratio(f0, f1, *mus))
-    if callable(getattr(mechanism, "log_likelihood_ratio", None)):
+    log_density = log_density_of(mechanism)
+    if white_box_statistic_of(mechanism) is not None:
         found.append(whitebox_statistic(mechanism, dataset, neighbour, decimals=None))
-    elif callable(getattr(mechanism, "log_density", None)):
-        found.append(log_likelihood_ratio(mechanism.log_density, dataset, neighbour, decimals=None))
+    elif log_density is not None:
+        found.append(log_likelihood_ratio(log_density, dataset, neighbour, decimals=None))
     return found
 
 

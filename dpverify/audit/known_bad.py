@@ -1,6 +1,6 @@
 """Reference mechanisms for the auditor's tests and demos: correct ones, and deliberately wrong ones.
 
-Every object here follows the mechanism protocol of :mod:`dpverify.audit.core`: ``mech(dataset, n, rng)`` returns
+Every object here follows the mechanism protocols of :mod:`dpverify.audit.abilities`: ``mech(dataset, n, rng)`` returns
 ``n`` outputs on axis 0; ``log_density`` and ``exact_epsilon`` where known. The noise itself is the
 lead's :mod:`dpverify.calculus.mechanisms` (Laplace, Gaussian); this module only wires a query to it and adds
 the known mistakes:
@@ -62,7 +62,7 @@ class AdditiveNoise:
     """
 
     query: Callable
-    noise: object
+    noise: LaplaceMechanism | GaussianMechanism
     name: str = ""
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The Neyman-Pearson test: threshold the exact log-likelihood ratio.
 
 When the mechanism exposes ``log_density(dataset, outputs)`` (normalised log density or log pmf
-of each output under M(dataset); the mechanism protocol of :mod:`dpverify.audit.core`), the statistic
+of each output under M(dataset); :class:`dpverify.audit.abilities.HasLogDensity`), the statistic
 
     s(x) = log p_D(x) - log p_D'(x)
 
@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from dpverify.audit.abilities import HasWhiteBoxStatistic, Labelled
 from dpverify.audit.statistics import Statistic
 
 __all__ = ["log_likelihood_ratio", "whitebox_statistic", "DECIMALS"]
@@ -64,14 +65,15 @@ def log_likelihood_ratio(log_density: Callable, dataset, neighbour, *, decimals:
     return Statistic("likelihood_ratio", "log p_D(x) - log p_D'(x)", s)
 
 
-def whitebox_statistic(mechanism, dataset, neighbour, *, decimals: int | None = DECIMALS) -> Statistic:
+def whitebox_statistic(mechanism: HasWhiteBoxStatistic, dataset, neighbour, *,
+                       decimals: int | None = DECIMALS) -> Statistic:
     """The mechanism's own white-box log-likelihood ratio ``mechanism.log_likelihood_ratio(dataset, neighbour)``
     (a callable ``outputs -> (n,)``), e.g. the per-step mixture likelihood ratio of a released Markov chain path
     computed from the sampler's mechanism description and its own gradients. Rounded like the exact ratio
     (``decimals=None``: unrounded, named ``likelihood_ratio:unrounded``)."""
     decimals = _check_decimals(decimals)
     llr = mechanism.log_likelihood_ratio(dataset, neighbour)
-    description = getattr(llr, "description", "white-box log p_D(x) - log p_D'(x)")
+    description = llr.description if isinstance(llr, Labelled) else "white-box log p_D(x) - log p_D'(x)"
 
     def s(x: np.ndarray) -> np.ndarray:
         values = np.asarray(llr(x), dtype=float)

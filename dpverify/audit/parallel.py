@@ -122,8 +122,8 @@ class ChunkRunner:
                           ParallelFallbackWarning, stacklevel=3)
             self.workers = 1
         self._token = next(_TOKENS)
-        self._pool = None
-        self._limits = None
+        self._pool: multiprocessing.pool.Pool | None = None
+        self._limits: threadpool_limits | None = None
 
     def __enter__(self) -> "ChunkRunner":
         _WORK[self._token] = self.work

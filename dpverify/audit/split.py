@@ -235,7 +235,7 @@ def draw(
         for side in (0, 1):
             parts[side].append(sampler.side(side, j))
         report(j + 1)
-    selection = tuple(np.concatenate(p) for p in parts)
+    selection = (np.concatenate(parts[0]), np.concatenate(parts[1]))
 
     def estimation() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for j in range(n_sel, total):

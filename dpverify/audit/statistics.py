@@ -14,7 +14,7 @@ without densities the auditor uses the proxies below or a learned one (:mod:`.cl
   lower bound (:func:`dpverify.audit.bounds.epsilon_lower_bound`) on the scoring samples.
 
 The threshold search is split in three steps so that it can run on a stream of scoring samples in bounded memory
-(:mod:`dpverify.audit.core`): :func:`threshold_candidates` fixes the candidate thresholds ``t_1 < ... < t_m`` from a
+(:mod:`dpverify.audit.select`): :func:`threshold_candidates` fixes the candidate thresholds ``t_1 < ... < t_m`` from a
 bounded sample of the scoring values; :func:`count_at_least` counts ``#{s >= t_j}`` on one chunk of values (integer
 counts, so the counts of a stream are the sum of the counts of its chunks, in any order); :func:`best_events` scores
 the four orientations from the summed counts. ``best_thresholds`` is the three steps on values held in memory.

@@ -44,7 +44,7 @@ samples and sums the estimates:
 Linear algebra runs with one BLAS thread (``threadpoolctl``, as in :mod:`.classifier`): on the shared 2-core
 machine the pooled covariance of 2 x 10^5 outputs of 20 coordinates took 2.7 s with the default thread pool.
 
-Everything is fitted on the fit samples of the selection part only (:mod:`dpverify.audit.core`), so the validity
+Everything is fitted on the fit samples of the selection part only (:mod:`dpverify.audit.select`), so the validity
 of the certificate is unaffected whatever this estimate is; it only decides how much power the audit has.
 """
 from __future__ import annotations
@@ -126,7 +126,7 @@ def quantile_edges(pooled: np.ndarray, bins: int) -> np.ndarray:
     return np.quantile(pooled, qs, axis=0).T.reshape(pooled.shape[1], bins - 1)
 
 
-def bin_log_ratios(c0: np.ndarray, c1: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
+def bin_log_ratios(c0: np.ndarray, c1: np.ndarray, n0: float, n1: float) -> tuple[np.ndarray, np.ndarray]:
     """``(T, V)`` from the ``(d, K)`` bin counts of the two sides (``n0``, ``n1`` outputs): ``T[j, k]`` the add-half
     smoothed log ratio of the bin frequencies and ``V[j, k]`` its delta-method variance (module docstring, step 2)."""
     c0, c1 = c0 + 0.5, c1 + 0.5

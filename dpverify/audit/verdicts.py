@@ -25,9 +25,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["VERDICTS", "POWER_FACTOR", "verdict", "verdict_reason", "fmt_epsilon"]
+from dpverify.audit.kinds import Verdict
 
-VERDICTS = ("violation", "consistent", "inconclusive")
+__all__ = ["Verdict", "VERDICTS", "POWER_FACTOR", "verdict", "verdict_reason", "fmt_epsilon"]
+
+#: The verdicts as plain strings (:class:`~dpverify.audit.kinds.Verdict`).
+VERDICTS = Verdict.values()
 #: An audit is conclusive when its budget ceiling is at least claim / POWER_FACTOR.
 POWER_FACTOR = 2.0
 
@@ -38,31 +41,32 @@ def _fmt(x: float) -> str:
 
 def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceiling: float | None = None,
                    saturation: float | None = None, epsilon_exact: float | None = None,
-                   power_factor: float = POWER_FACTOR) -> tuple[str, str]:
+                   power_factor: float = POWER_FACTOR) -> tuple[Verdict, str]:
     """``(verdict, reason)``: the verdict (module docstring) and one sentence saying why."""
     if epsilon_lower > epsilon_claimed:
-        return "violation", (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
-                             "the mechanism is not private as claimed on this pair")
+        return Verdict.VIOLATION, (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
+                                   "the mechanism is not private as claimed on this pair")
+    inconclusive = Verdict.INCONCLUSIVE
     if saturation is not None and epsilon_claimed > saturation:
-        return "inconclusive", (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
-                                f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
+        return inconclusive, (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
+                              f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
     if budget_ceiling is not None and budget_ceiling * power_factor < epsilon_claimed:
         if budget_ceiling <= 0:
-            return "inconclusive", ("budget ceiling 0: at this budget no event-based audit can certify anything "
-                                    "above 0 on the audited run, so no violation of the claim could be shown")
-        return "inconclusive", (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
-                                f"implementation leaking about {_fmt(epsilon_claimed / budget_ceiling)}x more than "
-                                "the audited run would be flagged at this budget")
+            return inconclusive, ("budget ceiling 0: at this budget no event-based audit can certify anything "
+                                  "above 0 on the audited run, so no violation of the claim could be shown")
+        return inconclusive, (f"budget ceiling {_fmt(budget_ceiling)} < claim / {power_factor:g}: only an "
+                              f"implementation leaking about {_fmt(epsilon_claimed / budget_ceiling)}x more than "
+                              "the audited run would be flagged at this budget")
     if budget_ceiling is None and epsilon_exact is not None and epsilon_exact * power_factor < epsilon_claimed:
-        return "inconclusive", (f"the pair's exact epsilon {_fmt(epsilon_exact)} < claim / {power_factor:g}: no audit "
-                                "of this pair can come near the claim (the claim is loose here, or the pair is not "
-                                "the worst one)")
+        return inconclusive, (f"the pair's exact epsilon {_fmt(epsilon_exact)} < claim / {power_factor:g}: no audit "
+                              "of this pair can come near the claim (the claim is loose here, or the pair is not "
+                              "the worst one)")
     if epsilon_lower <= 0:
-        return "inconclusive", "certified 0: no event separated the two sides at this budget"
-    return "consistent", f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"
+        return inconclusive, "certified 0: no event separated the two sides at this budget"
+    return Verdict.CONSISTENT, f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"
 
 
-def verdict(epsilon_lower: float, epsilon_claimed: float, **kwargs) -> str:
+def verdict(epsilon_lower: float, epsilon_claimed: float, **kwargs: Any) -> Verdict:
     """The verdict alone (see :func:`verdict_reason`)."""
     return verdict_reason(epsilon_lower, epsilon_claimed, **kwargs)[0]
 

@@ -96,8 +96,7 @@ def rdp_to_dp(orders, rdp, delta: float, method: str = "balle2020") -> Conversio
     delta = check_delta(delta)
     method = _check_method(method)
     if delta == 0.0:
-        eps = 0.0 if np.all(r == 0) else math.inf
-        return Conversion(eps, 0.0, float(a[0]), method)
+        return Conversion(0.0 if np.all(r == 0) else math.inf, 0.0, float(a[0]), method)
     eps = rdp_epsilons(a, r, delta, method)
     i = int(np.argmin(eps))
     return Conversion(max(0.0, float(eps[i])), delta, float(a[i]), method)

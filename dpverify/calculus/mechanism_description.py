@@ -42,13 +42,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, Union
 
 import numpy as np
 
 from dpverify.validation import check_delta, check_positive_int, check_real, check_sampling_rate
 from dpverify.calculus.linear_dynamics import LinearDynamics
-from dpverify.calculus.releases import RELEASE_NAMES, Release, SampleSet, check_release, release_name
+from dpverify.calculus.releases import ReleaseSpec, check_release, release_name
+from dpverify.calculus.vocabulary import NeighbouringRelation, Release
+
+if TYPE_CHECKING:
+    from dpverify.calculus.accounting.pld import PrivacyLossDistribution
 
 __all__ = [
     "NEIGHBOURING",
@@ -64,10 +68,12 @@ __all__ = [
     "describe_steps",
 ]
 
-#: Neighbouring relations: add or remove one record; replace one record (dataset size public).
-NEIGHBOURING = ("add_remove", "replace_one")
-#: What a chain releases, by name (a :class:`~dpverify.calculus.releases.SampleSet` is the third kind).
-RELEASES = RELEASE_NAMES
+#: Neighbouring relations: add or remove one record; replace one record (dataset size public)
+#: (:class:`~dpverify.calculus.vocabulary.NeighbouringRelation`).
+NEIGHBOURING = NeighbouringRelation.values()
+#: What a chain releases, by name (:class:`~dpverify.calculus.vocabulary.Release`; a
+#: :class:`~dpverify.calculus.releases.SampleSet` is the third kind).
+RELEASES = Release.values()
 
 
 @dataclass(frozen=True)
@@ -192,11 +198,11 @@ class PairPrivacyLoss:
     final release) -- an upper bound on the privacy loss gives an upper bound on the budget ceiling, which can only
     prove an audit inconclusive, never conclusive. ``masses()`` feeds :mod:`dpverify.audit.ceiling`."""
 
-    pld: object
+    pld: PrivacyLossDistribution
     basis: str
     exact: bool
 
-    def masses(self):
+    def masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
         return self.pld.masses()
 
     def epsilon(self, delta: float) -> float:
@@ -223,11 +229,17 @@ class MechanismDescription:
     ``source``: the paper and item the update comes from; ``per_iteration``: releases per chain iteration (2 for
     DP-SGFS: gradient and covariance); ``dynamics``: the run's linear dynamics when the potential is quadratic (one
     step per Gaussian step), else None.
+    ``neighbouring`` and a named ``release`` are stored as members of
+    :class:`~dpverify.calculus.vocabulary.NeighbouringRelation` and :class:`~dpverify.calculus.vocabulary.Release`
+    (strings equal to their values).
+    The accountants consume a description as dp_accounting's consume a ``DpEvent``
+    (``PldAccountant().compose(description)``, ``RdpAccountant().compose(description)``); :meth:`pld`, :meth:`rdp` and
+    :meth:`account` are thin wrappers around them.
     """
 
     steps: tuple
     neighbouring: str
-    release: Release
+    release: ReleaseSpec
     source: str = ""
     per_iteration: int = 1
     notes: tuple = field(default_factory=tuple)
@@ -251,6 +263,8 @@ class MechanismDescription:
             n = sum(r.count for r in steps)
             if self.dynamics.n_steps != n:
                 raise ValueError(f"the dynamics has {self.dynamics.n_steps} steps; the run has {n}")
+        object.__setattr__(self, "neighbouring", NeighbouringRelation(self.neighbouring))
+        object.__setattr__(self, "release", check_release(self.release))
 
     def _check_supported(self, sampling: Sampling) -> None:
         if isinstance(sampling, PoissonSampling) and self.neighbouring == "replace_one" and sampling.rate < 1:
@@ -313,32 +327,17 @@ class MechanismDescription:
         """RDP of the path at each order: per step ``alpha mu^2 / 2`` (full batch) or the exact RDP of the
         subsampled Gaussian (:func:`dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`), summed
         (Mironov 2017, Prop. 1); pure epsilon-DP steps contribute ``min(eps, alpha eps^2 / 2)`` (Bun & Steinke
-        2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order)."""
-        from dpverify.validation import check_orders
-        from dpverify.calculus.accounting.sampled_gaussian import rdp_sampled_gaussian
+        2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order). The
+        :class:`~dpverify.calculus.accounting.accountant.RdpAccountant` composing this description."""
+        from dpverify.calculus.accounting.accountant import RdpAccountant
 
-        a = check_orders(orders)
-        total = np.zeros(a.size)
-        for r in self.steps:
-            s = r.step
-            if isinstance(s, PureDPStep):
-                total += r.count * np.minimum(s.epsilon, a * s.epsilon**2 / 2)
-                continue
-            q, mu = s.sampling.rate, s.mu
-            if mu == 0:
-                continue
-            if math.isinf(mu):
-                return np.full(a.size, math.inf)
-            if q >= 1.0:
-                total += r.count * a * mu * mu / 2
-            else:
-                total += r.count * np.asarray(rdp_sampled_gaussian(q, 1.0 / mu, a), dtype=float)
-        return total
+        return RdpAccountant(orders).compose(self).rdp
 
-    def pld(self, *, interval: float | None = None):
+    def pld(self, *, interval: float | None = None) -> PrivacyLossDistribution:
         """The privacy-loss distribution of the path (:mod:`dpverify.calculus.accounting.pld`): the composition, in
-        order, of every step's dominating pair (module docstring); an upper bound for a final release. Computed
-        once per distinct description (descriptions are immutable values; the last 64 are cached)."""
+        order, of every step's dominating pair (module docstring), by the
+        :class:`~dpverify.calculus.accounting.pld.PldAccountant`; an upper bound for a final release. Computed
+        once per distinct run (the steps are immutable values; the last 64 are cached)."""
         return _composed_pld(self.steps, interval)
 
     def release_privacy(self, **kwargs):
@@ -397,10 +396,9 @@ class MechanismDescription:
             lo, hi = pld.epsilon_bounds(delta)
             return Conversion(hi, delta, None, f"pld{suffix}", epsilon_lower=lo)
         if method == "rdp":
-            from dpverify.calculus.accounting import DEFAULT_ORDERS
-            from dpverify.calculus.conversions import rdp_to_dp
+            from dpverify.calculus.accounting.accountant import DEFAULT_ORDERS, RdpAccountant
 
-            conv = rdp_to_dp(DEFAULT_ORDERS, self.rdp(DEFAULT_ORDERS), delta, method="balle2020")
+            conv = RdpAccountant(DEFAULT_ORDERS).compose(self).get_epsilon(delta, method="balle2020")
             return Conversion(conv.epsilon, delta, conv.order, f"rdp (balle2020){suffix}")
         raise ValueError(f"method must be 'pld' or 'rdp'; got {method!r}")
 
@@ -427,35 +425,17 @@ class MechanismDescription:
         return events[0] if len(events) == 1 else dpa.ComposedDpEvent(events)
 
 
+@dataclass(frozen=True)
+class _Steps:
+    """A run's steps alone: what the PLD accountant reads (the cache key of :func:`_composed_pld`)."""
+
+    steps: tuple
+
+
 @lru_cache(maxsize=64)
-def _composed_pld(steps: tuple, interval: float | None):
-    """The PLD of a run's steps, composed in order (see :meth:`MechanismDescription.pld`)."""
-    from dpverify.calculus.accounting import pld as pldm
+def _composed_pld(steps: tuple, interval: float | None) -> PrivacyLossDistribution:
+    """The PLD of a run's steps, composed in order by the PLD accountant (see :meth:`MechanismDescription.pld`)."""
+    from dpverify.calculus.accounting.pld import PldAccountant
 
-    kwargs = {} if interval is None else {"interval": interval}
-    acc = pldm.PldAccountant(**kwargs)
-    gauss_q, gauss_mu = [], []
-
-    def flush() -> None:
-        if gauss_q:
-            acc.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
-            gauss_q.clear()
-            gauss_mu.clear()
-
-    for r in steps:
-        s = r.step
-        if isinstance(s, PureDPStep):
-            flush()
-            if s.epsilon > 0:
-                acc.compose_pure_dp(s.epsilon, r.count)
-            continue
-        q, mu = s.sampling.rate, s.mu
-        if mu == 0:
-            continue
-        if math.isinf(mu):
-            raise ValueError("a step has no noise (noise_std = 0) and a positive sensitivity: the privacy "
-                             "loss is infinite; there is no privacy-loss distribution to compute")
-        gauss_q.extend([q] * r.count)
-        gauss_mu.extend([mu] * r.count)
-    flush()
-    return acc.pld
+    acc = PldAccountant() if interval is None else PldAccountant(interval=interval)
+    return acc.compose(_Steps(steps)).pld

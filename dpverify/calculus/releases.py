@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Union
 
 from dpverify.validation import check_positive_int
+from dpverify.calculus.vocabulary import Release
 
-__all__ = ["SampleSet", "Release", "RELEASE_NAMES", "check_release", "parse_release", "release_name",
+__all__ = ["SampleSet", "Release", "ReleaseSpec", "RELEASE_NAMES", "check_release", "parse_release", "release_name",
            "release_windows", "released_indices"]
 
-#: The releases named by a string.
-RELEASE_NAMES = ("path", "final")
+#: The releases named by a word (:class:`~dpverify.calculus.vocabulary.Release`).
+RELEASE_NAMES = Release.values()
 
 
 @dataclass(frozen=True)
@@ -56,15 +57,17 @@ class SampleSet:
         return self.describe()
 
 
-Release = Union[Literal["path", "final"], SampleSet]
+#: A release: a named one (:class:`~dpverify.calculus.vocabulary.Release`, a ``str``) or a :class:`SampleSet`.
+ReleaseSpec = Union[Release, SampleSet]
 
 
-def check_release(release, name: str = "release") -> Release:
-    """``release`` validated: ``"path"``, ``"final"`` or a :class:`SampleSet`."""
+def check_release(release, name: str = "release") -> ReleaseSpec:
+    """``release`` validated: ``"path"`` / ``"final"`` (returned as :class:`~dpverify.calculus.vocabulary.Release`
+    members) or a :class:`SampleSet`."""
     if isinstance(release, SampleSet):
         return release
     if isinstance(release, str) and release in RELEASE_NAMES:
-        return release  # type: ignore[return-value]
+        return Release(release)
     raise ValueError(f"{name} must be 'path', 'final' or a SampleSet(burn_in, thin, count); got {release!r}")
 
 
@@ -72,7 +75,7 @@ _SAMPLES = re.compile(r"^\s*samples\s*\(\s*(?:burn_in\s*=\s*)?(\d+)\s*,\s*(?:thi
                       r"\s*(?:count\s*=\s*)?(\d+)\s*\)\s*$")
 
 
-def parse_release(release, name: str = "release") -> Release:
+def parse_release(release, name: str = "release") -> ReleaseSpec:
     """:func:`check_release`, also reading a sample set written as text (the command line's form):
     ``"samples(BURN_IN, THIN, COUNT)"`` or ``"samples(burn_in=B, thin=M, count=K)"``."""
     if isinstance(release, str) and release not in RELEASE_NAMES:
@@ -84,12 +87,12 @@ def parse_release(release, name: str = "release") -> Release:
     return check_release(release, name)
 
 
-def release_name(release: Release) -> str:
+def release_name(release: ReleaseSpec) -> str:
     """A short printable name: ``path``, ``final`` or ``samples(burn_in=.., thin=.., count=..)``."""
     return release.describe() if isinstance(release, SampleSet) else str(release)
 
 
-def released_indices(release: Release, n_steps: int) -> list[int]:
+def released_indices(release: ReleaseSpec, n_steps: int) -> list[int]:
     """The indices t of the released iterates ``theta_t`` of a run of ``n_steps`` steps (``theta_0``, the fixed start,
     is never counted: it carries no information)."""
     n = check_positive_int(n_steps, "n_steps")
@@ -105,7 +108,7 @@ def released_indices(release: Release, n_steps: int) -> list[int]:
     return [release.burn_in + j * release.thin for j in range(1, release.count + 1)]
 
 
-def release_windows(release: Release, n_steps: int) -> list[tuple[int, int]]:
+def release_windows(release: ReleaseSpec, n_steps: int) -> list[tuple[int, int]]:
     """The windows ``(first step, last step)`` (1-based, inclusive) that the released iterates cut the run into
     (module docstring)."""
     out, start = [], 1

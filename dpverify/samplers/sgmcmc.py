@@ -388,8 +388,9 @@ class GradientMechanism:
         if exact is not None:
             return PairPrivacyLoss(exact.pld, f"canary pair, exact {what} release (linear-Gaussian chain): {about}",
                                    exact=True)
-        return PairPrivacyLoss(description.pld(), f"canary pair PLD of the path: an upper bound for the {what} "
-                               f"release ({about})", exact=False)
+        what = "final iterate" if self.output == "final" else what
+        return PairPrivacyLoss(description.pld(), f"canary pair PLD (of the path: an upper bound for the {what}): "
+                               f"{about}", exact=False)
 
     @staticmethod
     def _exact_release(description: MechanismDescription):

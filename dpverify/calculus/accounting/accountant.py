@@ -9,6 +9,8 @@ optimal order and the conversion used travel with the number.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dpverify.validation import (
@@ -19,11 +21,21 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
-from dpverify.calculus.accounting.sampled_gaussian import check_sigma, log_a_matrix
+from dpverify.calculus.accounting.described import (
+    Described,
+    UnsupportedDescriptionError,
+    first_unsupported,
+    is_description,
+    step_kind,
+)
+from dpverify.calculus.accounting.sampled_gaussian import check_sigma, log_a_matrix, rdp_sampled_gaussian
 from dpverify.calculus.conversions import rdp_to_delta, rdp_to_dp
 from dpverify.calculus.guarantees import Conversion, RenyiDP
 
-__all__ = ["DEFAULT_ORDERS", "RdpAccountant", "epsilon_sampled_gaussian"]
+__all__ = ["DEFAULT_ORDERS", "RDP_STEP_KINDS", "RdpAccountant", "epsilon_sampled_gaussian"]
+
+#: The step kinds (:func:`~dpverify.calculus.accounting.described.step_kind`) :class:`RdpAccountant` composes.
+RDP_STEP_KINDS = ("gaussian", "pure_dp")
 
 #: dp-accounting 0.6's ``DEFAULT_RDP_ORDERS``, value for value (1.1 .. 10.9 by 0.1, 11 .. 63,
 #: 128, 256, 512, 1024), so epsilons agree with it on the same orders.
@@ -90,10 +102,29 @@ class RdpAccountant:
         self._rdp += counts.astype(float) @ self._rdp_per_sigma(q, uniq)
         return self
 
-    def compose(self, guarantee: RenyiDP) -> "RdpAccountant":
-        """Compose an arbitrary RDP curve; it must give a value at every order of the accountant."""
+    def supports(self, guarantee: object) -> bool:
+        """Whether :meth:`compose` accepts ``guarantee``: an RDP curve with a value at every order of the accountant,
+        or a mechanism description (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian or
+        pure-DP."""
+        if isinstance(guarantee, RenyiDP):
+            return set(self._orders.tolist()) <= set(guarantee.orders)
+        return is_description(guarantee) and first_unsupported(guarantee.steps, RDP_STEP_KINDS) is None
+
+    def compose(self, guarantee: RenyiDP | Described) -> "RdpAccountant":
+        """Compose an arbitrary RDP curve (it must give a value at every order of the accountant), or every step of a
+        mechanism description: per Gaussian step the RDP of the Gaussian ``alpha mu^2 / 2`` (full batch) or the exact
+        RDP of the subsampled Gaussian (:func:`~dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`),
+        ``inf`` at every order for a step without noise; per pure epsilon-DP step ``min(eps, alpha eps^2 / 2)`` (Bun &
+        Steinke 2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order); summed over the steps
+        (Mironov 2017, Prop. 1). An :class:`UnsupportedDescriptionError` for a step it cannot account."""
+        if is_description(guarantee):
+            reason = first_unsupported(guarantee.steps, RDP_STEP_KINDS)
+            if reason is not None:
+                raise UnsupportedDescriptionError(f"the RDP accountant cannot compose this description: {reason}")
+            self._rdp += self._steps_rdp(guarantee.steps)
+            return self
         if not isinstance(guarantee, RenyiDP):
-            raise TypeError(f"guarantee must be a RenyiDP; got {type(guarantee).__name__}")
+            raise TypeError(f"guarantee must be a RenyiDP or a mechanism description; got {type(guarantee).__name__}")
         lookup = dict(zip(guarantee.orders, guarantee.epsilons))
         missing = [a for a in self._orders.tolist() if a not in lookup]
         if missing:
@@ -108,6 +139,26 @@ class RdpAccountant:
     def get_delta(self, epsilon: float, method: str = "balle2020") -> Conversion:
         """Smallest delta over the orders for the accumulated RDP at ``epsilon`` (see conversions)."""
         return rdp_to_delta(self._orders, self._rdp, check_epsilon(epsilon), method=method)
+
+    def _steps_rdp(self, steps) -> np.ndarray:
+        """The summed RDP of a description's steps at the accountant's orders (:meth:`compose`)."""
+        a = self._orders
+        total = np.zeros(a.size)
+        for r in steps:
+            s = r.step
+            if step_kind(s) == "pure_dp":
+                total += r.count * np.minimum(s.epsilon, a * s.epsilon**2 / 2)
+                continue
+            q, mu = s.sampling.rate, s.mu
+            if mu == 0:
+                continue
+            if math.isinf(mu):
+                return np.full(a.size, math.inf)
+            if q >= 1.0:
+                total += r.count * a * mu * mu / 2
+            else:
+                total += r.count * np.asarray(rdp_sampled_gaussian(q, 1.0 / mu, a), dtype=float)
+        return total
 
     def _rdp_per_sigma(self, q: float, sigmas: np.ndarray) -> np.ndarray:
         return log_a_matrix(q, sigmas, self._orders) / (self._orders - 1.0)

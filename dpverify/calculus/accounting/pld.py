@@ -108,6 +108,13 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
+from dpverify.calculus.accounting.described import (
+    Described,
+    UnsupportedDescriptionError,
+    first_unsupported,
+    is_description,
+    step_kind,
+)
 from dpverify.calculus.guarantees import Conversion
 
 __all__ = [
@@ -115,6 +122,7 @@ __all__ = [
     "DEFAULT_TAIL_MASS",
     "PrivacyLossDistribution",
     "PldAccountant",
+    "PLD_STEP_KINDS",
     "gaussian_pld",
     "subsampled_gaussian_pld",
     "pure_dp_pld",
@@ -350,6 +358,7 @@ def _half_cells(q: float, mu: float, h: float, i_lo: int, i_hi: int):
     lg = _log_normal_mass(xa - mu, xb - mu)
     tails_q = (float(log_ndtr(x[0])), float(log_ndtr(-x[-1])))
     tails_g = (float(log_ndtr(x[0] - mu)), float(log_ndtr(mu - x[-1])))
+    tails_p: tuple[float, ...]
     with np.errstate(invalid="ignore", over="ignore"):
         d = lg - lq
         if q == 1.0:
@@ -419,9 +428,10 @@ def _direction_laws(lm: np.ndarray, lam: np.ndarray, node0: int, h: float,
         p[k - 1] += drop / om
     bad = p < -1e-6 * np.abs(pc[:k + 1]) - 1e-300
     if bad.any():
-        p = _convexify(p, pc, T, c, k, sig_last, drop, h, bad)
-        if p is None:  # a repair wider than float64 can rescale: fall back to rounding down
+        repaired = _convexify(p, pc, T, c, k, sig_last, drop, h, bad)
+        if repaired is None:  # a repair wider than float64 can rescale: fall back to rounding down
             return upper_law, _round_down(np.exp(lm), right, node0)
+        p = repaired
     np.maximum(p, 0.0, out=p)  # residual round-off (relative <= 1e-6 of a grid point's mass)
     lower = np.zeros(n + 1)
     lower[:k + 1] = p
@@ -748,6 +758,7 @@ class PrivacyLossDistribution:
             if not n:
                 break
             base = base._compose_laws(base)
+        assert result is not None  # count >= 1: the first set bit of count assigned it
         comps = tuple((kind, params, m * count) for kind, params, m in self._components)
         return PrivacyLossDistribution(interval=self._h, tail_mass=self._tail, laws=result._laws, components=comps)
 
@@ -931,6 +942,10 @@ def _check_schedule(q, mu) -> tuple[np.ndarray, np.ndarray]:
     return qa, ma
 
 
+#: The step kinds (:func:`~dpverify.calculus.accounting.described.step_kind`) :class:`PldAccountant` composes.
+PLD_STEP_KINDS = ("gaussian", "pure_dp")
+
+
 class PldAccountant:
     """Accumulates the PLD of a run, dp-accounting-like (``compose_*`` / ``get_epsilon`` / ``get_delta``),
     mirroring :class:`~dpverify.calculus.accounting.accountant.RdpAccountant`. Answers are
@@ -958,9 +973,49 @@ class PldAccountant:
     def _kw(self) -> dict:
         return {"interval": self._pld.interval, "tail_mass": self._pld.tail_mass}
 
-    def compose(self, pld: PrivacyLossDistribution) -> "PldAccountant":
-        """Compose an arbitrary PLD built on the same grid. Returns ``self``."""
-        self._pld = self._pld.compose(pld)
+    def supports(self, pld: object) -> bool:
+        """Whether :meth:`compose` accepts ``pld``: a PLD on this accountant's grid, or a mechanism description
+        (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian with noise or pure-DP."""
+        if isinstance(pld, PrivacyLossDistribution):
+            return pld.interval == self._pld.interval
+        return is_description(pld) and first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True) is None
+
+    def compose(self, pld: PrivacyLossDistribution | Described) -> "PldAccountant":
+        """Compose an arbitrary PLD built on the same grid, or every step of a mechanism description, in order:
+        runs of Gaussian steps as one :meth:`compose_schedule`, pure-DP steps with :meth:`compose_pure_dp`, steps
+        with zero sensitivity skipped (an :class:`UnsupportedDescriptionError` for a step it cannot account, see
+        :meth:`supports`). Returns ``self``."""
+        if isinstance(pld, PrivacyLossDistribution):
+            self._pld = self._pld.compose(pld)
+            return self
+        if not is_description(pld):
+            raise TypeError(f"pld must be a PrivacyLossDistribution or a mechanism description; got "
+                            f"{type(pld).__name__}")
+        reason = first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True)
+        if reason is not None:
+            raise UnsupportedDescriptionError(f"the PLD accountant cannot compose this description: {reason}")
+        gauss_q: list[float] = []
+        gauss_mu: list[float] = []
+
+        def flush() -> None:
+            if gauss_q:
+                self.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
+                gauss_q.clear()
+                gauss_mu.clear()
+
+        for r in pld.steps:
+            s = r.step
+            if step_kind(s) == "pure_dp":
+                flush()
+                if s.epsilon > 0:
+                    self.compose_pure_dp(s.epsilon, r.count)
+                continue
+            q, mu = s.sampling.rate, s.mu
+            if mu == 0:
+                continue
+            gauss_q.extend([q] * r.count)
+            gauss_mu.extend([mu] * r.count)
+        flush()
         return self
 
     def compose_gaussian(self, mu: float, count: int = 1) -> "PldAccountant":

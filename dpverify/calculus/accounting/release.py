@@ -36,7 +36,7 @@ import numpy as np
 from dpverify.calculus.accounting.pld import DEFAULT_INTERVAL, DEFAULT_TAIL_MASS, PrivacyLossDistribution, gaussian_pld
 from dpverify.calculus.accounting.shift_mixture import DEFAULT_SHIFT_TOLERANCE, shift_mixture_pld
 from dpverify.calculus.linear_dynamics import LinearDynamics
-from dpverify.calculus.releases import Release, check_release, release_name, release_windows
+from dpverify.calculus.releases import ReleaseSpec, check_release, release_name, release_windows
 
 __all__ = ["WindowPair", "ReleasePrivacy", "release_window_pairs", "release_privacy"]
 
@@ -88,7 +88,7 @@ def _step_arrays(steps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(sens, dtype=float), np.array(noise, dtype=float), np.array(rate, dtype=float)
 
 
-def release_window_pairs(steps, dynamics: LinearDynamics, release: Release) -> list[WindowPair]:
+def release_window_pairs(steps, dynamics: LinearDynamics, release: ReleaseSpec) -> list[WindowPair]:
     """The shift-mixture pair of every window of ``release`` (module docstring). ``steps``: the run's Gaussian steps
     in order (one per step of ``dynamics``). A ``ValueError`` says why when the release is not covered (a momentum
     state with several windows; a gain that changes sign; a step without noise)."""
@@ -120,7 +120,7 @@ class ReleasePrivacy:
     ``worst_case`` -- True when the pair is the mechanism's worst case (add/remove with Poisson or full batches),
     False when it is exact for the canary pair only (replace-one with fixed-size batches; module docstring)."""
 
-    release: Release
+    release: ReleaseSpec
     pld: PrivacyLossDistribution
     windows: tuple
     worst_case: bool
@@ -138,7 +138,7 @@ class ReleasePrivacy:
         return f"exact {release_name(self.release)} release, {kind}: {len(self.windows)} window(s), {self.pld.basis}"
 
 
-def release_privacy(steps, dynamics: LinearDynamics, release: Release, neighbouring: str, *,
+def release_privacy(steps, dynamics: LinearDynamics, release: ReleaseSpec, neighbouring: str, *,
                     interval: float = DEFAULT_INTERVAL, tail_mass: float = DEFAULT_TAIL_MASS,
                     shift_tolerance: float = DEFAULT_SHIFT_TOLERANCE) -> ReleasePrivacy:
     """The exact privacy of ``release`` (module docstring) as a :class:`ReleasePrivacy`. ``steps`` must be a tuple of
@@ -152,7 +152,7 @@ def release_privacy(steps, dynamics: LinearDynamics, release: Release, neighbour
 
 
 @lru_cache(maxsize=32)
-def _release_pld(steps: tuple, dynamics: LinearDynamics, release: Release, interval: float, tail_mass: float,
+def _release_pld(steps: tuple, dynamics: LinearDynamics, release: ReleaseSpec, interval: float, tail_mass: float,
                  shift_tolerance: float):
     pairs = release_window_pairs(steps, dynamics, release)
     if all(p.full_batch for p in pairs):  # Gaussian windows compose exactly: one Gaussian with mu^2 = sum mu_j^2

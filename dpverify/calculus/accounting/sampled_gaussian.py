@@ -283,8 +283,8 @@ def _log_a_frac_series(q: float, sigmas: np.ndarray, alpha: float) -> tuple[np.n
     # Coefficients C(alpha, i), i = 0 .. k_max + 1, by recurrence (bounded by 2^alpha here).
     k_cap = k_min + _SERIES_EXTRA_TERMS
     coef = np.ones(k_cap + 2)
-    for i in range(k_cap + 1):
-        coef[i + 1] = coef[i] * (alpha - i) / (i + 1.0)
+    for j in range(k_cap + 1):
+        coef[j + 1] = coef[j] * (alpha - j) / (j + 1.0)
     i_all = np.arange(k_cap + 2, dtype=float)
     with np.errstate(under="ignore"):
         w_all = coef * np.exp(i_all * log_q + (alpha - i_all) * log_1mq)

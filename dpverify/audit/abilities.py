@@ -1,0 +1,202 @@
+"""What a mechanism can do for the auditor, as :class:`typing.Protocol` s, and what it says about one audited pair.
+
+The only ability every audited mechanism needs is :class:`Mechanism`: ``mechanism(dataset, n, rng)`` returns ``n``
+outputs stacked on axis 0, drawn from ``rng``. The others are optional; each one the mechanism has makes the audit
+stronger or its report richer:
+
+- :class:`HasLogDensity` -- ``log_density(dataset, outputs) -> (n,)``, normalised: the Neyman-Pearson statistic;
+- :class:`HasWhiteBoxStatistic` -- ``log_likelihood_ratio(dataset, neighbour) -> s`` with ``s(outputs) -> (n,)``:
+  the same statistic, computed by the mechanism (e.g. a chain's per-step mixture likelihood ratio);
+- :class:`HasPairPrivacyLoss` -- ``pair_privacy_loss(dataset, neighbour)``: the pair's privacy-loss masses (or None),
+  for the budget ceiling and the privacy-loss event;
+- :class:`HasAccountant` -- ``account(delta)`` with ``.epsilon`` and ``.method``: the accountant's epsilon of the run;
+- :class:`HasExactEpsilon` -- ``exact_epsilon(dataset, neighbour, delta)``: the exact pair epsilon, or None;
+- :class:`HasQueryValue` / :class:`HasQuery` -- ``query_value(dataset)`` or ``query(dataset)``: what the noise is added
+  to, for implementation mode's reachability statistic.
+
+(BlackJAX declares its ``InitFn``/``UpdateFn`` the same way.) A mechanism may also have the attribute and set it to
+None to say "not here" (a sampler releasing its final iterate has no white-box path statistic): the ``*_of``
+functions below return the ability's callable, or None when it is absent or None.
+
+:func:`read_facts` asks the mechanism, once per audit, for what it says about the audited pair -- its exact epsilon,
+its accountant's answer, its pair privacy loss -- unless the caller gave them, and returns them as a
+:class:`MechanismFacts`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+from dpverify.validation import check_real
+
+__all__ = [
+    "Mechanism", "HasLogDensity", "HasWhiteBoxStatistic", "HasPairPrivacyLoss", "HasAccountant", "HasExactEpsilon",
+    "HasQueryValue", "HasQuery", "Labelled", "PrivacyLossMasses", "HasBasis", "HasExactness", "AccountantAnswer", "PairLoss",
+    "MechanismFacts", "log_density_of", "white_box_statistic_of", "query_of", "read_facts",
+]
+
+#: ``(losses, p, q, p_inf, q_inf)``: the privacy-loss masses of a pair (:mod:`dpverify.audit.ceiling`).
+Masses = tuple[np.ndarray, np.ndarray, np.ndarray, float, float]
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """``mechanism(dataset, n, rng)``: ``n`` outputs on axis 0, every random number drawn from ``rng``."""
+
+    def __call__(self, dataset: Any, n: int, rng: np.random.Generator) -> Any: ...
+
+
+@runtime_checkable
+class HasLogDensity(Protocol):
+    """The normalised log density (or log pmf) of each output under M(dataset)."""
+
+    def log_density(self, dataset: Any, outputs: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class HasWhiteBoxStatistic(Protocol):
+    """A white-box statistic ``outputs -> log p_D - log p_D'`` for the pair (e.g. a chain's per-step mixture
+    likelihood ratio), optionally with a ``description`` attribute."""
+
+    def log_likelihood_ratio(self, dataset: Any, neighbour: Any) -> Callable[[np.ndarray], np.ndarray]: ...
+
+
+@runtime_checkable
+class PrivacyLossMasses(Protocol):
+    """The privacy-loss masses of a pair (e.g. :class:`~dpverify.calculus.mechanism_description.PairPrivacyLoss`)."""
+
+    def masses(self) -> Masses: ...
+
+
+@runtime_checkable
+class HasBasis(Protocol):
+    """What a privacy loss is (one line for the report)."""
+
+    basis: str
+
+
+@runtime_checkable
+class HasExactness(Protocol):
+    """Whether a privacy loss is the pair's own law (True) or an upper bound on it (False)."""
+
+    exact: bool
+
+
+@runtime_checkable
+class HasPairPrivacyLoss(Protocol):
+    """The audited pair's privacy loss, or None when the mechanism does not know it."""
+
+    def pair_privacy_loss(self, dataset: Any, neighbour: Any) -> PrivacyLossMasses | None: ...
+
+
+@runtime_checkable
+class AccountantAnswer(Protocol):
+    """An accountant's epsilon and how it was computed (e.g. a :class:`~dpverify.calculus.guarantees.Conversion`)."""
+
+    epsilon: float
+    method: str
+
+
+@runtime_checkable
+class HasAccountant(Protocol):
+    """The accountant's (epsilon, delta) of the run at ``delta`` (an upper bound on the pair's epsilon)."""
+
+    def account(self, delta: float) -> AccountantAnswer: ...
+
+
+@runtime_checkable
+class HasExactEpsilon(Protocol):
+    """The exact epsilon of the pair at ``delta``, or None when unknown."""
+
+    def exact_epsilon(self, dataset: Any, neighbour: Any, delta: float) -> float | None: ...
+
+
+@runtime_checkable
+class HasQueryValue(Protocol):
+    """What the noise is added to (implementation mode's reachability statistic)."""
+
+    def query_value(self, dataset: Any) -> Any: ...
+
+
+@runtime_checkable
+class HasQuery(Protocol):
+    """The query whose answer the noise is added to (the same use as :class:`HasQueryValue`)."""
+
+    def query(self, dataset: Any) -> Any: ...
+
+
+@runtime_checkable
+class Labelled(Protocol):
+    """A callable that says what it computes (e.g. a white-box statistic's ``description``)."""
+
+    description: str
+
+
+def log_density_of(mechanism: object) -> Callable[[Any, np.ndarray], np.ndarray] | None:
+    """``mechanism.log_density`` when the mechanism has one (:class:`HasLogDensity`), else None."""
+    if isinstance(mechanism, HasLogDensity) and callable(mechanism.log_density):
+        return mechanism.log_density
+    return None
+
+
+def white_box_statistic_of(mechanism: object) -> Callable[[Any, Any], Callable[[np.ndarray], np.ndarray]] | None:
+    """``mechanism.log_likelihood_ratio`` when the mechanism has one (:class:`HasWhiteBoxStatistic`), else None."""
+    if isinstance(mechanism, HasWhiteBoxStatistic) and callable(mechanism.log_likelihood_ratio):
+        return mechanism.log_likelihood_ratio
+    return None
+
+
+def query_of(mechanism: object) -> Callable[[Any], Any] | None:
+    """``mechanism.query_value`` (:class:`HasQueryValue`), else ``mechanism.query`` (:class:`HasQuery`), else None."""
+    if isinstance(mechanism, HasQueryValue) and callable(mechanism.query_value):
+        return mechanism.query_value
+    if isinstance(mechanism, HasQuery) and callable(mechanism.query):
+        return mechanism.query
+    return None
+
+
+@dataclass(frozen=True)
+class PairLoss:
+    """A pair's privacy loss as the auditor uses it: its masses (read once), what it is, and whether it is the pair's
+    own law (``exact``) or an upper bound on it."""
+
+    masses: Masses
+    basis: str
+    exact: bool
+
+    @classmethod
+    def read(cls, loss: PrivacyLossMasses) -> "PairLoss":
+        if not isinstance(loss, PrivacyLossMasses):
+            raise TypeError(f"privacy_loss must have masses() -> (losses, p, q, p_inf, q_inf); got "
+                            f"{type(loss).__name__}")
+        return cls(loss.masses(), str(loss.basis) if isinstance(loss, HasBasis) else "",
+                   bool(loss.exact) if isinstance(loss, HasExactness) else False)
+
+
+@dataclass(frozen=True)
+class MechanismFacts:
+    """What is known about the audited pair besides the samples: its exact epsilon at the audit's delta, the
+    accountant's answer for the run, the pair's privacy loss (each None when unknown)."""
+
+    exact_epsilon: float | None = None
+    accountant: AccountantAnswer | None = None
+    privacy_loss: PairLoss | None = None
+
+
+def read_facts(mechanism: object, dataset: Any, neighbour: Any, delta: float, *, exact_epsilon: float | None = None,
+               accountant: AccountantAnswer | None = None,
+               privacy_loss: PrivacyLossMasses | None = None) -> MechanismFacts:
+    """The facts of the pair: the values given, else what the mechanism's abilities say (each asked once), in this
+    order: ``exact_epsilon(dataset, neighbour, delta)``, ``account(delta)``, ``pair_privacy_loss(dataset,
+    neighbour)``. A given ``exact_epsilon`` must be a number >= 0 (inf allowed)."""
+    if exact_epsilon is None and isinstance(mechanism, HasExactEpsilon) and callable(mechanism.exact_epsilon):
+        exact_epsilon = mechanism.exact_epsilon(dataset, neighbour, delta)
+    if exact_epsilon is not None:
+        exact_epsilon = check_real("exact_epsilon", exact_epsilon, low=0.0, allow_inf=True)
+    if accountant is None and isinstance(mechanism, HasAccountant) and callable(mechanism.account):
+        accountant = mechanism.account(delta)
+    if privacy_loss is None and isinstance(mechanism, HasPairPrivacyLoss) and callable(mechanism.pair_privacy_loss):
+        privacy_loss = mechanism.pair_privacy_loss(dataset, neighbour)
+    return MechanismFacts(exact_epsilon, accountant, None if privacy_loss is None else PairLoss.read(privacy_loss))

@@ -1,0 +1,95 @@
+"""What one chunk of an audit is reduced to after the fit: integer counts, wherever it runs.
+
+After the statistics are fitted (:mod:`dpverify.audit.select`), every later chunk ``j`` of both sides is drawn from its
+own seed (:class:`~dpverify.audit.split.ChunkSampler`), evaluated and reduced to integer counts:
+
+- a **scoring** chunk (selection part) to ``#{s_i >= t}`` for every fitted statistic ``s_i`` and each of its candidate
+  thresholds ``t`` (:func:`score_chunk`);
+- an **estimation** chunk to ``#{s_i >= t}`` for each chosen event ``(i, t)`` (:func:`count_chunk`).
+
+:class:`ChunkWork` is that function of a task ``("score", j, None)`` or ``("count", j, events)``; :func:`runner_for`
+runs it in this process, in worker processes (:class:`~dpverify.audit.parallel.ChunkRunner`) or on a Dask cluster
+(:class:`~dpverify.audit.distributed.DaskRunner`). Integer sums do not depend on where or in which order the chunks
+are counted, so the audit's numbers do not either.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from dpverify.audit.parallel import ChunkRunner
+from dpverify.audit.split import ChunkSampler
+from dpverify.audit.statistics import DistinctRows, Statistic, count_at_least
+
+__all__ = ["ChunkWork", "Progress", "score_chunk", "count_chunk", "runner_for"]
+
+#: One count per side for each candidate threshold of one statistic.
+ScoreCounts = list[tuple[np.ndarray, np.ndarray]]
+
+
+def score_chunk(statistics: Sequence[Statistic], thresholds: Sequence[np.ndarray], c0: np.ndarray,
+                c1: np.ndarray) -> ScoreCounts:
+    """For each statistic, ``(#{s(x) >= t} on c0, on c1)`` at each of its candidate thresholds ``t``."""
+    r0, r1 = DistinctRows(c0), DistinctRows(c1)  # each chunk prepared once for all statistics
+    return [(count_at_least(r0.apply(stat), t), count_at_least(r1.apply(stat), t))
+            for stat, t in zip(statistics, thresholds)]
+
+
+def count_chunk(statistics: Sequence[Statistic], events: Sequence[tuple[int, float]], c0: np.ndarray,
+                c1: np.ndarray) -> np.ndarray:
+    """``out[side, e] = #{statistics[i](x) >= t}`` on side ``c0`` (0) and ``c1`` (1) for each event ``e = (i, t)``;
+    each statistic is evaluated once per chunk."""
+    values: dict = {}
+    r0, r1 = DistinctRows(c0), DistinctRows(c1)
+    out = np.zeros((2, len(events)), dtype=np.int64)
+    for e, (i, threshold) in enumerate(events):
+        if i not in values:
+            values[i] = (r0.apply(statistics[i]), r1.apply(statistics[i]))
+        out[0, e] = np.count_nonzero(values[i][0] >= threshold)
+        out[1, e] = np.count_nonzero(values[i][1] >= threshold)
+    return out
+
+
+@dataclass(frozen=True)
+class ChunkWork:
+    """One chunk drawn, evaluated and reduced to integer counts (run in a worker process when there are several):
+    ``work(("score", j, None))`` is :func:`score_chunk` of chunk ``j``, ``work(("count", j, events))`` is
+    :func:`count_chunk`."""
+
+    sampler: ChunkSampler
+    statistics: tuple[Statistic, ...]
+    thresholds: tuple[np.ndarray, ...]
+
+    def __call__(self, task: tuple) -> Any:
+        kind, j, events = task
+        c0, c1 = self.sampler.chunk(j)
+        if kind == "score":
+            return score_chunk(self.statistics, self.thresholds, c0, c1)
+        return count_chunk(self.statistics, events, c0, c1)
+
+
+class Progress:
+    """Calls ``callback(done, total)`` after every chunk drawn and counted (both sides count as one chunk)."""
+
+    def __init__(self, callback: Callable[[int, int], None] | None, total: int):
+        self.callback = callback
+        self.total = total
+        self.done = 0
+
+    def __call__(self) -> None:
+        self.done += 1
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+
+
+def runner_for(work: Callable[[Any], Any], workers: int, client: Any) -> Any:
+    """Where the chunks after the fit run: the Dask cluster of ``client`` if given, else a
+    :class:`~dpverify.audit.parallel.ChunkRunner` with ``workers`` processes (both are ``with`` blocks whose
+    ``map(tasks)`` yields ``work``'s results in completion order)."""
+    if client is not None:
+        from dpverify.audit.distributed import DaskRunner  # dask: an optional extra, imported only when used
+
+        return DaskRunner(work, client)
+    return ChunkRunner(work, workers)

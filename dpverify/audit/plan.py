@@ -1,0 +1,135 @@
+"""Stage 1 of an audit, the plan: every parameter validated once, the claim to test, the split and the budgets.
+
+``make_plan`` turns the keyword arguments of :func:`dpverify.audit.audit` into an :class:`AuditPlan`, a frozen value
+the later stages read and never check again (scipy.stats' "validate at the boundary"):
+
+- the **claim**: a guarantee object (:mod:`dpverify.calculus.claimed`: ``ApproxDP``, ``PureDP``, their subclasses
+  ``Conversion`` and ``Claim``, a privacy profile, or anything with ``epsilon_at(delta)``), or the shorthand
+  ``epsilon=``/``delta=``, which builds an ``ApproxDP``; giving both is an error. The audit tests the epsilon the claim
+  promises at ``delta`` (by default the claim's own delta);
+- the **split** (:class:`~dpverify.audit.split.SplitPlan`): ``samples`` outputs per side, the first
+  ``ceil(selection_fraction * samples)`` choose the test, the rest certify; chunks of at most ``chunk_size``;
+- the **budgets of the selection part** (:attr:`AuditPlan.n_fit`, :attr:`~AuditPlan.n_score`,
+  :attr:`~AuditPlan.held`): at most ``fit_cap`` outputs per side fit the statistics (half the selection part when
+  smaller), the rest score them; at most ``threshold_sample`` of the scoring outputs fix the candidate thresholds.
+  Only ``held = n_fit + min(n_score, threshold_sample)`` outputs per side are ever in memory together;
+- where the chunks after the fit run: ``workers`` local processes or the Dask cluster of ``client`` (not both).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+from dpverify.calculus.claimed import Guarantee, claimed_epsilon, own_delta
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.audit.kinds import Mode, TestKind
+from dpverify.audit.parallel import check_workers
+from dpverify.audit.split import SplitPlan
+
+__all__ = ["AuditPlan", "Test", "make_plan", "resolve_claim"]
+
+#: What ``audit(test=...)`` accepts: a :class:`~dpverify.audit.kinds.TestKind` or a statistic ``s(outputs) -> (n,)``.
+Test = Union[TestKind, Callable[[Any], Any]]
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """The validated parameters of one audit (module docstring). ``epsilon`` is what ``claim`` promises at
+    ``delta``: the number the certified bound is compared with."""
+
+    claim: Guarantee
+    epsilon: float
+    delta: float
+    samples: int
+    confidence: float
+    seed: int
+    test: Test
+    candidates: int
+    power_factor: float
+    mode: Mode
+    workers: int
+    fit_cap: int
+    threshold_sample: int
+    split: SplitPlan
+    client: Any = None
+
+    @property
+    def alpha(self) -> float:
+        """1 - confidence: the miss probability shared by every one-sided bound of the certificate."""
+        return 1.0 - self.confidence
+
+    @property
+    def n_fit(self) -> int:
+        """Outputs per side that fit the statistics."""
+        return min(self.split.n_selection // 2, self.fit_cap)
+
+    @property
+    def n_score(self) -> int:
+        """Outputs per side that score the fitted statistics' events."""
+        return self.split.n_selection - self.n_fit
+
+    @property
+    def held(self) -> int:
+        """Outputs per side held in memory: the fit part and the threshold sample."""
+        return self.n_fit + min(self.n_score, self.threshold_sample)
+
+
+def resolve_claim(claim: Guarantee | None, epsilon: float | None, delta: float | None) -> tuple[Guarantee, float, float]:
+    """``(claim, epsilon, delta)``: the guarantee to test, the epsilon it promises at the audit's delta, that delta.
+
+    With ``claim``: ``delta`` defaults to the claim's own delta (:func:`~dpverify.calculus.claimed.own_delta`; a curve
+    names none, so it must be given). Without: the shorthand ``epsilon``/``delta`` (default 0) is ``ApproxDP(epsilon,
+    delta)``. ``claim`` with ``epsilon`` is a ``ValueError``; neither a ``TypeError``."""
+    if claim is not None and epsilon is not None:
+        raise ValueError("give the claim either as claim= (a guarantee object) or as epsilon=/delta=, not both")
+    if claim is None:
+        if epsilon is None:
+            raise TypeError("audit() needs the claim to test: claim= (a guarantee such as ApproxDP(epsilon, delta)) "
+                            "or epsilon= (with delta=, default 0)")
+        epsilon = check_epsilon(epsilon)
+        delta = check_delta(0.0 if delta is None else delta)
+        return ApproxDP(epsilon, delta), epsilon, delta
+    if delta is None:
+        delta = own_delta(claim)
+        if delta is None:
+            raise ValueError(f"the claim {type(claim).__name__} names no delta of its own: give delta= (the delta at "
+                             "which to test it)")
+    delta = check_delta(delta)
+    return claim, check_epsilon(claimed_epsilon(claim, delta), "epsilon claimed at delta"), delta
+
+
+def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | None, samples: int,
+              confidence: float, seed: int, test: str | Callable, selection_fraction: float, chunk_size: int,
+              candidates: int, power_factor: float, mode: str, workers: int, fit_cap: int, threshold_sample: int,
+              client: Any = None) -> AuditPlan:
+    """Validate every parameter (a ``ValueError``/``TypeError`` naming the first bad one) and plan the audit."""
+    claim, epsilon, delta = resolve_claim(claim, epsilon, delta)
+    samples = check_positive_int(samples, "samples", minimum=4)
+    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    seed = check_positive_int(seed, "seed", minimum=0)
+    selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)
+    chunk_size = check_positive_int(chunk_size, "chunk_size")
+    candidates = check_positive_int(candidates, "candidates")
+    workers = check_workers(workers)
+    fit_cap = check_positive_int(fit_cap, "fit_cap")
+    threshold_sample = check_positive_int(threshold_sample, "threshold_sample")
+    if client is not None:
+        from dpverify.audit.distributed import check_client  # dask: an optional extra, imported only when used
+
+        check_client(client)
+        if workers > 1:
+            raise ValueError(f"client and workers={workers} together: with a Dask client the cluster's workers draw "
+                             "the chunks; leave workers at 1")
+    mode_ = Mode.parse(mode, "mode")
+    if callable(test):
+        test_: Test = test
+    elif isinstance(test, str) and test in TestKind.values():
+        test_ = TestKind(test)
+    else:
+        raise ValueError(f"test must be 'auto', one of {TestKind.values()[1:]}, or a callable statistic; got {test!r}")
+    power_factor = check_real("power_factor", power_factor, low=1.0)
+    return AuditPlan(claim=claim, epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
+                     test=test_, candidates=candidates, power_factor=power_factor, mode=mode_, workers=workers,
+                     fit_cap=fit_cap, threshold_sample=threshold_sample,
+                     split=SplitPlan.make(samples, selection_fraction, chunk_size), client=client)

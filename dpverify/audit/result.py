@@ -1,0 +1,149 @@
+"""The outcome of one audit, typed until a report writes it: :class:`AuditResult` and how the stages fill it.
+
+The result keeps the claim it tested as the guarantee object it was given (:mod:`dpverify.calculus.claimed`), the
+verdict and the mode as :mod:`dpverify.audit.kinds` members; :meth:`AuditResult.to_dict` is the edge where it becomes
+plain data (the keys and values of the JSON reports, plus a ``claim`` entry describing the claim).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from dpverify.calculus.claimed import Guarantee, describe_claim
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.audit.abilities import MechanismFacts
+from dpverify.audit.certify import Certificate
+from dpverify.audit.estimate import EventCounts
+from dpverify.audit.kinds import Mode, Verdict
+from dpverify.audit.plan import AuditPlan
+from dpverify.audit.select import ChosenEvents
+from dpverify.audit.tradeoff import tradeoff_curve
+
+__all__ = ["AuditResult", "assemble_result"]
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of one audit. ``counts`` holds the raw numbers the bound is computed from (for the
+    event that gave ``epsilon_lower``); ``candidates`` every event evaluated on the estimation
+    samples, with its selection score, counts and (Bonferroni-corrected) bound. ``claim`` is the guarantee tested
+    (``ApproxDP(epsilon_claimed, delta)`` for the shorthand ``epsilon=``/``delta=``); ``epsilon_claimed`` is the
+    epsilon it promises at ``delta``."""
+
+    epsilon_lower: float
+    epsilon_claimed: float
+    delta: float
+    epsilon_exact: float | None
+    verdict: Verdict
+    samples: int
+    confidence: float
+    seed: int
+    test: str
+    event: str
+    counts: dict = field(default_factory=dict)
+    candidates: tuple = field(default_factory=tuple)
+    wall_time: float = 0.0
+    tradeoff: dict = field(default_factory=dict)
+    #: why the verdict is what it is (one sentence, :mod:`dpverify.audit.verdicts`)
+    verdict_reason: str = ""
+    #: the accountant's epsilon of the run at ``delta`` (an upper bound on the pair's epsilon) and its method
+    epsilon_accountant: float | None = None
+    accountant_method: str = ""
+    #: the most any event-based audit could certify on this pair with these samples (:mod:`.ceiling`)
+    budget_ceiling: float | None = None
+    ceiling_basis: str = ""
+    #: True when the ceiling comes from the pair's own privacy loss; False when from an upper bound on it (the
+    #: mechanism's worst case, or the path for a final release): then it can only prove an audit inconclusive
+    ceiling_exact: bool = False
+    #: the most any pair at all could be certified with these samples
+    saturation: float | None = None
+    #: "mathematical" or "implementation" (:class:`~dpverify.audit.kinds.Mode`)
+    mode: Mode = Mode.MATHEMATICAL
+    #: the guarantee tested, as given (None: ``ApproxDP(epsilon_claimed, delta)``)
+    claim: Guarantee | None = None
+
+    @property
+    def claimed(self) -> ApproxDP:
+        """The guarantee this audit tests at its delta, as the calculus' :class:`~dpverify.calculus.guarantees.ApproxDP`
+        (``epsilon_claimed`` at ``delta``)."""
+        return ApproxDP(self.epsilon_claimed, self.delta)
+
+    @property
+    def is_violation(self) -> bool:
+        return self.verdict == Verdict.VIOLATION
+
+    @property
+    def exceeds_exact(self) -> bool:
+        """True if the certified bound is above the exact pair epsilon (rare by chance, at most
+        1 - confidence of the time; systematically, a bug in the auditor)."""
+        return self.epsilon_exact is not None and self.epsilon_lower > self.epsilon_exact
+
+    @property
+    def detectable_factor(self) -> float | None:
+        """claim / budget ceiling: how many times more than the audited run an implementation must leak for this
+        budget to flag it (None when the ceiling is unknown)."""
+        if self.budget_ceiling is None:
+            return None
+        return float("inf") if self.budget_ceiling <= 0 else self.epsilon_claimed / self.budget_ceiling
+
+    def to_dict(self) -> dict:
+        """Plain data (the JSON report's audit entry): every field but the claim object, the verdict and mode as
+        strings, ``detectable_factor``, and ``claim`` described by :func:`~dpverify.calculus.claimed.describe_claim`."""
+        out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "claim"}
+        out["verdict"] = str(self.verdict)
+        out["mode"] = str(self.mode)
+        out["detectable_factor"] = self.detectable_factor
+        out["claim"] = describe_claim(self.claim if self.claim is not None else self.claimed)
+        return out
+
+
+def _event_entry(n: int, complement: bool, k: Any) -> int:
+    """How many of ``n`` outputs fall in the event, from the count ``k`` of the un-complemented set."""
+    return int(n - k) if complement else int(k)
+
+
+def assemble_result(plan: AuditPlan, facts: MechanismFacts, chosen: ChosenEvents, counts: EventCounts,
+                    certificate: Certificate, wall_time: float) -> AuditResult:
+    """The :class:`AuditResult` of the stages' values."""
+    n, k0, k1 = counts.n, counts.dataset, counts.neighbour
+    best = chosen.events[certificate.best]
+    stat, event = best.statistic, best.event
+    evaluated = tuple(
+        {"test": found.statistic.name, "event": found.event.describe(found.statistic),
+         "selection_score": found.event.score,
+         "dataset_in_event": _event_entry(n, found.event.complement, k0[j]),
+         "neighbour_in_event": _event_entry(n, found.event.complement, k1[j]), "epsilon_lower": certificate.bounds[j]}
+        for j, found in enumerate(chosen.events)
+    )
+    accountant = facts.accountant
+    ceiling = certificate.ceiling
+    return AuditResult(
+        epsilon_lower=certificate.epsilon_lower,
+        epsilon_claimed=plan.epsilon,
+        delta=plan.delta,
+        epsilon_exact=facts.exact_epsilon,
+        verdict=certificate.verdict,
+        verdict_reason=certificate.reason,
+        epsilon_accountant=None if accountant is None else float(accountant.epsilon),
+        accountant_method="" if accountant is None else str(accountant.method),
+        budget_ceiling=ceiling.value,
+        ceiling_basis=ceiling.basis,
+        ceiling_exact=ceiling.exact,
+        saturation=ceiling.saturation,
+        mode=plan.mode,
+        samples=plan.samples,
+        confidence=plan.confidence,
+        seed=plan.seed,
+        test=stat.name,
+        event=event.describe(stat),
+        counts={"dataset_in_event": _event_entry(n, event.complement, k0[certificate.best]),
+                "neighbour_in_event": _event_entry(n, event.complement, k1[certificate.best]),
+                "n_estimation": n, "n_selection": plan.split.n_selection},
+        candidates=evaluated,
+        wall_time=wall_time,
+        # descriptive only: the chosen statistic's trade-off on the threshold sample of the scoring part
+        tradeoff=tradeoff_curve(*chosen.fitted.threshold_values[best.index],
+                                dataset_high=(not event.complement) == event.d_high),
+        claim=plan.claim,
+    )
