@@ -19,8 +19,10 @@ rdp_values = st.floats(min_value=0.0, max_value=1e4, allow_nan=False)
 curves = st.lists(rdp_values, min_size=ORDERS.size, max_size=ORDERS.size).map(np.array)
 deltas = st.floats(min_value=1e-300, max_value=0.99)
 # dp-accounting 0.6 works in float64 without log-space guards: delta**2 underflows below 1e-154 and
-# log1p(-exp(-r)) fails for 0 < r < 1e-16 ("math domain error"); compare with it away from those.
-dpa_curves = st.lists(st.one_of(st.just(0.0), st.floats(1e-12, 1e4)), min_size=ORDERS.size,
+# log1p(-exp(-r)) fails for 0 < r < 1e-16 ("math domain error"), and loses relative precision ~1e-16 / r through
+# the cancellation in 1 - exp(-r) (at r = 1e-12 its delta is off by 1e-5 relative: found by hypothesis, rdp =
+# [1, 1, 1, 1, 1e-12, 1, 1, 1], epsilon = 1); compare with it where that error is below the 1e-9 tolerance.
+dpa_curves = st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 1e4)), min_size=ORDERS.size,
                       max_size=ORDERS.size).map(np.array)
 dpa_deltas = st.floats(min_value=1e-150, max_value=0.99)
 epsilons = st.floats(min_value=1e-6, max_value=100.0)
