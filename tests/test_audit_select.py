@@ -52,10 +52,11 @@ def fitted_for(mechanism, p, d0=D0, d1=D1):
 
 @pytest.mark.parametrize("mechanism,overrides,names", [
     (black_box_laplace, {}, ["identity"]),
-    (laplace_query(1.0), {}, ["likelihood_ratio"]),  # log_density: the Neyman-Pearson statistic alone
+    # log_density: the declared Neyman-Pearson statistic, never alone (issue 21, section 4): beside the black-box ones
+    (laplace_query(1.0), {}, ["likelihood_ratio", "identity"]),
     (laplace_query(1.0), {"test": "threshold"}, ["identity"]),
     (laplace_query(1.0), {"mode": "implementation"},
-     ["likelihood_ratio", "fp:ulp_pattern", "fp:reachable", "likelihood_ratio:unrounded"]),
+     ["likelihood_ratio", "identity", "fp:ulp_pattern", "fp:reachable", "likelihood_ratio:unrounded"]),
     (ReportNoisyMax(1.0), {}, ["identity", "events"]),  # discrete outputs
     (path, {}, ["projection", "classifier:logistic", "additive"]),  # vector outputs
 ])

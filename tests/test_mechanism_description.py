@@ -173,7 +173,13 @@ def test_white_box_statistic_is_the_exact_likelihood_ratio_on_full_batch_paths()
     llr = s.log_likelihood_ratio(c.dataset(), c.neighbour())
     np.testing.assert_allclose(llr(paths), s.log_density(c.dataset(), paths) - s.log_density(c.neighbour(), paths),
                                rtol=1e-9, atol=1e-9)
-    assert get_case("ula_final").build().log_likelihood_ratio is None  # final releases: black-box tests only
+    # final releases of a linear-Gaussian chain: the release's exact ratio (here full batch: a Gaussian pair)
+    c = get_case("ula_final")
+    s = c.build()
+    finals = s.sample(c.dataset(), 50, np.random.default_rng(1))
+    llr = s.log_likelihood_ratio(c.dataset(), c.neighbour())
+    np.testing.assert_allclose(llr(finals), s.log_density(c.dataset(), finals) - s.log_density(c.neighbour(), finals),
+                               rtol=1e-9, atol=1e-9)
 
 
 def test_white_box_statistic_is_a_likelihood_ratio_on_canary_mixtures():

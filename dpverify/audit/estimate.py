@@ -24,7 +24,8 @@ __all__ = ["EventCounts", "count_events"]
 @dataclass(frozen=True)
 class EventCounts:
     """``dataset[e]`` / ``neighbour[e]``: how many of the ``n`` estimation outputs of M(D) / M(D') have
-    ``s_i >= t`` for chosen event ``e = (i, t)`` (the un-complemented set, whatever the event's orientation)."""
+    ``s_i >= t`` for chosen event ``e = (i, t)`` (the un-complemented set, whatever the event's orientation); after
+    the events, the curve test's threshold (:meth:`~dpverify.audit.select.ChosenEvents.thresholds`)."""
 
     dataset: np.ndarray
     neighbour: np.ndarray
@@ -34,9 +35,9 @@ class EventCounts:
 def count_events(chosen: ChosenEvents, runner: Any, plan: AuditPlan, chunks: range,
                  progress: Progress) -> EventCounts:
     """The counts of the ``chosen`` events on the estimation chunks ``chunks`` (module docstring)."""
-    events = chosen.thresholds()
-    k0 = np.zeros(len(chosen), dtype=np.int64)
-    k1 = np.zeros(len(chosen), dtype=np.int64)
+    events = chosen.thresholds()  # the chosen events, then the curve test's
+    k0 = np.zeros(len(events), dtype=np.int64)
+    k1 = np.zeros(len(events), dtype=np.int64)
     for found in runner.map([("count", j, events) for j in chunks]):
         k0 += found[0]
         k1 += found[1]

@@ -14,13 +14,14 @@ from dpverify.calculus.claimed import Guarantee, describe_claim
 from dpverify.calculus.guarantees import ApproxDP
 from dpverify.audit.abilities import MechanismFacts
 from dpverify.audit.certify import Certificate
+from dpverify.audit.curve import CurveCertificate
 from dpverify.audit.estimate import EventCounts
 from dpverify.audit.kinds import Mode, Verdict
 from dpverify.audit.plan import AuditPlan
 from dpverify.audit.select import ChosenEvents
 from dpverify.audit.tradeoff import tradeoff_curve
 
-__all__ = ["AuditResult", "assemble_result"]
+__all__ = ["AuditResult", "assemble_result", "curve_entry"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class AuditResult:
     mode: Mode = Mode.MATHEMATICAL
     #: the guarantee tested, as given (None: ``ApproxDP(epsilon_claimed, delta)``)
     claim: Guarantee | None = None
+    #: the curve-level test (:mod:`.curve`), for a claim that is a curve or a profile (None for point claims)
+    curve: CurveCertificate | None = None
 
     @property
     def claimed(self) -> ApproxDP:
@@ -90,12 +93,32 @@ class AuditResult:
     def to_dict(self) -> dict:
         """Plain data (the JSON report's audit entry): every field but the claim object, the verdict and mode as
         strings, ``detectable_factor``, and ``claim`` described by :func:`~dpverify.calculus.claimed.describe_claim`."""
-        out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "claim"}
+        out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in ("claim", "curve")}
         out["verdict"] = str(self.verdict)
         out["mode"] = str(self.mode)
         out["detectable_factor"] = self.detectable_factor
         out["claim"] = describe_claim(self.claim if self.claim is not None else self.claimed)
+        if self.curve is not None:
+            out["curve"] = curve_entry(self.curve, self.delta)
         return out
+
+
+def curve_entry(curve: CurveCertificate, delta: float) -> dict:
+    """The curve test as plain data: the test, its counts and error-rate bounds, ``mu_lower``, the mechanism-free
+    ``epsilon_lower`` from the same point at ``delta``, the Gaussian-implied epsilon (labelled: valid only for a
+    Gaussian trade-off curve), and the verdict on the claim (refuted, margin, most violated delta)."""
+    entry: dict = {"threshold": curve.threshold, "d_high": curve.d_high, "false_positives": curve.false_positives,
+             "n_neighbour": curve.n_neighbour, "false_negatives": curve.false_negatives, "n_dataset": curve.n_dataset,
+             "fpr_upper": curve.fpr_upper, "fnr_upper": curve.fnr_upper, "mu_lower": curve.mu_lower,
+             "epsilon_lower": curve.epsilon_lower(delta) if delta > 0 else None,
+             "epsilon_if_gaussian": curve.epsilon_assuming_gaussian(delta) if delta > 0 else None,
+             "claim": curve.claim_description, "refuted": curve.refuted, "margin": curve.margin,
+             "description": curve.describe()}
+    v = curve.violation
+    if v is not None:
+        entry["most_violated"] = {"delta": v.delta, "epsilon_claimed": v.epsilon_claimed,
+                                  "epsilon_certified": v.epsilon_certified, "margin": v.margin}
+    return entry
 
 
 def _event_entry(n: int, complement: bool, k: Any) -> int:
@@ -146,4 +169,5 @@ def assemble_result(plan: AuditPlan, facts: MechanismFacts, chosen: ChosenEvents
         tradeoff=tradeoff_curve(*chosen.fitted.threshold_values[best.index],
                                 dataset_high=(not event.complement) == event.d_high),
         claim=plan.claim,
+        curve=certificate.curve,
     )

@@ -12,14 +12,25 @@ Clopper-Pearson certificate of :mod:`dpverify.audit.certify` is valid for any me
    or a Dask cluster; integer counts only), scores the four orientations of every threshold by the epsilon lower bound
    they would certify (:func:`~dpverify.audit.statistics.best_events`) and keeps the ``candidates`` best
    (statistic, event) pairs, plus the pair's own privacy-loss event when its privacy loss is known exactly
-   (:func:`privacy_loss_event`).
+   (:func:`privacy_loss_event`);
+3. :func:`choose_curve_test` picks, on the same selection counts, the threshold test of the curve-level
+   certificate (:mod:`dpverify.audit.curve`) when the claim is a curve or a profile (Gaussian DP, a trade-off curve,
+   a privacy profile, a PLD): over every statistic, the test that maximises the expected margin below the claimed
+   curve. A point claim ((epsilon, delta), pure DP) has none: its curve is two lines, and a point below them is
+   exactly an event bound above epsilon, so the event test already is its curve test (and its Bonferroni share is
+   not spent twice).
 
 Candidate statistics (:func:`candidate_statistics`): a callable ``test`` is used alone; a named one
-(:class:`~dpverify.audit.kinds.TestKind`) forces one statistic; ``auto`` takes the Neyman-Pearson statistic when the
-mechanism knows it (a white-box ``log_likelihood_ratio``, else ``log_density``), otherwise every cheap proxy: the
+(:class:`~dpverify.audit.kinds.TestKind`) forces one statistic; ``auto`` takes every cheap black-box proxy -- the
 output itself or a difference-of-means projection, the outcome frequencies of discrete outputs, a logistic classifier
-and the vector statistics for vector outputs. Implementation mode adds the floating-point statistics of
-:mod:`dpverify.audit.floating_point`.
+and the vector statistics for vector outputs -- and, when the mechanism declares its Neyman-Pearson statistic (a
+white-box ``log_likelihood_ratio``, else ``log_density``), that one *beside* them, never alone: a statistic computed
+from the declared algorithm is blind to every way the code departs from the declaration (issue 21: a DP-SGLD whose
+noise was broadcast over its coordinates was certified 0.12, "consistent", by its declared likelihood ratio alone, and
+10.6 by a classifier). The selection chooses among all candidates on the selection part, so validity is unchanged;
+the price is the selection noise of the extra candidates. A declared statistic the mechanism cannot give for this
+pair (a ``ValueError`` from it, e.g. a release statistic on a pair that is not a verified canary) is left out in
+``auto`` mode. Implementation mode adds the floating-point statistics of :mod:`dpverify.audit.floating_point`.
 """
 from __future__ import annotations
 
@@ -29,10 +40,13 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.calculus.guarantees import ApproxDP, PureDP
+from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.audit.abilities import PairLoss, log_density_of, white_box_statistic_of
 from dpverify.audit.ceiling import ceiling_event
 from dpverify.audit.chunk_work import ChunkWork, Progress, score_chunk
 from dpverify.audit.classifier import learned_log_odds
+from dpverify.audit.curve import CurveClaim, CurveTest, curve_claim, select_test
 from dpverify.audit.events import is_discrete, outcome_log_ratio
 from dpverify.audit.floating_point import implementation_statistics
 from dpverify.audit.kinds import Mode, TestKind
@@ -52,8 +66,8 @@ from dpverify.audit.statistics import (
 )
 from dpverify.audit.vector_statistics import additive_log_ratio, vector_candidates
 
-__all__ = ["FittedStatistics", "ChosenEvent", "ChosenEvents", "candidate_statistics", "fit_statistics",
-           "choose_events", "privacy_loss_event", "LOSS_STATISTICS"]
+__all__ = ["FittedStatistics", "ChosenEvent", "ChosenEvents", "CurveChoice", "candidate_statistics",
+           "fit_statistics", "choose_events", "choose_curve_test", "privacy_loss_event", "LOSS_STATISTICS"]
 
 #: Statistics whose values are the privacy loss log dP_D/dP_D' itself (exactly, when the pair's law is known).
 LOSS_STATISTICS = ("likelihood_ratio", "whitebox_llr")
@@ -86,18 +100,30 @@ def mathematical_statistics(test: Test, mechanism: Any, dataset: Any, neighbour:
         return [learned_log_odds(f0, f1, model="boosting", seed=seed)]
     if test == TestKind.ADDITIVE:
         return [additive_log_ratio(f0, f1, seed=seed)]
-    # auto: the Neyman-Pearson statistic when densities are known; otherwise every cheap proxy.
-    if whitebox:
-        return [whitebox_statistic(mechanism, dataset, neighbour)]
-    if log_density is not None:
-        return [log_likelihood_ratio(log_density, dataset, neighbour)]
-    found = [threshold(f0, f1)]
+    # auto: every cheap black-box proxy, and the declared Neyman-Pearson statistic beside them (never alone).
+    found = declared_statistics(mechanism, dataset, neighbour, whitebox=whitebox, log_density=log_density)
+    found.append(threshold(f0, f1))
     if is_discrete(f0, f1):
         found.append(outcome_log_ratio(f0, f1))
     elif not scalar:
         found.append(learned_log_odds(f0, f1, model="logistic", seed=seed))
         found.extend(vector_candidates(f0, f1, seed=seed))
     return found
+
+
+def declared_statistics(mechanism: Any, dataset: Any, neighbour: Any, *, whitebox: bool,
+                        log_density: Any) -> list[Statistic]:
+    """The Neyman-Pearson statistic the mechanism declares for this pair: its white-box ``log_likelihood_ratio``,
+    else the ratio of its ``log_density``; none when it declares neither, or when its white-box statistic is not
+    available for this pair (a ``ValueError`` from the mechanism)."""
+    if whitebox:
+        try:
+            return [whitebox_statistic(mechanism, dataset, neighbour)]
+        except ValueError:
+            pass
+    if log_density is not None:
+        return [log_likelihood_ratio(log_density, dataset, neighbour)]
+    return []
 
 
 def candidate_statistics(plan: AuditPlan, mechanism: Any, dataset: Any, neighbour: Any, f0: np.ndarray,
@@ -169,20 +195,41 @@ class ChosenEvent:
 
 
 @dataclass(frozen=True)
+class CurveChoice:
+    """Step 3 of the selection: the curve-level test (:class:`~dpverify.audit.curve.CurveTest`) on the ``index``-th
+    fitted statistic, and the claim converted once (:class:`~dpverify.audit.curve.CurveClaim`; None when the claim
+    has no curve to compare with)."""
+
+    index: int
+    statistic: Statistic
+    test: CurveTest
+    claim: CurveClaim | None
+
+
+@dataclass(frozen=True)
 class ChosenEvents:
-    """Step 2 of the selection: the events to count, best selection score first, the privacy-loss event (if any)
-    last; and the fitted statistics they come from."""
+    """Step 2 and 3 of the selection: the events to count, best selection score first, the privacy-loss event (if
+    any) last; the curve-level test (counted after them); and the fitted statistics they come from."""
 
     events: tuple[ChosenEvent, ...]
     fitted: FittedStatistics
+    curve: CurveChoice | None = None
 
     def __len__(self) -> int:
         return len(self.events)
 
+    @property
+    def tests(self) -> int:
+        """How many tests share the confidence (Bonferroni): the events and the curve test."""
+        return len(self.events) + (self.curve is not None)
+
     def thresholds(self) -> list[tuple[int, float]]:
-        """``(statistic index, threshold)`` of each event: what :func:`~dpverify.audit.chunk_work.count_chunk`
-        counts."""
-        return [(chosen.index, chosen.event.threshold) for chosen in self.events]
+        """``(statistic index, threshold)`` of each event, then of the curve test: what
+        :func:`~dpverify.audit.chunk_work.count_chunk` counts (``#{s >= t}``)."""
+        out = [(chosen.index, chosen.event.threshold) for chosen in self.events]
+        if self.curve is not None:
+            out.append((self.curve.index, self.curve.test.threshold))
+        return out
 
 
 def choose_events(fitted: FittedStatistics, runner: Any, plan: AuditPlan, privacy_loss: PairLoss | None,
@@ -202,7 +249,43 @@ def choose_events(fitted: FittedStatistics, runner: Any, plan: AuditPlan, privac
                                 plan.candidates + 1)
     if oracle is not None:
         chosen.append(oracle)
-    return ChosenEvents(tuple(chosen), fitted)
+    curve = choose_curve_test(fitted, counts, plan, tests=len(chosen) + 1)
+    return ChosenEvents(tuple(chosen), fitted, curve)
+
+
+def _curve_claim(plan: AuditPlan) -> CurveClaim | None:
+    """The claim as a trade-off curve for the curve test, when it has one worth testing: curves, profiles and PLDs.
+    Point claims ((epsilon, delta), pure DP) are left out: their curve test is the event test itself (their curve is
+    two lines, and a point below a line is exactly an event bound above epsilon)."""
+    if isinstance(plan.claim, (ApproxDP, PureDP)):
+        return None
+    try:
+        return curve_claim(plan.claim)
+    except (TypeError, ValueError):
+        return None
+
+
+def choose_curve_test(fitted: FittedStatistics, counts: list[tuple[np.ndarray, np.ndarray]], plan: AuditPlan, *,
+                      tests: int) -> CurveChoice | None:
+    """The curve-level test (module docstring, step 3) among every fitted statistic, from the selection counts
+    ``counts`` (``#{s >= t}`` at each statistic's candidate thresholds); ``tests``: the Bonferroni count it will be
+    certified with. None for a point claim, or when no statistic has thresholds."""
+    claim = _curve_claim(plan)
+    if claim is None:
+        return None
+    n = plan.split.n_estimation
+    # a Gaussian-DP claim is refuted exactly when mu_lower exceeds its mu: select for mu_lower (which also makes the
+    # reported mu_lower the largest the selection finds); any other curve: for the margin below it
+    objective = None if isinstance(claim.guarantee, GaussianDP) else claim
+    best: CurveChoice | None = None
+    for i, (stat, (k0, k1), t) in enumerate(zip(fitted.statistics, counts, fitted.thresholds)):
+        if np.size(t) == 0:
+            continue
+        test = select_test(k0, plan.n_score, k1, plan.n_score, t, n_dataset=n, n_neighbour=n, alpha=plan.alpha,
+                           candidates=tests, claim=objective)
+        if best is None or test.score > best.test.score:
+            best = CurveChoice(i, stat, test, claim)
+    return best
 
 
 def privacy_loss_event(pool: list[ChosenEvent], privacy_loss: PairLoss | None, n: int, alpha: float, delta: float,

@@ -88,4 +88,7 @@ def describe_claim(claim: Guarantee) -> dict:
         out["method"] = claim.method
     if isinstance(claim, PrivacyProfile) and claim.description:
         out["description"] = claim.description
+    description = getattr(claim, "description", None) or getattr(claim, "basis", None)
+    if "description" not in out and isinstance(description, str) and description:
+        out["description"] = description  # a trade-off curve, a PLD
     return out

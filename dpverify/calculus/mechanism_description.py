@@ -289,12 +289,13 @@ class MechanismDescription:
         """False when some Gaussian step has no noise but a positive sensitivity (infinite privacy loss)."""
         return all(not (isinstance(r.step, GaussianStep) and math.isinf(r.step.mu)) for r in self.steps)
 
-    def scaled(self, factor: float) -> "MechanismDescription":
-        """Every Gaussian sensitivity multiplied by ``factor`` (a pair that attains that fraction of it)."""
+    def scaled(self, factor: float, *, dynamics: LinearDynamics | None = None) -> "MechanismDescription":
+        """Every Gaussian sensitivity multiplied by ``factor`` (a pair that attains that fraction of it); with
+        ``dynamics``, those dynamics instead of the run's (e.g. along the pair's own direction)."""
         factor = check_real("factor", factor, low=0.0)
         return MechanismDescription(tuple(Repeated(r.step.scaled(factor), r.count) for r in self.steps),
                                     self.neighbouring, self.release, self.source, self.per_iteration, self.notes,
-                                    self.dynamics)
+                                    self.dynamics if dynamics is None else dynamics)
 
     def with_release(self, release: Release) -> "MechanismDescription":
         """The same run with another release (e.g. the final iterate of a path-releasing sampler)."""

@@ -124,6 +124,11 @@ class TradeOffCurve(ABC):
                 break
         return hi
 
+    def epsilon_at(self, delta: float) -> float:
+        """:meth:`epsilon`: the epsilon this curve promises at ``delta`` (the claim protocol of
+        :mod:`dpverify.calculus.claimed`, so that ``audit(claim=GaussianDP(mu))`` works)."""
+        return self.epsilon(delta)
+
     def to_profile(self) -> PrivacyProfile:
         """The privacy profile of this curve (DRS 2022, Prop. 2.12), as a :class:`PrivacyProfile` claim."""
         return PrivacyProfile(self.delta, f"profile of {self.description}", epsilon_of_delta=self.epsilon)

@@ -49,6 +49,19 @@ def mean_path(sampler, data, indices: list[int]) -> np.ndarray:
     return out
 
 
+def _window_loss(pair):
+    """A window's privacy loss as a function of its standardised coordinate x: ``mu x - mu^2/2`` for full batches
+    (``mu`` the signed mean gap), else the shift mixture's (mirrored when its gains are all negative)."""
+    if pair.full_batch:
+        mu = float(np.sum(pair.weights))
+        return lambda x: mu * x - mu * mu / 2.0
+    weights = pair.mixture_weights()
+    loss = shift_mixture_loss(weights, pair.rates)
+    if np.all(pair.weights >= 0):
+        return loss
+    return lambda x: loss(-np.asarray(x))
+
+
 def release_statistic(sampler, dataset, neighbour):
     """The statistic ``outputs -> log p_D(outputs) - log p_D'(outputs)`` of the module docstring for ``sampler``'s
     release (final iterate ``(n, d)`` or sample set ``(n, count, d)``) on the canary pair (dataset, neighbour).
@@ -67,7 +80,7 @@ def release_statistic(sampler, dataset, neighbour):
                          "likelihood ratio is not known in closed form")
     description = sampler.canary_description(float(np.linalg.norm(u)), u)
     pairs = release_window_pairs(description.steps_expanded(), dynamics, release)
-    losses = [shift_mixture_loss(p.weights, p.rates) for p in pairs]
+    losses = [_window_loss(p) for p in pairs]
     stds = np.array([p.std for p in pairs])
     windows = release_windows(release, sampler.n_steps)
     transitions = dynamics.transitions()[:, 0, 0] if dynamics.state_dim == 1 else None

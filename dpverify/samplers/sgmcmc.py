@@ -323,16 +323,15 @@ class GradientMechanism:
         u = self.canary_vector(dataset, neighbour)
         return None if u is None else float(np.linalg.norm(u))
 
-    def canary_description(self, shift: float, direction: np.ndarray | None = None):
+    def canary_description(self, shift: float, direction: np.ndarray | None = None, *,
+                           mechanism: MechanismDescription | None = None) -> MechanismDescription:
         """The description of the run on a canary pair with gradient difference ``shift``: every data term's
         sensitivity scaled by ``shift / record_sensitivity``; with ``direction`` (the difference vector), the linear
-        dynamics along it (:meth:`linear_dynamics`), so that a final iterate or a sample set has its exact privacy."""
-        description = self.mechanism().scaled(shift / self.record_sensitivity)
-        if direction is None:
-            return description
-        return MechanismDescription(description.steps, description.neighbouring, description.release,
-                                    description.source, description.per_iteration, description.notes,
-                                    self.linear_dynamics(direction))
+        dynamics along it (:meth:`linear_dynamics`), so that a final iterate or a sample set has its exact privacy.
+        ``mechanism``: the run's description, when the caller has it already."""
+        base = self.mechanism() if mechanism is None else mechanism
+        dynamics = None if direction is None else self.linear_dynamics(direction)
+        return base.scaled(shift / self.record_sensitivity, dynamics=dynamics)
 
     def linear_dynamics(self, direction: np.ndarray | None = None) -> LinearDynamics | None:
         """The run's :class:`~dpverify.calculus.linear_dynamics.LinearDynamics` along ``direction`` (None: along
@@ -371,16 +370,17 @@ class GradientMechanism:
         return arr.shape, hash(arr.tobytes())
 
     def _canary_pld(self, dataset, neighbour):
-        if not self.mechanism().is_private:
+        mechanism = self.mechanism()
+        if not mechanism.is_private:
             return None
         u = self.canary_vector(dataset, neighbour)
         path = self.output == "path"
         what = release_name(self.output)
         if u is None:
-            return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD (the pair is "
+            return PairPrivacyLoss(mechanism.pld(), "upper bound: the mechanism's worst-case PLD (the pair is "
                                    "not a verified canary)" + ("" if path else ", of the path"), exact=False)
         shift = float(np.linalg.norm(u))
-        description = self.canary_description(shift, u)
+        description = self.canary_description(shift, None if path else u, mechanism=mechanism)
         about = f"gradient difference {shift:.4g} of the sensitivity {self.record_sensitivity:.4g}"
         if path:
             return PairPrivacyLoss(description.pld(), f"canary pair PLD (exact): {about}", exact=True)
@@ -502,11 +502,14 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
     # -- white-box statistics --------------------------------------------------------------------------------------
     @property
     def log_likelihood_ratio(self):
-        """For path releases: ``(dataset, neighbour) -> statistic`` computing the per-step mixture log-likelihood
-        ratio of released paths (:meth:`path_log_likelihood_ratio`); None for final iterates and sample sets (the
-        auditor's own statistics; their exact ratio on a canary pair of a linear-Gaussian chain is
-        :meth:`release_log_likelihood_ratio`)."""
-        return self.path_log_likelihood_ratio if self.output == "path" else None
+        """``(dataset, neighbour) -> statistic``: for path releases the per-step mixture log-likelihood ratio of
+        released paths (:meth:`path_log_likelihood_ratio`); for a final iterate or a sample set on a quadratic model,
+        the release's exact log-likelihood ratio (:meth:`release_log_likelihood_ratio`, which raises a ``ValueError``
+        for a pair that is not a verified canary: the auditor then uses its black-box statistics only); None
+        otherwise."""
+        if self.output == "path":
+            return self.path_log_likelihood_ratio
+        return self.release_log_likelihood_ratio if self.model.quadratic_structure() is not None else None
 
 
     def path_log_likelihood_ratio(self, dataset, neighbour):

@@ -785,6 +785,11 @@ class PrivacyLossDistribution:
         """An upper bound on epsilon(delta) (pessimistic discretisation, both directions)."""
         return self.epsilon_bounds(delta)[1]
 
+    def epsilon_at(self, delta: float) -> float:
+        """:meth:`epsilon` (the upper end): the epsilon this PLD promises at ``delta`` when it is a claim (the claim
+        protocol of :mod:`dpverify.calculus.claimed`: ``audit(claim=description.pld())``)."""
+        return self.epsilon(delta)
+
     def delta_bounds(self, epsilon: float) -> tuple[float, float]:
         """(lower, upper) bracket of the true delta(epsilon) of the run (max over both directions)."""
         e = check_real("epsilon", epsilon, low=0.0)
