@@ -494,15 +494,17 @@ def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dic
 
 def write_report(directory: str | os.PathLike, theorem_rows: list[dict], audits: Iterable[Any],
                  settings: dict | None = None, paper_figures: bool | Iterable[str] = True, run: Run | None = None,
-                 report_dir: RunDirectory | None = None) -> list[Path]:
+                 report_dir: RunDirectory | None = None, overwrite: bool = False) -> list[Path]:
     """Render ``report.json`` and ``report.html`` and publish them into ``directory`` together; returns their paths.
 
     ``paper_figures``: see :func:`render_report`. ``run``: the :class:`~dpverify.interfaces.files.Run` the results were
     checkpointed in (``dpverify verify --report``); by
     default a new one. ``directory`` is checked (and created) first: a ``ValueError`` if it is not a writable
     directory. Nothing in ``directory`` changes until both files are rendered; then one atomic switch publishes them.
+    A ``report.json``/``report.html`` in ``directory`` that dpverify did not publish is an error unless ``overwrite``
+    (then it is kept in a legacy run directory; :meth:`~dpverify.interfaces.files.RunDirectory.prepare`).
     """
-    rd = report_dir or RunDirectory(directory).prepare()
+    rd = report_dir or RunDirectory(directory).prepare(overwrite)
     if run is None:
         run = rd.start({"settings": settings or {}})
     try:
