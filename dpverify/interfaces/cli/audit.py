@@ -226,7 +226,7 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     """Run and print the audit of ``case`` (with ``workers`` local processes or on the Dask cluster of ``client``)."""
     from dpverify.interfaces.cli.output import format_table, output_width, print_json, wrap
     from dpverify.interfaces.cli.progress import Progress
-    from dpverify.interfaces.report import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
     from dpverify.interfaces.suite import case_settings
 
     # progress lines on stderr for an audit that runs longer than a few seconds (with an ETA, and a warning when

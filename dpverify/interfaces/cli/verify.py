@@ -313,7 +313,7 @@ def print_audits(audits: list[dict], *, explain: bool = True, width: int | None 
     """The audit table, the accountant methods, loose claims, reasons and errors; with ``explain`` also the legend
     of the columns. Prose lines wrap to ``width`` (None: no limit)."""
     from dpverify.interfaces.cli.output import format_table, wrap
-    from dpverify.interfaces.report import (
+    from dpverify.interfaces.presentation import (
         AUDIT_HEADERS,
         accountant_marks,
         audit_cells,
@@ -453,13 +453,11 @@ def _run(args) -> int:
         _print_theorems(theorem_rows, width)
     if audits:
         print_audits(audits, explain=args.explain, width=width)
-    bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
-    from dpverify.interfaces.report import known_bad_summary, split_known_bad, summary_counts
+    from dpverify.interfaces.presentation import known_bad_summary, run_status, split_known_bad
 
+    status = run_status(theorem_rows, audits)  # the same status the report's headline shows
+    bad_theorems, counts, failed = status.theorems_failed, status.counts, status.failed
     regular, known_bad = split_known_bad(audits)
-    counts = summary_counts(r["verdict"] for r in regular)
-    missed = [r for r in known_bad if not r.get("passed")]
-    failed = bool(bad_theorems or counts["violation"] or counts["error"] or missed)
     parts = []
     if theorem_rows:
         parts.append(f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed")
