@@ -149,12 +149,12 @@ def check_orders(values: Any, name: str = "orders", *, maximum: float | None = N
     """A non-empty 1-d sequence of Rényi orders, each > 1 and finite (and <= ``maximum`` if given).
 
     Booleans and strings are a ``TypeError``; integers beyond the float range a ``ValueError``."""
-    if isinstance(values, np.ndarray) and values.dtype.kind == "b":
-        raise TypeError(f"{name} must be real numbers > 1 (Rényi orders), not booleans")
+    if isinstance(values, np.ndarray) and values.dtype.kind in "bc":
+        raise TypeError(f"{name} must be real numbers > 1 (Rényi orders), not {values.dtype.name} values")
     if not (isinstance(values, np.ndarray) and values.dtype.kind in "fiu"):
         items = values if isinstance(values, (list, tuple, np.ndarray)) else [values]
         for v in np.asarray(items, dtype=object).reshape(-1) if len(items) else ():
-            if _is_boolean(v) or isinstance(v, (str, bytes)) or v is None:
+            if _is_boolean(v) or isinstance(v, (str, bytes, complex, np.complexfloating)) or v is None:
                 raise TypeError(f"{name} must be real numbers > 1 (Rényi orders); got {describe_value(v)}")
     try:
         arr = np.asarray(values, dtype=float)

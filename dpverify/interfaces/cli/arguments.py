@@ -29,6 +29,13 @@ MAX_PATH = 4096
 _INF_TEXT = re.compile(r"^\s*[+-]?(inf|infinity)\s*$", re.IGNORECASE)
 
 
+def _shown(text: str) -> str:
+    """The text a user typed, for a message: whole up to 60 characters, else its start, end and length."""
+    from dpverify.validation import describe_value
+
+    return describe_value(text)
+
+
 def _number(text: str, what: str) -> float | int:
     """The number ``text`` spells: an int for integer text (so that huge integers stay exact), else a float; an
     ``ArgumentTypeError`` naming the allowed range for anything else (booleans included)."""
@@ -40,9 +47,9 @@ def _number(text: str, what: str) -> float | int:
     try:
         value = float(stripped)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}") from None
     if math.isinf(value) and not _INF_TEXT.match(stripped):
-        raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}, beyond the range of a float")
+        raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}, beyond the range of a float")
     return value
 
 
@@ -69,7 +76,7 @@ def real(low: float | None = None, high: float | None = None, *, low_inclusive: 
             return check_real("value", value, low=low, high=high, low_inclusive=low_inclusive,
                               high_inclusive=high_inclusive, allow_inf=allow_inf)
         except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}") from None
 
     parse.__name__ = "number"  # argparse names the type in its own messages
     return parse
@@ -85,12 +92,12 @@ def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
         what = f"an integer in [{minimum}, {top}]" if maximum is not None else f"an integer >= {minimum}"
         value = _number(text, what)
         if isinstance(value, float) and value.is_integer() and abs(value) > 2**53:
-            raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}, too large to be exact as a float "
+            raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}, too large to be exact as a float "
                                              "(write the integer out)")
         try:
             return check_positive_int(value, "value", minimum=minimum, maximum=top)
         except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}") from None
 
     parse.__name__ = "integer"
     return parse

@@ -54,18 +54,32 @@ def wrap(text: str, width: int | None, indent: str = "", subsequent: str | None 
 
 
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, width: int | None = None,
-                 flexible: Sequence[str] = ()) -> str:
+                 flexible: Sequence[str] = (), above: Sequence[str] = ()) -> str:
     """Rows under headers, columns separated by two spaces.
 
     ``width``: the most characters a line may have (None: no limit). When the natural table is wider, the columns
     named in ``flexible`` share what the others leave, in proportion to their natural widths, and their cells wrap
     onto continuation lines. If that leaves a flexible column fewer than :data:`MIN_FLEXIBLE` characters, the
-    flexible columns move below their row instead, one wrapped ``header: text`` line each. Other columns are never
-    cut: nothing is lost at any width."""
+    flexible columns move below their row instead, one wrapped ``header: text`` line each. ``above`` (for a table
+    of numbers, which has nothing to wrap; not combined with ``flexible``) names columns -- an identifier such as
+    the audit's name first, then any others -- that move onto a line of their own above their row when the table is
+    too wide (``ula_final (samples 20000, time [s] 1.0)``). Other columns are never cut: nothing is lost at any width
+    (a table of numbers alone wider than ``width`` stays as wide as it must)."""
     table = [["" if v is None else str(v) for v in r] for r in rows]
     natural = [len(h) for h in headers]
     for r in table:
         natural = [max(w, len(v)) for w, v in zip(natural, r)]
+    if above and width is not None and _total(natural) > width and all(a in headers for a in above):
+        moved = [list(headers).index(a) for a in above]
+        keep = [i for i in range(len(headers)) if i not in moved]
+        rest = _render([headers[i] for i in keep], [[r[i] for i in keep] for r in table],
+                       [natural[i] for i in keep], []).splitlines()
+        first, extra = moved[0], moved[1:]
+        lines = [headers[first] + "".join(f", {headers[i]}" for i in extra), "  " + rest[0], "  " + rest[1]]
+        for r, numbers in zip(table, rest[2:]):  # one line per row: no column of the rest wraps
+            lines += [r[first] + (" (" + ", ".join(f"{headers[i]} {r[i]}" for i in extra) + ")" if extra else ""),
+                      "  " + numbers]
+        return "\n".join(lines)
     flex = [i for i, h in enumerate(headers) if h in flexible]
     if width is None or _total(natural) <= width or not flex:
         return _render(headers, table, natural, [])

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
     pl = tsub.add_parser("list", help="one row per theorem")
-    pl.add_argument("--paper", help="only this paper (wang2015, li2019, bertazzi2025, foulds2016)")
+    pl.add_argument("--paper", help="only this paper (wang2015, li2019, bertazzi2025, foulds2016, or the supporting "
+                                    "balle2018)")
     pl.add_argument("--json", action="store_true", help="print a JSON array")
     pl.add_argument("--wide", action="store_true", help="do not wrap the titles to the terminal width")
     pl.set_defaults(func=_list)

@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="only theorems / audit cases whose ID matches this glob or contains it")
     p.add_argument("--paper", metavar="KEY", default=None,
                    help="only the theorems of this paper and the audits of samplers resting on them "
-                        "(wang2015, li2019, bertazzi2025, foulds2016)")
+                        "(wang2015, li2019, bertazzi2025, foulds2016, and the supporting balle2018)")
     p.add_argument("--workers", type=arguments.workers(), default=None, metavar="N",
                    help="local worker processes for the audits (default 1; with --scheduler local: the Dask workers "
                         "of the local cluster, default 2)")
@@ -336,7 +336,8 @@ def print_audits(audits: list[dict], *, explain: bool = True, width: int | None 
                 rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
             else:
                 rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
-        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows)
+        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
+                            above=("audit", "samples", "time [s]"))
 
     audits = regular
     if regular:
