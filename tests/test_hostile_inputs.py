@@ -598,3 +598,22 @@ def test_argument_types_are_argparse_types():
                         (arguments.path(), ""), (arguments.count(1), "2.5")):
         with pytest.raises(argparse.ArgumentTypeError, match="must be"):
             parse(text)
+
+
+def test_slow_orders_with_a_small_lower_bound_are_computed_with_progress_and_the_same_numbers(capsys):
+    """Where multi-precision orders are needed but one step leaks little (a huge order at a moderate noise
+    multiplier), the RDP bound is still computed -- one order at a time, with progress on stderr -- and equals the
+    accountant's own number."""
+    from dpverify.calculus.accounting import epsilon_sampled_gaussian
+    from dpverify.calculus.accounting.sampled_gaussian import needs_multiprecision
+
+    orders = [1.5, 8.0, 2500000.5]  # a fractional order: integer ones up to 2^22 take the binomial sum
+    assert needs_multiprecision(0.01, 0.6, orders)
+    argv = ["account", "sgm", "--noise-multiplier", "0.6", "--sampling-rate", "0.01", "--steps", "100",
+            "--delta", "1e-5", "--json", "--orders", *map(str, orders)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    rec = json.loads(captured.out)
+    want = epsilon_sampled_gaussian(0.6, 0.01, 100, 1e-5, orders=orders)
+    assert rec["epsilon"] == want.epsilon and rec["order"] == want.order
+    assert "1 of 3 orders need multi-precision quadrature" in captured.err and "orders 1/1" in captured.err
