@@ -18,7 +18,7 @@ NAN, INF = float("nan"), float("inf")
 
 CASES = [
     # epsilon <= 0, NaN, inf
-    (laplace.laplace_scale, dict(sensitivity=1.0, epsilon=0.0), ValueError, r"epsilon must be in \(0.0, inf\]"),
+    (laplace.laplace_scale, dict(sensitivity=1.0, epsilon=0.0), ValueError, r"epsilon must be in \(0.0, inf\)"),
     (laplace.laplace_scale, dict(sensitivity=1.0, epsilon=-1.0), ValueError, r"epsilon"),
     (laplace.laplace_scale, dict(sensitivity=1.0, epsilon=NAN), ValueError, r"epsilon .*NaN"),
     (laplace.laplace_scale, dict(sensitivity=1.0, epsilon=INF), ValueError, r"epsilon must be a finite"),
@@ -33,7 +33,7 @@ CASES = [
     (gaussian.classic_gaussian_sigma, dict(sensitivity=1.0, epsilon=0.5, delta=1.0), ValueError, r"delta"),
     (gaussian.classic_gaussian_sigma, dict(sensitivity=1.0, epsilon=2.0, delta=1e-5), ValueError, r"epsilon must be in \(0.0, 1.0\)"),
     (gaussian.analytic_gaussian_sigma, dict(sensitivity=1.0, epsilon=1.0, delta=NAN), ValueError, r"delta"),
-    (gaussian.gaussian_delta, dict(epsilon=1.0, mu=-1.0), ValueError, r"mu must be in \[0.0, inf\]"),
+    (gaussian.gaussian_delta, dict(epsilon=1.0, mu=-1.0), ValueError, r"mu must be in \[0.0, inf\)"),
     (gaussian.gaussian_epsilon, dict(delta=0.0, mu=1.0), ValueError, r"delta"),
     (laplace.laplace_epsilon, dict(delta=1.5, mu=1.0), ValueError, r"delta"),
     # composition

@@ -8,6 +8,11 @@ certified 0, loose claim, violation, error), the page must load with no console 
 other than the file itself (every image is a data: URI and a Content-Security-Policy forbids the rest; a route
 aborts and records anything else), and show its tables, its images (decoded, non-zero size) and the run id of the
 ``report.json`` beside it.
+
+Issue 23: the page opens with the headline (PASS/FAIL, the counts, what needs attention, links to every section);
+at 800 and 1400 px nothing is wider than the window (``document.scrollingElement.scrollWidth <= innerWidth``: no
+sideways scrolling, on every kind of report); the audit table sorts by a column (header click, or the "sort by" list
+where the table is shown as cards) and filters by verdict and by name; an audit's link opens its details.
 """
 from __future__ import annotations
 
@@ -37,9 +42,10 @@ def browser():
             b.close()
 
 
-def load(browser, report_dir: Path) -> tuple:
-    """Open report.html; returns (page, console errors, page errors, foreign requests)."""
-    page = browser.new_page()
+def load(browser, report_dir: Path, width: int = 1280) -> tuple:
+    """Open report.html in a window ``width`` px wide; returns (page, console errors, page errors, foreign
+    requests)."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
     console, errors, foreign = [], [], []
     page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}") if msg.type in ("error", "warning") else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -70,7 +76,7 @@ def test_real_verify_report_loads_cleanly(browser, tmp_path):
     data = json.loads((tmp_path / "report.json").read_text())
     page, console, errors, foreign = load(browser, tmp_path)
     assert console == [] and errors == [] and foreign == []
-    assert page.title() == f"dpverify report {data['run_id']}"
+    assert page.title() == f"PASS: dpverify report {data['run_id']}"
     assert page.locator("meta[name='dpverify-run-id']").get_attribute("content") == data["run_id"]
     assert page.locator("#run-id").inner_text() == data["run_id"]
     assert page.locator("#theorem-table tr").count() == 1 + len(data["theorems"])
@@ -122,3 +128,122 @@ def test_library_audit_report_loads_cleanly_with_its_reproduction(browser, tmp_p
     assert table.get_by_text("tools.mean(epsilon=1.0)").count() == 1 and table.get_by_text("expected").count() >= 1
     snippet = page.locator("#libraries pre.snippet").inner_text()
     assert "diffprivlib" in snippet and "mean" in snippet
+
+
+WIDTHS = (800, 1400)
+
+
+def no_sideways_scroll(page) -> list[str]:
+    """The elements wider than the window (empty when the page does not scroll sideways)."""
+    overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+    if overflow <= 0:
+        return []
+    return page.evaluate("""Array.from(document.querySelectorAll('body *'))
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className)""") or [f"scrollWidth exceeds by {overflow}"]
+
+
+def test_every_kind_of_report_fits_800_and_1400_px_without_sideways_scrolling(browser, tmp_path):
+    """A real verify report (theorem table, bound curves), the report with every kind of audit row (the accountant
+    chart) and a library report (its reproduction <pre>) at both widths: the page never scrolls sideways, and every
+    image is within the window."""
+    from test_report import CASES
+
+    from dpverify.interfaces.cli import main
+    from dpverify.interfaces.report import write_report
+
+    reports = {"verify": tmp_path / "verify", "rows": tmp_path / "rows", "library": tmp_path / "library"}
+    assert main(["verify", "--only", "laplace", "--report", str(reports["verify"])]) == 0
+    write_report(reports["rows"], [], CASES + [dict(CASES[2], case="a_case_with_a_rather_long_name_" * 3)],
+                 settings={"budget": "quick", "nested": {"a": [1, 2]}}, paper_figures=["foulds2016"])
+    assert main(["audit-library", "diffprivlib", "--budget", "quick", "--only", "tools.mean(epsilon=1.0)",
+                 "--report", str(reports["library"])]) == 0
+    for name, directory in reports.items():
+        for width in WIDTHS:
+            page, console, errors, foreign = load(browser, directory, width)
+            assert console == [] and errors == [] and foreign == [], (name, width)
+            assert no_sideways_scroll(page) == [], (name, width)
+            assert page.evaluate("Array.from(document.images).every(i => i.getBoundingClientRect().right <= "
+                                 "window.innerWidth)"), (name, width)
+            page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_headline_comes_first_with_the_counts_and_what_needs_attention(browser, tmp_path, width):
+    from test_report import CASES
+
+    from dpverify.interfaces.report import write_report
+
+    write_report(tmp_path, [], CASES, settings={"budget": "quick"}, paper_figures=False)
+    page, console, errors, foreign = load(browser, tmp_path, width)
+    assert console == [] and errors == [] and foreign == []
+    first = page.evaluate("document.querySelector('main').firstElementChild.id")
+    assert first == "headline"
+    box = page.locator("#headline").bounding_box()
+    assert box["y"] < 40 and box["y"] + box["height"] <= 900  # on the first screen, whole
+    assert page.locator("#status").inner_text() == "FAIL"
+    counts = page.locator("#counts").inner_text()
+    assert "1 consistent, 2 inconclusive at this budget, 1 violations, 1 errors" in counts
+    attention = page.locator("#attention li")
+    assert attention.count() == 2  # the violation and the error; inconclusive audits are not failures
+    assert "dp_sgld_broken" in attention.nth(0).inner_text() and "dp_sgfs" in attention.nth(1).inner_text()
+    links = page.locator("nav#sections a").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    assert links == ["#audits", "#audit-details", "#run"]
+    assert all(page.locator(href).count() == 1 for href in links)
+    # an attention link opens the audit's details
+    detail = page.locator("#audit-dp_sgld_broken")
+    assert detail.evaluate("d => d.open") is False
+    attention.nth(0).locator("a").click()
+    page.wait_for_function("document.getElementById('audit-dp_sgld_broken').open")
+    assert "certified 3.1 > claimed 0.73" in detail.inner_text()
+    assert detail.locator("figure.tradeoff img").evaluate("i => i.complete && i.naturalWidth > 100")
+    page.close()
+
+
+def _names(page) -> list[str]:
+    return page.locator("#audit-table tbody tr:not([hidden])").evaluate_all(
+        "rs => rs.map(r => r.getAttribute('data-name'))")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_audit_table_sorts_and_filters(browser, tmp_path, width):
+    """Sorting by certified: ascending puts the certified 0s first and the error (no number) last; a second click
+    reverses the numbers, the error still last. Filtering: unticking "inconclusive" hides its two rows, a name filter
+    keeps the matches, and the count says how many are shown. At 800 px the table is cards (no header to click): the
+    "sort by" list does the same."""
+    from test_report import CASES
+
+    from dpverify.interfaces.report import write_report
+
+    write_report(tmp_path, [], CASES, settings={"budget": "quick"}, paper_figures=False)
+    page, console, errors, foreign = load(browser, tmp_path, width)
+    assert _names(page) == ["ula_final", "dp_sgld_wang", "noisy_sgd_path", "dp_sgld_broken", "dp_sgfs"]
+    certified_column = 5  # audit, claimed, accountant, exact, ceiling, certified
+    header = page.locator("#audit-table thead th").nth(certified_column)
+    if width >= 1400:
+        assert header.is_visible()
+        header.locator("button").click()
+    else:
+        assert not header.is_visible()  # cards: the header row is hidden
+        page.select_option("#audit-sort", f"{certified_column}:asc")
+    assert _names(page) == ["ula_final", "dp_sgld_wang", "noisy_sgd_path", "dp_sgld_broken", "dp_sgfs"]
+    assert header.get_attribute("aria-sort") == "ascending"
+    if width >= 1400:
+        header.locator("button").click()
+    else:
+        page.select_option("#audit-sort", f"{certified_column}:desc")
+    assert _names(page) == ["dp_sgld_broken", "noisy_sgd_path", "ula_final", "dp_sgld_wang", "dp_sgfs"]
+    assert header.get_attribute("aria-sort") == "descending"
+    page.locator("#audit-controls input[value=inconclusive]").uncheck()
+    assert _names(page) == ["dp_sgld_broken", "noisy_sgd_path", "dp_sgfs"]
+    assert page.locator("#audit-shown").inner_text() == "3 of 5 shown"
+    page.fill("#audit-search", "sgd")
+    assert _names(page) == ["noisy_sgd_path"]
+    page.locator("#audit-controls input[value=inconclusive]").check()
+    page.fill("#audit-search", "")
+    assert len(_names(page)) == 5 and no_sideways_scroll(page) == []
+    # a row's link opens its details
+    page.locator("#audit-table a[href='#audit-noisy_sgd_path']").click()
+    page.wait_for_function("document.getElementById('audit-noisy_sgd_path').open")
+    assert console == [] and errors == [] and foreign == []
+    page.close()

@@ -52,7 +52,7 @@ def test_bad_input_exits_2_naming_the_argument(capsys, flag, value, name):
     argv[argv.index(flag) + 1] = value
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("dpverify: error:") and name in err
+    assert f"error: argument {flag}: must be " in err and (f"got '{value}'" in err or value == "nan" and "got NaN" in err)
 
 
 def test_bad_orders_exit_2(capsys):

@@ -82,4 +82,4 @@ def test_audit_workers_give_the_same_numbers_and_reject_zero(capsys):
         results.append(json.loads(capsys.readouterr().out))
     assert results[0]["epsilon_lower"] == results[1]["epsilon_lower"] and results[0]["counts"] == results[1]["counts"]
     assert main(["audit", "laplace_mechanism", "--workers", "0"]) == 2
-    assert "--workers must be an integer >= 1" in capsys.readouterr().err
+    assert "argument --workers: must be an integer in [1, 1024]; got '0'" in capsys.readouterr().err

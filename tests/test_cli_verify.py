@@ -109,10 +109,10 @@ def test_report_handles_huge_claims(tmp_path):
 @pytest.mark.parametrize("argv, message", [
     (["--only", "no_such_thing_anywhere"], "--only 'no_such_thing_anywhere' matches no theorem or audit case"),
     (["--paper", "li2019", "--only", "laplace"], "--only 'laplace' and --paper 'li2019' matches no theorem or audit"),
-    (["--paper", "nope2020"], "--paper must be one of wang2015, li2019, bertazzi2025, foulds2016; got 'nope2020'"),
+    (["--paper", "nope2020"], "--paper must be one of wang2015, li2019, bertazzi2025, foulds2016, balle2018; got 'nope2020'"),
     (["--no-theorems", "--no-audits"], "--no-theorems and --no-audits together leave nothing to verify"),
     (["--no-theorems", "--only", "thm4_dp_sgld"], "matches no audit case"),
-    (["--workers", "0"], "--workers must be an integer >= 1"),
+    (["--workers", "0"], "argument --workers: must be an integer in [1, 1024]; got '0'"),
 ])
 def test_empty_or_bad_selection_is_an_error(capsys, argv, message):
     assert main(["verify", *argv]) == 2
@@ -155,7 +155,7 @@ def test_inconclusive_is_counted_apart_and_only_violations_and_errors_fail(monke
 
     verdicts = dict(verdicts)
     monkeypatch.setattr(verify_cli, "_run_case_job", _fake_results(verdicts))
-    assert main(["verify", "--only", "ula_", "--no-theorems"]) == status
+    assert main(["verify", "--only", "ula_", "--no-theorems", "--explain"]) == status
     out = capsys.readouterr().out
     counts = {v: list(verdicts.values()).count(v) for v in ("consistent", "inconclusive", "violation", "error")}
     assert (f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this budget, "
@@ -177,8 +177,8 @@ def test_audit_command_shows_the_reason_and_every_column(capsys):
 
 
 def test_audit_command_rejects_bad_budget_input(capsys):
-    for argv, message in ((["--samples", "2"], "--samples must be an integer >= 4"),
-                          (["--confidence", "1.5"], "--confidence must be in (0, 1)"),
+    for argv, message in ((["--samples", "2"], "argument --samples: must be an integer in [4, 1000000000000]; got '2'"),
+                          (["--confidence", "1.5"], "argument --confidence: must be a number in (0, 1); got '1.5'"),
                           (["--param", "epsilon=1", "--param", "epsilon=2"], "--param epsilon is given twice")):
         assert main(["audit", "laplace_mechanism", *argv]) == 2
         assert message in capsys.readouterr().err

@@ -183,7 +183,7 @@ def test_theorem_api_rejects_none_and_out_of_domain_values():
 
 def test_theorems_eval_none_and_repeated_values_are_errors(capsys):
     assert main(["theorems", "eval", "wang2015.thm1_ops_pure_dp", "B=None"]) == 2
-    assert "value of B must be a number; got 'None'" in one_error_line(capsys.readouterr().err)
+    assert "value of B must be a finite number; got 'None'" in one_error_line(capsys.readouterr().err)
     assert main(["theorems", "eval", "wang2015.thm1_ops_pure_dp", "B=1", "B=2"]) == 2
     assert "B is given twice" in one_error_line(capsys.readouterr().err)
     assert main(["theorems", "eval", "wang2015.thm1_ops_pure_dp", "B=nan"]) == 2
@@ -344,14 +344,16 @@ def test_sigkill_at_every_step_of_publishing_leaves_one_runs_files(tmp_path, sta
     from dpverify.interfaces.report import write_report
 
     root = tmp_path / "R"
-    if start == "legacy plain files":
+    legacy = start == "legacy plain files"  # the user's own files: published over only with overwrite=True
+    if legacy:
         _write_legacy_report(root, "old")
     else:
         write_report(root, _fake_rows("old"), [], paper_figures=False)
     old_id = _published(root)[0]
     outcomes = []
     for step in range(1, 400):
-        outcome = _in_child_killed_at(step, lambda: write_report(root, _fake_rows("new"), [], paper_figures=False))
+        outcome = _in_child_killed_at(step, lambda: write_report(root, _fake_rows("new"), [], paper_figures=False,
+                                                                 overwrite=legacy))
         json_id, html_id, tag = _published(root)
         assert json_id == html_id, f"step {step}: report.json of {json_id} beside report.html of {html_id}"
         assert (tag, json_id == old_id) in (("old", True), ("new", False)), step
@@ -369,12 +371,15 @@ def test_sigkill_at_every_step_of_publishing_leaves_one_runs_files(tmp_path, sta
                 write_report(root, _fake_rows("old"), [], paper_figures=False)
             old_id = _published(root)[0]
     assert outcomes[-1] == "finished" and outcomes.count("killed") >= 10
-    # after all those kills, a normal run still publishes and cleans up the debris
-    write_report(root, _fake_rows("final"), [], paper_figures=False)
+    # after all those kills, a normal run still publishes and cleans up the debris (never the user's old files: one
+    # legacy copy of them stays, however many kills interrupted their migration)
+    write_report(root, _fake_rows("final"), [], paper_figures=False, overwrite=legacy)
     json_id, html_id, tag = _published(root)
     assert json_id == html_id and tag == "final"
     runs = root / ".dpverify-runs"
-    assert not list(runs.glob("partial-*")) and len(list(runs.glob("run-*"))) <= 2
+    published = [p for p in runs.glob("run-*") if not p.name.startswith("run-legacy-")]
+    assert not list(runs.glob("partial-*")) and len(published) <= 2
+    assert len(list(runs.glob("run-legacy-*"))) == (1 if legacy else 0)
 
 
 def test_concurrent_publishers_never_mix(tmp_path):

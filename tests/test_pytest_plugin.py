@@ -41,7 +41,7 @@ def test_plain_helper():
     assert_dp(laplace(0.2), D, D2, epsilon=0.5, samples=20000, seed=3)
 """
     )
-    result = pytester.runpytest_subprocess("--dp-samples", "20000", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("--dp-samples", "20000", "-p", "no:cacheprovider", "--dp-explain")
     result.assert_outcomes(passed=1, failed=2)
     # The failure message shows the claim, the certified bound, the counts and the seed.
     result.stdout.fnmatch_lines(
@@ -124,7 +124,7 @@ def test_bad_options_rejected(pytester, flag, value):
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest_subprocess(flag, value)
     assert result.ret != 0
-    result.stderr.fnmatch_lines([f"*{flag} must be*"])
+    result.stderr.fnmatch_lines([f"*argument {flag}: must be *; got '{value}'*"])
 
 
 def test_inconclusive_audit_warns_or_fails_on_request(pytester):

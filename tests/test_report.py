@@ -16,6 +16,7 @@ from dpverify.audit import AuditResult
 from dpverify.interfaces.report import (
     LEGEND,
     accountant_figure,
+    tradeoff_figure,
     audit_cells,
     accountant_marks,
     loose_claim_notes,
@@ -104,12 +105,33 @@ def test_no_accountant_no_accountant_plot():
 def test_accountant_figure_draws_a_certified_zero_at_the_floor():
     fig = accountant_figure([("dp_sgld_wang", SGLD), ("noisy_sgd_path", NOISY)])
     (ax,) = fig.get_axes()
-    assert ax.get_yscale() == "log"
+    assert ax.get_xscale() == "log"  # one horizontal row per audit: the chart grows downwards, never sideways
     labels = {line.get_label(): line for line in ax.get_lines()}
     assert {"claimed", "accountant", "budget ceiling", "certified", "certified 0 (drawn at the axis floor)"} <= set(labels)
-    floor = labels["certified 0 (drawn at the axis floor)"].get_ydata()[0]
-    assert 0 < floor < 0.12 and ax.get_ylim()[0] < floor
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["dp_sgld_wang", "noisy_sgd_path"]
+    floor = labels["certified 0 (drawn at the axis floor)"].get_xdata()[0]
+    assert 0 < floor < 0.12 and ax.get_xlim()[0] < floor
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["noisy_sgd_path", "dp_sgld_wang"]  # the first on top
+
+
+def test_figures_have_one_size_whatever_their_titles_and_rows():
+    """Every trade-off plane is the same number of pixels (a long title wraps, it never shrinks the plot), and the
+    accountant chart is as wide for 2 audits as for 40 (it grows downwards), so the page shows them at one readable
+    size (issue 23: a 1837-px chart, unreadable legends)."""
+    import base64
+    import struct
+
+    from dpverify.interfaces.report_figures import png
+
+    def size(b64: str) -> tuple[int, int]:
+        raw = base64.b64decode(b64)
+        return struct.unpack(">II", raw[16:24])  # the PNG IHDR chunk: width, height
+
+    short = size(png(tradeoff_figure(NOISY, "x")))
+    long = size(png(tradeoff_figure(NOISY, "a very long title " * 12)))
+    assert short == long and 450 <= short[0] <= 560
+    few = size(png(accountant_figure([("a", SGLD), ("b", NOISY)])))
+    many = size(png(accountant_figure([(f"audit_{i}", NOISY) for i in range(40)])))
+    assert few[0] == many[0] <= 900 and many[1] > few[1]
 
 
 def test_write_report_refuses_a_file_and_leaves_it_alone(tmp_path):

@@ -1,7 +1,7 @@
 """Plain JSON, atomic file writes, and report directories whose files are swapped in together.
 
-Shared by the reports, the pytest plugin and the CLI. Standard library only, so that importing it costs nothing
-(the pytest plugin loads in every session).
+Shared by the reports, the pytest plugin and the CLI. The standard library and :mod:`dpverify.validation` only (the
+pytest plugin imports it when a session asks for a report).
 
 **Atomic single files** (:func:`write_atomic`): a temporary file in the same directory, ``fsync``, then
 ``os.replace`` -- POSIX ``rename(2)`` replaces the target atomically, so a reader sees the old file or the new one,
@@ -23,9 +23,14 @@ Whatever instant a process is killed at, ``R/report.json`` and ``R/report.html``
 ``current`` link, hence to the same run. Concurrent runs write to distinct ``partial-<id>`` directories and publish
 one at a time under ``lock`` (``flock(2)``); the last to publish wins, whole. A run in progress holds an exclusive
 ``flock`` on its own ``partial-<id>/lock``: the kernel releases it when the process dies (SIGKILL included), which
-is how clean-up and ``--resume`` tell an interrupted run from a live one. A directory from an older dpverify with
-plain ``report.json``/``report.html`` is first copied into a run directory and linked (every intermediate state
-shows the old pair).
+is how clean-up and ``--resume`` tell an interrupted run from a live one.
+
+**Files a user owns are never lost.** A ``report.json`` or ``report.html`` in R that is not dpverify's link (a plain
+file, e.g. the user's own report or one of an older dpverify, a link elsewhere, a directory) stops the run before any
+work with a :class:`~dpverify.validation.UsageError` naming it, unless ``overwrite=True`` (``--overwrite``): then it is
+first copied into ``run-legacy-<id>`` and linked (every intermediate state shows the old pair), and legacy runs are
+never cleaned up. A report that cannot be written (a full disk) is a :class:`WriteError` naming the file and what was
+kept: nothing in R changes, and a checkpointed run keeps its ``partial-<id>`` for ``--resume``.
 
 **Checkpoints** (:meth:`Run.append`): one JSON line per completed unit of work, flushed and ``fsync``-ed, so a
 resumed run (:meth:`RunDirectory.start` with ``resume=True``) repeats nothing that finished. A line torn by a kill
@@ -44,19 +49,45 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from dpverify.validation import UsageError, describe_value
+
 try:  # POSIX; elsewhere runs are not locked (no concurrent-run protection, see RunDirectory)
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["jsonable", "plain", "write_atomic", "write_json_atomic", "check_writable_dir", "new_run_id",
-           "RunDirectory", "Run", "RUNS_DIR"]
+__all__ = ["jsonable", "plain", "write_atomic", "write_json_atomic", "check_writable_dir", "check_writable_file",
+           "new_run_id", "RunDirectory", "Run", "RUNS_DIR", "REPORT_FILES", "WriteError", "UsageError"]
 
 #: The hidden directory of a report directory that holds the runs.
 RUNS_DIR = ".dpverify-runs"
+#: The files a report directory publishes (links into ``RUNS_DIR/current``).
+REPORT_FILES = ("report.json", "report.html")
+_LEGACY = "run-legacy-"
 _CURRENT = "current"
 _LOCK = "lock"
 _CHECKPOINT = "checkpoint.jsonl"
+
+
+class WriteError(OSError):
+    """A file could not be written (a full disk, a quota, an I/O error): the message names the file, the reason and
+    what was kept. An ``OSError``, so the command line answers it with exit status 1."""
+
+    def __init__(self, message: str, errno_: int | None = None) -> None:
+        super().__init__(errno_, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _name(path: str | os.PathLike) -> str:
+    """A path for an error message: whole up to 200 characters, else its start, end and length."""
+    return describe_value(str(path), limit=200)
 
 
 def _convert(x: Any, finite_floats_only: bool) -> Any:
@@ -129,32 +160,45 @@ def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:
 
 def check_writable_dir(path: str | os.PathLike, what: str = "--report") -> Path:
     """Create ``path`` (and its parents) if needed and prove it is a writable directory by creating and removing a
-    file in it; a ``ValueError`` naming ``what`` and the reason otherwise. Called *before* any work, so that a bad
-    path never costs a run's results."""
+    file in it; a :class:`~dpverify.validation.UsageError` naming ``what`` and the reason otherwise (an empty path, a
+    name too long for the file system, a file in the way, no permission). Called *before* any work, so that a bad
+    path never costs a run's results. The path is named by :func:`~dpverify.validation.describe_value` (a
+    5,000-character path is not echoed whole)."""
+    if not str(path).strip():
+        raise UsageError(f"{what} must be a directory path; got an empty string")
     p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise ValueError(f"{what} must be a directory; {str(p)!r} exists and is not a directory")
+    name = _name(p)
     try:
+        if p.exists() and not p.is_dir():
+            raise UsageError(f"{what} must be a directory; {name} exists and is not a directory")
         p.mkdir(parents=True, exist_ok=True)
+    except UsageError:
+        raise
     except (FileExistsError, NotADirectoryError):
-        raise ValueError(f"{what} {str(p)!r}: a parent of it exists and is not a directory") from None
+        raise UsageError(f"{what} {name}: a parent of it exists and is not a directory") from None
     except OSError as exc:
-        raise ValueError(f"{what} {str(p)!r}: cannot create the directory ({exc.strerror or exc})") from None
+        raise UsageError(f"{what} {name}: cannot create the directory ({_reason(exc)})") from None
     try:
         fd, probe = tempfile.mkstemp(prefix=".dpverify-write-probe.", dir=p)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise ValueError(f"{what} {str(p)!r} is not writable ({exc.strerror or exc})") from None
+        raise UsageError(f"{what} {name} is not writable ({_reason(exc)})") from None
     return p
 
 
 def check_writable_file(path: str | os.PathLike, what: str) -> Path:
     """Check that a file can be written at ``path`` (its directory is created if needed; the file itself is not):
-    a ``ValueError`` naming ``what`` otherwise. ``path`` must not be an existing directory."""
+    a :class:`~dpverify.validation.UsageError` naming ``what`` otherwise. ``path`` must not be an existing directory."""
+    if not str(path).strip():
+        raise UsageError(f"{what} must be a file path; got an empty string")
     p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"{what} must be a file path; {str(p)!r} is a directory")
+    try:
+        is_dir = p.is_dir()
+    except OSError as exc:
+        raise UsageError(f"{what} {_name(p)}: {_reason(exc)}") from None
+    if is_dir:
+        raise UsageError(f"{what} must be a file path; {_name(p)} is a directory")
     check_writable_dir(p.parent if str(p.parent) else Path("."), what=f"{what} (its directory)")
     return p
 
@@ -192,9 +236,14 @@ class Run:
     def append(self, record: dict) -> None:
         """Add one completed unit of work to the checkpoint (durable when this returns)."""
         line = json.dumps(plain(record), allow_nan=True, separators=(",", ":"))
-        self._checkpoint.write(line + "\n")
-        self._checkpoint.flush()
-        os.fsync(self._checkpoint.fileno())
+        try:
+            self._checkpoint.write(line + "\n")
+            self._checkpoint.flush()
+            os.fsync(self._checkpoint.fileno())
+        except OSError as exc:
+            raise WriteError(f"could not save a result to the checkpoint {self.path / _CHECKPOINT} "
+                             f"({_reason(exc)}); the {len(self.records)} results saved before it are kept: free "
+                             "space and rerun the same command with --resume", exc.errno) from None
         self.records.append(record)
 
     def descriptors(self) -> tuple[int, ...]:
@@ -244,22 +293,54 @@ def _read_checkpoint(path: Path) -> tuple[dict | None, list[dict], bytes]:
 class RunDirectory:
     """A report directory whose published files always come from one run (see the module docstring)."""
 
-    def __init__(self, root: str | os.PathLike, what: str = "--report") -> None:
+    def __init__(self, root: str | os.PathLike, what: str = "--report", overwrite_flag: str = "--overwrite") -> None:
         self.root = Path(root)
         self.runs = self.root / RUNS_DIR
         self.what = what
+        self.overwrite_flag = overwrite_flag
 
     # -- set-up -------------------------------------------------------------------------------------------------
-    def prepare(self) -> "RunDirectory":
-        """Check the directory is writable (``ValueError`` otherwise) and migrate an old plain-file report."""
+    def prepare(self, overwrite: bool = False) -> "RunDirectory":
+        """Check the directory is writable, and that its ``report.json``/``report.html`` (if any) are dpverify's links
+        (a :class:`~dpverify.validation.UsageError` otherwise, naming them and ``overwrite_flag``); with ``overwrite``
+        such files are kept in a ``run-legacy-<id>`` run directory and linked instead."""
         check_writable_dir(self.root, self.what)
+        foreign = self.foreign_files()
+        if foreign and not overwrite:
+            names = " and ".join(f"{n} ({why})" for n, why in foreign)
+            raise UsageError(
+                f"{self.what} {_name(self.root)} already holds {names}, which dpverify did not publish "
+                f"(it publishes links into {RUNS_DIR}); a report would replace them. Move them away, choose another "
+                f"directory, or pass {self.overwrite_flag} to keep them in {RUNS_DIR}/{_LEGACY}<id>/ and publish over "
+                "them")
         try:
+            if self.runs.is_symlink() or (self.runs.exists() and not self.runs.is_dir()):
+                raise UsageError(f"{self.what} {_name(self.root)}: {RUNS_DIR} exists and is not a "
+                                 "directory; move it away")
             self.runs.mkdir(exist_ok=True)
+        except UsageError:
+            raise
         except OSError as exc:
-            raise ValueError(f"{self.what} {str(self.root)!r}: cannot create {RUNS_DIR} ({exc.strerror or exc})") from None
+            raise UsageError(f"{self.what} {_name(self.root)}: cannot create {RUNS_DIR} "
+                             f"({_reason(exc)})") from None
         with self._locked():
             self._migrate_plain_files()
         return self
+
+    def foreign_files(self) -> list[tuple[str, str]]:
+        """(name, what it is) of each of :data:`REPORT_FILES` in the directory that is not dpverify's link: a plain
+        file, a directory, or a link pointing elsewhere."""
+        out = []
+        for name in REPORT_FILES:
+            path = self.root / name
+            if path.is_symlink():
+                if os.readlink(path) != f"{RUNS_DIR}/{_CURRENT}/{name}":
+                    out.append((name, f"a link to {os.readlink(path)}"))
+            elif path.is_dir():
+                out.append((name, "a directory"))
+            elif path.exists():
+                out.append((name, "a file"))
+        return out
 
     def _lock_path(self) -> Path:
         return self.runs / _LOCK
@@ -281,38 +362,58 @@ class RunDirectory:
 
     def _migrate_plain_files(self) -> None:
         """Turn a plain-file report of an older dpverify into a published run (its files copied, then linked)."""
-        names = ("report.json", "report.html")
-        if not any((self.root / n).exists() and not (self.root / n).is_symlink() for n in names):
+        names = REPORT_FILES
+        if not self.foreign_files():
             return
         # The new run holds what each name shows now: the plain file, or (after a migration killed half-way) the
-        # file its link already resolves to; so every intermediate state shows the same pair.
-        legacy = self.runs / f"run-legacy-{new_run_id()}"
+        # file its link already resolves to; so every intermediate state shows the same pair. A directory in the
+        # way is moved into the legacy run whole.
+        legacy = self.runs / f"{_LEGACY}{new_run_id()}"
         tmp = self.runs / f".migrating-{legacy.name}"
         tmp.mkdir()
-        present = []
+        present, moved = [], []
         for n in names:
-            if (self.root / n).exists():  # follows a link
-                shutil.copy2(self.root / n, tmp / n)
+            src = self.root / n
+            if src.is_dir() and not src.is_symlink():
+                moved.append(n)
+            elif src.exists():  # follows a link
+                shutil.copy2(src, tmp / n)
                 with open(tmp / n, "rb") as fh:
                     os.fsync(fh.fileno())
                 present.append(n)
-        os.rename(tmp, legacy)
+        same = self._identical_legacy(tmp, present) if not moved else None
+        if same is not None:  # a migration killed after its copy: reuse that copy
+            shutil.rmtree(tmp)
+            legacy = same
+        else:
+            os.rename(tmp, legacy)
+        for n in moved:
+            os.rename(self.root / n, legacy / n)
         self._switch(legacy)
         self._ensure_links(present)
+
+    def _identical_legacy(self, tmp: Path, names: list[str]) -> Path | None:
+        """A legacy run already holding exactly these files (left by a migration killed after its copy)."""
+        for old in self.runs.glob(f"{_LEGACY}*"):
+            if sorted(p.name for p in old.iterdir()) == sorted(names) and all(
+                    (old / n).read_bytes() == (tmp / n).read_bytes() for n in names):
+                return old
+        return None
 
     # -- runs ---------------------------------------------------------------------------------------------------
     def start(self, header: dict, resume: bool = False, match: tuple[str, ...] = ()) -> Run:
         """A new run (or, with ``resume``, an interrupted one whose header agrees on the keys ``match``).
 
         ``resume`` with no interrupted run in the directory starts a new one (``Run.resumed`` is False); with
-        interrupted runs none of which matches, a ``ValueError`` says how their headers differ.
+        interrupted runs none of which matches, a :class:`~dpverify.validation.UsageError` says how their headers
+        differ.
         """
         if resume:
             adopted, mismatches = self._adopt(header, match)
             if adopted is not None:
                 return adopted
             if mismatches:
-                raise ValueError(
+                raise UsageError(
                     f"cannot resume: the interrupted run(s) in {str(self.root)!r} used different settings ("
                     + "; ".join(mismatches) + "); rerun with those settings, or without --resume to start afresh")
         run_id = new_run_id()
@@ -356,9 +457,16 @@ class RunDirectory:
 
     # -- publishing ---------------------------------------------------------------------------------------------
     def publish(self, run: Run, files: dict[str, bytes]) -> list[Path]:
-        """Write ``files`` into the run's directory and make them the directory's report, all at once."""
+        """Write ``files`` into the run's directory and make them the directory's report, all at once.
+
+        A file that cannot be written is a :class:`WriteError` naming it; nothing in the directory changes. A run with
+        checkpointed results keeps its ``partial-<id>`` directory (``--resume`` publishes them without recomputing);
+        any other run's partial directory is removed."""
         for name, data in files.items():
-            write_atomic(run.path / name, data)
+            try:
+                write_atomic(run.path / name, data)
+            except OSError as exc:
+                raise self._write_failure(run, name, exc) from None
         _fsync_dir(run.path)
         with self._locked():
             final = self.runs / f"run-{run.run_id}"
@@ -371,6 +479,21 @@ class RunDirectory:
             self._collect_garbage(keep={final.name})
         run.close()
         return [self.root / name for name in files]
+
+    def _write_failure(self, run: Run, name: str, exc: OSError) -> WriteError:
+        """The error of a report file that could not be written, after the clean-up that leaves nothing behind
+        except a checkpoint worth resuming."""
+        target = run.path / name
+        saved = sum(r.get("type") in ("theorem", "audit") for r in run.records)
+        run.close()
+        if saved:
+            kept = (f"the {saved} completed results are kept in {run.path / _CHECKPOINT}: free space and rerun the "
+                    "same command with --resume to publish them without recomputing")
+        else:
+            shutil.rmtree(run.path, ignore_errors=True)
+            kept = "its partial files are removed"
+        return WriteError(f"could not write the report file {target} ({_reason(exc)}); nothing in "
+                          f"{self.root} changed (the published report, if any, is intact) and {kept}", exc.errno)
 
     def _switch(self, target: Path) -> None:
         tmp = self.runs / f".current-{new_run_id()}"
@@ -398,9 +521,11 @@ class RunDirectory:
 
     def _collect_garbage(self, keep: set[str]) -> None:
         """Remove published runs but the current one and the one before it (a reader may be reading it), and the
-        directories of interrupted runs (a completed run supersedes them); never a live run's directory."""
+        directories of interrupted runs (a completed run supersedes them); never a live run's directory, and never a
+        legacy run (the files a user had in the directory, kept by ``overwrite``)."""
         current = self.current_run()
-        published = sorted((p for p in self.runs.glob("run-*") if p.name != current and p.name not in keep),
+        published = sorted((p for p in self.runs.glob("run-*") if p.name != current and p.name not in keep
+                            and not p.name.startswith(_LEGACY)),  # a user's files: never removed
                            key=lambda p: _mtime(p), reverse=True)
         for old in published[1:]:
             shutil.rmtree(old, ignore_errors=True)

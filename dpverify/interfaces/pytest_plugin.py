@@ -1,76 +1,122 @@
 """The dpverify pytest plugin (registered through the ``pytest11`` entry point).
 
-- marker ``@pytest.mark.dp_audit(epsilon=..., delta=0.0)``: the claim a test audits;
+- marker ``@pytest.mark.dp_audit(epsilon=..., delta=0.0)`` (or ``dp_audit(epsilon, delta)``): the claim a test audits;
+  the other keyword arguments of :func:`dpverify.audit.audit` (``samples``, ``confidence``, ``seed``, ...) may be
+  given too. A marked test is checked before it runs: more than two positional arguments, a second ``dp_audit``
+  marker (one on the class and one on the function both apply), or a claim that is not a number in range (a
+  boolean, NaN, inf, a string, an integer beyond the float range) is an error naming it; and a marked test that
+  passes without running any audit fails (the marker promised one);
 - fixture ``dp_auditor``: ``dp_auditor(mechanism, dataset, neighbour, **overrides)`` runs
   :func:`dpverify.interfaces.testing.assert_dp` with the marker's claim and the session's settings;
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
-  mathematical|implementation`` and ``--dp-workers W`` (passed to :func:`dpverify.audit.audit`);
+  mathematical|implementation`` and ``--dp-workers W`` (passed to :func:`dpverify.audit.audit`), each checked as it
+  is parsed (:mod:`dpverify.interfaces.cli.arguments`: a usage error names the option and its range);
 - option ``--dp-scheduler ADDRESS|local``: every audit's samples are drawn and counted on a Dask cluster (the
   ``distributed`` extra; :mod:`dpverify.audit.distributed`): a running one at ADDRESS (``tcp://host:8786``) or, with
   ``local``, a LocalCluster of ``--dp-workers`` processes (default 2) started at the first audit of the session and
   closed at its end. The numbers equal those of a run without it;
 - a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
   certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.interfaces.report`) with the
-  reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon, and
-  with ``--dp-report`` the same as JSON (written atomically: temporary file, then rename). The report path is
-  checked when the session starts (a directory or an unwritable path is a usage error then, not a lost report at
-  the end).
+  reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon
+  (``--dp-explain`` adds what each column means), and with ``--dp-report`` the same as JSON (written atomically:
+  temporary file, then rename). The report path is checked when the session starts: a directory, an unwritable path
+  or an existing file that is not a dpverify report (the user's own) is a usage error then, not a lost file at the
+  end;
+- pytest-xdist (``pytest -n 2``): each worker sends its audits to the controller when it finishes, which prints one
+  table and writes one report with every audit of every worker; a worker that dies is named in the summary (its
+  audits since its last report are missing), never silently dropped.
 
 Importing this module is cheap (no numpy/sympy/statsmodels): pytest loads it in every session of
 an environment where dpverify is installed.
 """
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import pytest
 
+from dpverify.interfaces.cli import arguments
+
 DEFAULT_SAMPLES = 100_000
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_SEED = 0
 
+#: The marker's name, and the keywords it takes by position.
+MARKER = "dp_audit"
+POSITIONAL = ("epsilon", "delta")
+#: What a dpverify session report carries (how an existing file is recognised as one before it is replaced).
+REPORT_KEYS = ("created", "summary", "audits")
+#: The key under which an xdist worker sends its audits to the controller.
+WORKER_KEY = "dpverify_audits"
+
 _RECORDS_KEY = pytest.StashKey[list]()
+_WORKER_ROWS_KEY = pytest.StashKey[list]()
+_LOST_WORKERS_KEY = pytest.StashKey[list]()
 _CLUSTER_KEY = pytest.StashKey[Any]()
 _CLIENT_KEY = pytest.StashKey[Any]()
+_AUDITS_BEFORE_KEY = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dpverify", "differential-privacy audits (dpverify)")
-    group.addoption("--dp-samples", type=int, default=None, metavar="N",
-                    help=f"samples per side for every audit (default: the audit's own, else {DEFAULT_SAMPLES})")
-    group.addoption("--dp-confidence", type=float, default=None, metavar="C",
+    group.addoption("--dp-samples", type=arguments.samples(), default=None, metavar="N",
+                    help=f"samples per side for every audit, an integer in [4, {arguments.MAX_SAMPLES:.0e}] (default: "
+                         f"the audit's own, else {DEFAULT_SAMPLES})")
+    group.addoption("--dp-confidence", type=arguments.confidence(), default=None, metavar="C",
                     help=f"confidence of the certified lower bounds, in (0, 1) (default {DEFAULT_CONFIDENCE})")
-    group.addoption("--dp-seed", type=int, default=None, metavar="S", help=f"root seed of every audit (default {DEFAULT_SEED})")
-    group.addoption("--dp-report", default=None, metavar="PATH", help="write every audit of the session to PATH as JSON")
+    group.addoption("--dp-seed", type=arguments.seed(), default=None, metavar="S",
+                    help=f"root seed of every audit, an integer >= 0 (default {DEFAULT_SEED})")
+    group.addoption("--dp-report", type=arguments.path("a file path"), default=None, metavar="PATH",
+                    help="write every audit of the session to PATH as JSON")
     group.addoption("--dp-mode", default=None, choices=("mathematical", "implementation"),
                     help="audit mode of every audit: mathematical (the idealised mechanism, default) or implementation "
                          "(also floating-point artefacts of the outputs, Mironov 2012)")
-    group.addoption("--dp-workers", type=int, default=None, metavar="W",
+    group.addoption("--dp-workers", type=arguments.workers(), default=None, metavar="W",
                     help="processes that draw and count each audit's samples (integer >= 1; same numbers for any W); "
                          "with --dp-scheduler local, the local Dask workers (default 2)")
     group.addoption("--dp-scheduler", default=None, metavar="ADDRESS|local",
                     help="draw and count every audit's samples on a Dask cluster: a scheduler address "
                          "(tcp://host:8786) or 'local' (a LocalCluster for the session); needs dpverify[distributed]")
+    group.addoption("--dp-explain", action="store_true", default=False,
+                    help="after the session's audit table, also print what each column means")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    """Whether this process is a pytest-xdist worker (the controller merges what the workers send)."""
+    return hasattr(config, "workerinput")
+
+
+def check_report_target(path: str) -> None:
+    """``--dp-report PATH`` must be writable, and an existing file there must be a dpverify report (the session
+    would replace it): a :class:`pytest.UsageError` otherwise, before any test runs."""
+    from pathlib import Path
+
+    from dpverify.interfaces.files import check_writable_file
+
+    try:
+        check_writable_file(path, "--dp-report")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    target = Path(path)
+    if target.is_file() or target.is_symlink():
+        try:
+            data = json.loads(target.read_text(encoding="utf-8"))
+            ours = isinstance(data, dict) and all(k in data for k in REPORT_KEYS)
+        except (OSError, ValueError):
+            ours = False
+        if not ours:
+            raise pytest.UsageError(f"--dp-report {path}: the file exists and is not a dpverify report; the session "
+                                    "would replace it. Remove it or choose another path")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "dp_audit(epsilon, delta=0.0): the (epsilon, delta)-DP claim that the dp_auditor fixture checks"
+        "markers", f"{MARKER}(epsilon, delta=0.0): the (epsilon, delta)-DP claim that the dp_auditor fixture checks"
     )
-    conf = config.getoption("--dp-confidence", default=None)
-    if conf is not None and not 0.0 < conf < 1.0:
-        raise pytest.UsageError(f"--dp-confidence must be in (0, 1); got {conf}")
-    samples = config.getoption("--dp-samples", default=None)
-    if samples is not None and samples < 4:
-        raise pytest.UsageError(f"--dp-samples must be an integer >= 4; got {samples}")
-    seed = config.getoption("--dp-seed", default=None)
-    if seed is not None and seed < 0:
-        raise pytest.UsageError(f"--dp-seed must be an integer >= 0; got {seed}")
-    workers = config.getoption("--dp-workers", default=None)
-    if workers is not None and workers < 1:
-        raise pytest.UsageError(f"--dp-workers must be an integer >= 1; got {workers}")
     scheduler = config.getoption("--dp-scheduler", default=None)
+    workers = config.getoption("--dp-workers", default=None)
     if scheduler is not None:
         import importlib.util
 
@@ -83,14 +129,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--dp-workers is the cluster's own with --dp-scheduler {scheduler}; give "
                                     "--dp-workers only with --dp-scheduler local")
     report = config.getoption("--dp-report", default=None)
-    if report:
-        from dpverify.interfaces.files import check_writable_file
-
-        try:
-            check_writable_file(report, "--dp-report")
-        except ValueError as exc:
-            raise pytest.UsageError(str(exc)) from None
+    if report is not None and not _is_worker(config):
+        check_report_target(report)
     config.stash[_RECORDS_KEY] = []
+    config.stash[_WORKER_ROWS_KEY] = []
+    config.stash[_LOST_WORKERS_KEY] = []
     from dpverify.interfaces import testing
 
     def record(result: Any, context: dict) -> None:
@@ -128,18 +171,95 @@ def session_client(config: pytest.Config) -> Any:
     return config.stash[_CLIENT_KEY]
 
 
+def marker_claim(node: pytest.Item) -> dict:
+    """The keyword arguments of the test's ``dp_audit`` marker (positional ones named by :data:`POSITIONAL`),
+    checked: one marker, at most two positional arguments, no keyword given twice, and the numbers of the claim and
+    budget in range (:func:`check_marker_values`). A problem fails the test with one line naming it."""
+    markers = list(node.iter_markers(MARKER))
+    if not markers:
+        return {}
+    if len(markers) > 1:
+        shown = " and ".join(_marker_text(m) for m in markers)
+        pytest.fail(f"{node.nodeid}: {len(markers)} {MARKER} markers apply ({shown}; a marker on the class or module "
+                    "and one on the function both apply): give the test one claim", pytrace=False)
+    (marker,) = markers
+    if len(marker.args) > len(POSITIONAL):
+        pytest.fail(f"{node.nodeid}: {_marker_text(marker)} takes at most {len(POSITIONAL)} positional arguments "
+                    f"({', '.join(POSITIONAL)}); got {len(marker.args)}: pass the others by keyword", pytrace=False)
+    claim = dict(marker.kwargs)
+    for name, value in zip(POSITIONAL, marker.args):
+        if name in claim:
+            pytest.fail(f"{node.nodeid}: {_marker_text(marker)} gives {name} both by position and by keyword",
+                        pytrace=False)
+        claim[name] = value
+    try:
+        check_marker_values(claim)
+    except (TypeError, ValueError) as exc:
+        pytest.fail(f"{node.nodeid}: @pytest.mark.{MARKER}: {exc}", pytrace=False)
+    return claim
+
+
+def check_marker_values(claim: dict) -> None:
+    """The claim and the budget of a marker, by the shared validators: epsilon a finite number > 0, delta in
+    [0, 1), samples an integer in [4, MAX_SAMPLES], confidence in (0, 1), seed an integer >= 0, workers in
+    [1, MAX_WORKERS]. Booleans, NaN, inf, strings and integers beyond the float range are errors naming the
+    argument; the other keywords are checked by :func:`dpverify.audit.audit` itself."""
+    from dpverify.validation import MAX_COUNT, check_delta, check_epsilon, check_positive_int, check_real
+
+    if "epsilon" in claim:
+        check_epsilon(claim["epsilon"])
+    if "delta" in claim:
+        check_delta(claim["delta"])
+    if "samples" in claim:
+        check_positive_int(claim["samples"], "samples", minimum=4, maximum=arguments.MAX_SAMPLES)
+    if "confidence" in claim:
+        check_real("confidence", claim["confidence"], low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    if "seed" in claim:
+        check_positive_int(claim["seed"], "seed", minimum=0, maximum=MAX_COUNT)
+    if "workers" in claim:
+        check_positive_int(claim["workers"], "workers", minimum=1, maximum=arguments.MAX_WORKERS)
+
+
+def _marker_text(marker: pytest.Mark) -> str:
+    args = [repr(a) for a in marker.args] + [f"{k}={v!r}" for k, v in marker.kwargs.items()]
+    return f"@pytest.mark.{marker.name}({', '.join(args)})"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A marked test with a bad marker fails before it runs (whether or not it asks for the fixture)."""
+    if item.get_closest_marker(MARKER) is not None:
+        marker_claim(item)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Remember how many audits the session had before the test body runs (see :func:`pytest_runtest_makereport`)."""
+    records = item.config.stash.get(_RECORDS_KEY, None)
+    item.stash[_AUDITS_BEFORE_KEY] = len(records) if records is not None else 0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test marked ``dp_audit`` that passes without running an audit (it never called ``dp_auditor`` or
+    ``assert_dp``) fails: the marker promised an audit."""
+    outcome = yield
+    report = outcome.get_result()
+    records = item.config.stash.get(_RECORDS_KEY, None)
+    if (call.when == "call" and report.passed and records is not None and item.get_closest_marker(MARKER) is not None
+            and len(records) == item.stash.get(_AUDITS_BEFORE_KEY, len(records))):
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} is marked {MARKER} but ran no audit: call the dp_auditor fixture (or "
+                           "dpverify.interfaces.testing.assert_dp) in it, or remove the marker")
+
+
 class DpAuditor:
     """The ``dp_auditor`` fixture's value: call it like ``assert_dp`` without repeating the claim."""
 
     def __init__(self, config: pytest.Config, node: pytest.Item) -> None:
         self.config = config
         self.node = node
-        marker = node.get_closest_marker("dp_audit")
-        self.claim = dict(marker.kwargs) if marker else {}
-        if marker and marker.args:
-            self.claim.setdefault("epsilon", marker.args[0])
-            if len(marker.args) > 1:
-                self.claim.setdefault("delta", marker.args[1])
+        self.claim = marker_claim(node)
 
     def settings(self, **overrides: Any) -> dict:
         """Claim and budget for one audit: explicit overrides > command-line options > marker > defaults.
@@ -188,13 +308,48 @@ def _row(result: Any, context: dict) -> dict:
     return d
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    records = config.stash.get(_RECORDS_KEY, [])
-    if not records:
-        return
-    from dpverify.interfaces.report import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes, summary_counts
+def session_rows(config: pytest.Config) -> list[dict]:
+    """Every audit of the session: this process's, then those the xdist workers sent (in the order they finished)."""
+    rows = [_row(r, c) for r, c in config.stash.get(_RECORDS_KEY, [])]
+    return rows + list(config.stash.get(_WORKER_ROWS_KEY, []))
 
-    rows = [_row(r, c) for r, c in records]
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On an xdist worker: hand this worker's audits to the controller (as JSON text: execnet carries plain data)."""
+    config = session.config
+    if _is_worker(config):
+        from dpverify.interfaces.files import plain
+
+        rows = [_row(r, c) for r, c in config.stash.get(_RECORDS_KEY, [])]
+        config.workeroutput[WORKER_KEY] = json.dumps(plain(rows), allow_nan=True)  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the xdist controller: collect a finished worker's audits; a worker that died is remembered (its audits may
+    be missing, and the summary says so)."""
+    config = node.config
+    payload = getattr(node, "workeroutput", {}).get(WORKER_KEY)
+    if payload is not None:
+        config.stash[_WORKER_ROWS_KEY].extend(json.loads(payload))
+    if error or payload is None:
+        name = getattr(node, "gateway", None)
+        config.stash[_LOST_WORKERS_KEY].append(f"{getattr(name, 'id', 'a worker')}"
+                                               + (f" ({error})" if error else ""))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    if _is_worker(config):
+        return  # the controller prints and writes the session's audits
+    rows = session_rows(config)
+    lost = config.stash.get(_LOST_WORKERS_KEY, [])
+    if lost:
+        terminalreporter.write_line(f"dpverify: the audits of {', '.join(lost)} are missing (the worker went down "
+                                    "before it could send them); the table and report hold the others", red=True)
+    if not rows:
+        return
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes, summary_counts
+
     marks = accountant_marks(rows)
     headers = ["audit", *AUDIT_HEADERS, "samples", "time [s]"]
     table = [[r["name"], *audit_cells(r, marks), str(r["samples"]), f"{r.get('wall_time', 0.0):.2f}"] for r in rows]
@@ -214,16 +369,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
             terminalreporter.write_line(f"  loose claim: {note}")
     if marks:
         terminalreporter.write_line("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
-    for line in LEGEND:
-        terminalreporter.write_line(f"  {line}")
+    if config.getoption("--dp-explain", default=False):
+        for line in LEGEND:
+            terminalreporter.write_line(f"  {line}")
+    else:
+        terminalreporter.write_line("  (--dp-explain: what each column means)")
     path = config.getoption("--dp-report")
     if path:
         from dpverify.interfaces.files import write_json_atomic
 
         try:
-            write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "summary": counts,
-                                     "audits": rows})
+            write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "generator": "dpverify pytest "
+                                     "plugin", "summary": counts, "missing_workers": lost, "audits": rows})
         except OSError as exc:  # checked at start-up; this is e.g. a full disk or a path removed meanwhile
-            terminalreporter.write_line(f"dpverify: could not write the report to {path}: {exc}", red=True)
+            terminalreporter.write_line(f"dpverify: could not write the report to {path}: "
+                                        f"{exc.strerror or exc}", red=True)
         else:
             terminalreporter.write_line(f"dpverify report written to {path}")

@@ -21,6 +21,7 @@ Pairs:
 """
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["BUDGETS", "AuditCase", "CaseResult", "cases", "get_case", "run_case", "select"]
+__all__ = ["BUDGETS", "AuditCase", "CaseResult", "cases", "cases_of", "case_settings", "get_case", "run_case", "select"]
 
 #: Samples per side for each named budget.
 BUDGETS: dict[str, int] = {"quick": 20_000, "standard": 200_000, "thorough": 2_000_000}
@@ -304,11 +305,33 @@ def cases() -> list[AuditCase]:
     return list(_CASES)
 
 
+def cases_of(sampler_id: str) -> list[AuditCase]:
+    """The cases that audit the sampler ``sampler_id`` (a sampler can have several: ``dp_sgld_li`` has
+    ``dp_sgld_li`` and ``dp_sgld_path``)."""
+    return [c for c in _CASES if c.sampler == sampler_id]
+
+
 def get_case(case_id: str) -> AuditCase:
+    """The case ``case_id``; a ``KeyError`` otherwise that names the cases of a sampler with that ID, or the closest
+    case IDs."""
+
     for c in _CASES:
         if c.id == case_id:
             return c
-    raise KeyError(f"no audit case {case_id!r}; cases are {[c.id for c in _CASES]}")
+    of_sampler = cases_of(case_id)
+    if of_sampler:
+        raise KeyError(f"no audit case {case_id!r}: {case_id} is a sampler; its audit cases are "
+                       f"{', '.join(c.id for c in of_sampler)} (`dpverify samplers show {case_id}`)")
+    close = difflib.get_close_matches(case_id, [c.id for c in _CASES], n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(close)}?" if close else "the cases are " + ", ".join(c.id for c in _CASES)
+    raise KeyError(f"no audit case {case_id!r}; {hint} (each sampler lists its cases: `dpverify samplers show ID`)")
+
+
+def case_settings(case: AuditCase, overrides: dict | None = None) -> str:
+    """The case's parameters as one line (``N=100, tau=10, defect='double_rate', ...``; models as their constructor
+    call), with ``overrides`` (``--param``) applied."""
+    merged = {**case.params, **(overrides or {})}
+    return ", ".join(f"{k}={v!r}" for k, v in merged.items())
 
 
 def select(pattern: str | None) -> list[AuditCase]:

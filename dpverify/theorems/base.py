@@ -64,6 +64,10 @@ PAPERS: dict[str, str] = {
         "J. Foulds, J. Geumlek, M. Welling, K. Chaudhuri. On the Theory and Practice of "
         "Privacy-Preserving Bayesian Data Analysis. UAI 2016."
     ),
+    "balle2018": (  # a supporting item: the Gaussian mechanism's exact profile, which the catalogue relies on
+        "B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential Privacy: Analytical Calibration "
+        "and Optimal Denoising. ICML 2018."
+    ),
 }
 
 #: What a theorem's conclusion is about.

@@ -25,7 +25,10 @@ Sources (the papers themselves):
 - bertazzi2025 -- Bertazzi, Johnston, Roberts, Durmus, ICML 2025 (arXiv:2502.17150 v1 numbering); the
   statements are reconstructed from the proofs (the text available to the project lost the displayed
   formulas), each marked ``reconstructed`` with a confidence grade;
-- foulds2016 -- Foulds, Geumlek, Welling, Chaudhuri, UAI 2016.
+- foulds2016 -- Foulds, Geumlek, Welling, Chaudhuri, UAI 2016;
+- balle2018 -- Balle, Wang, ICML 2018, Theorem 8: a supporting item (not one of the four papers): the exact
+  (epsilon, delta) of the Gaussian mechanism, which the catalogue checks Wang et al.'s Gaussian mechanism against and
+  the ``analytic_gaussian_mechanism`` sampler claims.
 """
 from __future__ import annotations
 
@@ -162,6 +165,10 @@ CATALOGUE: tuple[Item, ...] = _rows(
     ("foulds2016.sec4_gibbs_costs", "Secs. 2.2, 4.1, 5", "privacy costs of passes, samples and the HMM run", "S,N"),
     ("foulds2016.table1_comparison", "Table 1", "OPS against the Laplace mechanism", "S"),
     ("foulds2016.fig2_l1_error", "Figure 2", "L1 error against N", "E"),
+    # --- Balle, Wang 2018 (a supporting item: the Gaussian mechanism's exact profile) --------------------
+    ("balle2018.thm8_analytic_gaussian", "Theorem 8",
+     "the Gaussian mechanism is (eps, delta)-DP iff Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps "
+     "Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta", "S,N,E"),
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}

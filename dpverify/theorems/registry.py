@@ -5,7 +5,8 @@ One registration style for the four papers:
 - each *part module* of a paper package (``dpverify/theorems/wang2015/ops.py`` and so on) builds its
   :class:`~dpverify.theorems.base.Theorem` objects at import time and lists them, last thing in the module,
   in ``THEOREMS: tuple[Theorem, ...]``; it registers nothing itself;
-- each *paper package* (``dpverify.theorems.wang2015``, ``li2019``, ``bertazzi2025``, ``foulds2016``)
+- each *paper package* (``dpverify.theorems.wang2015``, ``li2019``, ``bertazzi2025``, ``foulds2016``, and the
+  supporting ``balle2018``)
   collects its parts' lists (and any item it defines itself) into its own ``THEOREMS``, in catalogue order
   (:func:`dpverify.theorems.catalogue.in_order`);
 - this module registers them: :func:`load_all` imports each package of :data:`PAPER_MODULES` and calls
@@ -31,7 +32,7 @@ from dpverify.theorems.base import Theorem
 __all__ = ["PAPER_MODULES", "register", "get", "all_theorems", "ids", "load_all"]
 
 #: The paper modules, in catalogue order (:data:`dpverify.theorems.catalogue.CATALOGUE`).
-PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016")
+PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016", "balle2018")
 
 _REGISTRY: dict[str, Theorem] = {}
 _loaded = False

@@ -118,10 +118,11 @@ def _add(key: str, printed: str, meaning: str, papers: str, **assumptions: bool)
 
 
 _W, _L, _B, _F = "wang2015", "li2019", "bertazzi2025", "foulds2016"
+_BW = "balle2018"  # the supporting item (Theorem 8: the Gaussian mechanism's exact profile)
 
 # --- privacy levels ------------------------------------------------------------------------------------
 epsilon = _add("epsilon", "epsilon", "epsilon of (epsilon, delta)-DP (also the target epsilon of a "
-               "calibration)", f"{_W} {_L} {_B} {_F}", positive=True)
+               "calibration)", f"{_W} {_L} {_B} {_F} {_BW}", positive=True)
 delta = _add("delta", "delta", "delta of (epsilon, delta)-DP, in [0, 1); delta = 0 is pure DP (see the module "
              "docstring); also the L1 closeness of an approximate sampler (Prop. 3)", f"{_W} {_L} {_B} {_F}",
              nonnegative=True)
@@ -153,7 +154,7 @@ mu = _add("mu", "mu", "the mean gap of two Gaussians (the privacy-loss variable 
 
 # --- sensitivities and likelihood bounds ------------------------------------------------------------------
 sensitivity = _add("sensitivity", "sensitivity", "a sensitivity of the released statistic (L1 for Laplace, L2 for "
-                   "Gaussian, Delta u for the exponential mechanism)", f"{_W} {_B} {_F}", positive=True)
+                   "Gaussian, Delta u for the exponential mechanism)", f"{_W} {_B} {_F} {_BW}", positive=True)
 B = _add("B", "B", "a bound on |log p(x|theta)| over data and parameters (Wang Thm 1, Foulds Thm 3)", f"{_W} {_F}",
          positive=True)
 C = _add("C", "C", "Foulds' Delta log Pr(theta, X): max |log Pr(x'|theta) - log Pr(x|theta)| (eqs. 7-9)", _F,
@@ -196,7 +197,7 @@ eta = _add("eta", "eta", "a step size (of SGLD; eta_0 or the fixed step)", f"{_W
 eta_tilde_0 = _add("eta_tilde_0", "eta_tilde_0", "the rescaled first step of Li Prop. 5", _L, positive=True)
 h = _add("h", "h", "the step size of a discretised dynamics (ULA, SGHMC)", f"{_W} {_B}", positive=True)
 sigma = _add("sigma", "sigma", "the standard deviation of Gaussian noise (the noise multiplier when the sensitivity "
-             "is 1)", f"{_L} {_B}", positive=True)
+             "is 1)", f"{_L} {_B} {_BW}", positive=True)
 alpha_phase = _add("alpha_phase", "alpha", "the fraction alpha in (0, 1) of the alpha-phase transition (Wang, "
                    "after Thm 4)", _W, positive=True)
 A_friction = _add("A_friction", "A", "the friction of SGHMC (Wang eq. 4.2)", _W, positive=True)

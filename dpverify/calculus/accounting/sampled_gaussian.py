@@ -51,9 +51,10 @@ import math
 import numpy as np
 from scipy import special
 
-from dpverify.validation import check_finite_array, check_orders, check_real, check_sampling_rate
+from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
+from dpverify.validation import check_delta, check_finite_array, check_orders, check_real, check_sampling_rate
 
-__all__ = ["rdp_sampled_gaussian", "rdp_sampled_gaussian_composed"]
+__all__ = ["rdp_sampled_gaussian", "rdp_sampled_gaussian_composed", "needs_multiprecision", "one_step_epsilon"]
 
 #: Terms further than this below the largest (in log space) are skipped: e^-60 ~ 1e-26.
 _LOG_NEGLIGIBLE = 60.0
@@ -115,6 +116,55 @@ def rdp_sampled_gaussian_composed(q: float, sigmas, orders) -> np.ndarray:
     alphas = check_orders(orders)
     uniq, counts = np.unique(sig, return_counts=True)
     return counts.astype(float) @ _log_a_matrix(q, uniq, alphas) / (alphas - 1.0)
+
+
+def needs_multiprecision(q: float, sigma: float, orders) -> bool:
+    """Whether :func:`rdp_sampled_gaussian` takes the mpmath path (about a second per order, see the module
+    docstring) for some order: a fractional order (or an integer one above the binomial limit) whose trapezoid grid
+    would exceed 2^21 points. That happens for tiny noise multipliers (sigma below about 3e-3 at the default orders:
+    the grid needs about 1.8 alpha / sigma^2 points) and for orders far above 10^6 sigma. Mirrors the branches of
+    :func:`_log_a_matrix` and :func:`_log_a_quadrature_pairs` for one sigma."""
+    q = check_sampling_rate(q, "q")
+    s = check_real("sigma", sigma, low=0.0, low_inclusive=False)
+    alphas = check_orders(orders)
+    if q == 1.0:
+        return False
+    is_int = (alphas == np.round(alphas)) & (alphas <= _MAX_BINOMIAL_TERMS)
+    frac = alphas[~is_int]
+    if frac.size == 0:
+        return False
+    with np.errstate(over="ignore"):
+        step = float(_trapezoid_step(np.array([s]))[0])
+        need = np.ceil((np.maximum(frac, 2.0) / s + 2.0 * _U_TAIL) / step) + 1
+    return bool(np.any(need > _MAX_GRID_POINTS))
+
+
+def one_step_epsilon(q: float, sigma: float, delta: float) -> float:
+    """epsilon(delta) of ONE step of the Poisson-subsampled Gaussian mechanism, removal direction, exactly.
+
+    With P = (1 - q) N(0, sigma^2) + q N(1, sigma^2) and Q = N(0, sigma^2), dP/dQ(x) = 1 - q + q e^((2x - 1)/(2
+    sigma^2)) exceeds e^eps on a half-line, and the hockey-stick divergence is
+    ``delta(eps) = q delta_G(eps'; mu = 1/sigma)`` with ``e^eps = 1 - q + q e^eps'`` and delta_G the Gaussian
+    mechanism's profile (Balle & Wang 2018, Thm 8; the amplification-by-subsampling identity of Balle, Barthe,
+    Gaboardi 2018, Thm 8, for this direction). So eps = log(1 - q + q e^eps') with eps' =
+    :func:`~dpverify.calculus.mechanisms.gaussian.gaussian_epsilon` (delta/q, 1/sigma), and 0 when delta >= q.
+
+    Any composition that releases such a step has at least this epsilon at this delta (composition is never below
+    its parts), so it is a certified lower bound for ``T`` steps: cheap where the RDP bound needs the mpmath path
+    (:func:`needs_multiprecision`). ``inf`` when 1/sigma^2 overflows a double (sigma below about 1e-154: the
+    epsilon exceeds the float range)."""
+    q = check_sampling_rate(q, "q")
+    s = check_real("sigma", sigma, low=0.0, low_inclusive=False)
+    d = check_delta(delta, allow_zero=False)
+    if d >= q:
+        return 0.0
+    mu = 1.0 / s
+    if not math.isfinite(mu * mu):
+        return math.inf
+    eps_prime = gaussian_epsilon(d / q, mu)
+    if q == 1.0:
+        return eps_prime
+    return float(np.logaddexp(math.log1p(-q), math.log(q) + eps_prime))
 
 
 def log_a_matrix(q: float, sigmas: np.ndarray, alphas: np.ndarray) -> np.ndarray:

@@ -121,15 +121,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
     0 success; 1 a verification failed (a violation, an audit error, a failed theorem check) or a file could not
-    be written; 2 bad input (one line on stderr naming the argument); 3 an internal error (one line; set
-    ``DPVERIFY_TRACEBACK=1`` for the traceback); 130 interrupted (Ctrl-C: one line, no traceback; see
+    be written; 2 bad input (argparse's usage errors and :class:`~dpverify.validation.UsageError`: one line on
+    stderr naming the argument and its allowed values); 3 an internal error (any other exception, a ``ValueError``
+    raised inside dpverify included: one line; set ``DPVERIFY_TRACEBACK=1`` for the traceback); 130 interrupted (Ctrl-C: one line, no traceback; see
     :func:`_on_sigint`); 141 stdout closed early (``dpverify ... | head``: the conventional 128 + SIGPIPE, nothing
     printed).
     """
     previous = _install_sigint()
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error argparse has already printed
+            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         if not getattr(args, "func", None):
             parser.print_help()
             return 0
@@ -142,15 +146,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 141
-    except (ValueError, KeyError) as exc:
-        # Bad input: one clear line, exit status 2 (argparse's convention for usage errors).
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"dpverify: error: {msg}", file=sys.stderr)
-        return 2
     except OSError as exc:  # a file that cannot be read or written (the message names it)
         print(f"dpverify: error: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # a bug: one line, the traceback on request
+    except Exception as exc:
+        # (imported here: dpverify.validation imports numpy, which `dpverify --help` does not need)
+        from dpverify.validation import UsageError
+
+        if isinstance(exc, UsageError):
+            # Bad input: one clear line, exit status 2 (argparse's convention for usage errors).
+            print(f"dpverify: error: {exc}", file=sys.stderr)
+            return 2
+        # a bug: one line, the traceback on request
         if os.environ.get(TRACEBACK_ENV) == "1":
             traceback.print_exc()
         print(f"dpverify: internal error: {type(exc).__name__}: {exc} (set {TRACEBACK_ENV}=1 to see the "

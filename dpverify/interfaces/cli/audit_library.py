@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dpverify.interfaces.cli import arguments
+
 #: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
 CHOICES = ("diffprivlib", "opendp", "opacus", "all")
 BUDGET_NAMES = ("quick", "standard", "full")
@@ -24,16 +26,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus)")
     p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)}")
     p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
-                   help="samples per side per function: quick (1.6k screening + 1k final, seconds), standard "
-                        "(12k + 10k), full (40k + 40k); divided by a function's cost (model fits)")
-    p.add_argument("--scale", type=float, default=1.0, metavar="K",
-                   help="multiply every sample count of the budget by K (> 0), e.g. to follow up one function")
+                   help="samples per side per function: quick (1.6k screening + 1k final; a whole catalogue takes "
+                        "one to two minutes of CPU), standard (12k + 10k), full (40k + 40k); divided by a function's "
+                        "cost (model fits)")
+    p.add_argument("--scale", type=arguments.real(0.0, 1e6, low_inclusive=False), default=1.0, metavar="K",
+                   help="multiply every sample count of the budget by K, in (0, 1e6], e.g. to follow up one function")
     p.add_argument("--only", metavar="PATTERN", default=None,
                    help="only functions whose name matches this glob or contains it")
-    p.add_argument("--seed", type=int, default=0, help="root seed of every audit (integer >= 0)")
-    p.add_argument("--confidence", type=float, default=0.95, help="confidence of each certified bound, in (0, 1)")
-    p.add_argument("--report", metavar="DIR", default=None, help="write report.json and report.html to DIR")
+    p.add_argument("--seed", type=arguments.seed(), default=0, help="root seed of every audit (integer >= 0)")
+    p.add_argument("--confidence", type=arguments.confidence(), default=0.95,
+                   help="confidence of each certified bound, in (0, 1)")
+    p.add_argument("--report", metavar="DIR", type=arguments.path("a directory path"), default=None,
+                   help="write report.json and report.html to DIR")
+    p.add_argument("--overwrite", action="store_true",
+                   help="publish into --report DIR even if it holds a report.json/report.html that dpverify did not "
+                        "publish (they are kept in DIR/.dpverify-runs/run-legacy-*/)")
     p.add_argument("--json", action="store_true", help="print the result rows as JSON instead of the table")
+    p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.set_defaults(func=_run)
 
 
@@ -51,8 +60,8 @@ def _catalogues(library: str) -> tuple[list, list[str]]:
     return functions, missing
 
 
-def print_rows(rows: list[dict]) -> None:
-    from dpverify.interfaces.cli.output import format_table
+def print_rows(rows: list[dict], width: int | None = None) -> None:
+    from dpverify.interfaces.cli.output import format_table, wrap
     from dpverify.libraries.runner import claim_and_certificate
 
     table = []
@@ -61,37 +70,37 @@ def print_rows(rows: list[dict]) -> None:
         table.append([r["library"], r["version"], r["function"], claimed, cert, r.get("pair") or "-",
                       r["verdict"], r.get("label") or "", f"{r.get('seconds', 0.0):.1f}"])
     print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",
-                        "time [s]"], table))
-    print("  certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, fresh "
-          "samples);\n  label: finding = a violation that reproduced and is not documented; expected = a documented "
-          "leak, found; not reproduced = not a finding.")
+                        "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
+    for line in ("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
+                 "fresh samples);", "label: finding = a violation that reproduced and is not documented; expected = "
+                 "a documented leak, found; not reproduced = not a finding."):
+        print(wrap(line, width, indent="  ", subsequent="    "))
     for r in rows:
         if r.get("error"):
-            print(f"  {r['verdict'].upper()} {r['case']}: {r['error']}")
+            print(wrap(f"{r['verdict'].upper()} {r['case']}: {r['error']}", width, indent="  ", subsequent="    "))
     for r in rows:
         if r.get("snippet"):
-            print(f"\n# --- reproduction: {r['case']} ({r['label'] or r['verdict']}) ---")
+            print(wrap(f"\n# --- reproduction: {r['case']} ({r['label'] or r['verdict']}) ---", width, subsequent="# "))
             if r.get("expected"):
-                print(f"# expected: {r['expected']}")
+                print(wrap(f"# expected: {r['expected']}", width, subsequent="# "))
             print(r["snippet"])
 
 
 def _run(args) -> int:
     from dpverify.libraries.runner import failed, run_catalogue, select
 
+    from dpverify.interfaces.cli.output import output_width
+    from dpverify.validation import UsageError
+
     if args.library not in CHOICES:
-        raise ValueError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
-    if not args.scale > 0:
-        raise ValueError(f"--scale must be > 0; got {args.scale}")
-    if not 0.0 < args.confidence < 1.0:
-        raise ValueError(f"--confidence must be in (0, 1); got {args.confidence}")
+        raise UsageError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
+    if args.overwrite and not args.report:
+        raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     report_dir = None
     if args.report:
         from dpverify.interfaces.files import RunDirectory
 
-        report_dir = RunDirectory(args.report).prepare()  # before any work: a bad path costs nothing
+        report_dir = RunDirectory(args.report).prepare(args.overwrite)  # before any work: a bad path costs nothing
     functions, missing = _catalogues(args.library)
     for line in missing:
         print(f"dpverify: {line}", file=sys.stderr)
@@ -100,7 +109,7 @@ def _run(args) -> int:
         return 2
     chosen = select(functions, args.only)
     if not chosen:
-        raise ValueError(f"--only {args.only!r} matches no function of {args.library}; the functions are: "
+        raise UsageError(f"--only {args.only!r} matches no function of {args.library}; the functions are: "
                          + ", ".join(f.qualified_name for f in functions))
     print(f"audit-library: {len(chosen)} functions (budget {args.budget} x{args.scale:g}, seed {args.seed})",
           file=sys.stderr, flush=True)
@@ -118,7 +127,7 @@ def _run(args) -> int:
 
         print_json(jsonable({"rows": rows, "unavailable": missing}))
     else:
-        print_rows(rows)
+        print_rows(rows, output_width(args.wide))
     bad = failed(rows)
     counts = {k: sum(r.get("label") == k for r in rows)
               for k in ("finding", "expected", "expected, not found", "not reproduced", "unavailable", "error")}

@@ -2,8 +2,10 @@
 heartbeat for items that run long (an audit of a gradient sampler can take minutes).
 
 The heartbeat is a daemon thread: once the current item has run for ``quiet_for`` seconds it reports, every
-``every`` seconds, which item is running, for how long, and how many sample chunks of it are drawn (fed by the
-``progress(done, total)`` callback of :func:`dpverify.audit.audit`).
+``every`` seconds, which item is running, for how long, how many sample chunks of it are drawn (fed by the
+``progress(done, total)`` callback of :func:`dpverify.audit.audit`) and when it should end at the rate so far (ETA).
+An item whose ETA exceeds :data:`LONG_RUN` gets one warning line as soon as the rate is known (after
+:data:`ETA_AFTER` seconds), so that a ``--samples 1e10`` typo costs seconds, not hours.
 """
 from __future__ import annotations
 
@@ -11,6 +13,32 @@ import sys
 import threading
 import time
 from typing import TextIO
+
+#: An item expected to run longer than this (seconds) is warned about once.
+LONG_RUN = 3600.0
+#: Seconds of running before the rate is trusted for an ETA.
+ETA_AFTER = 2.0
+
+
+def duration(seconds: float) -> str:
+    """A duration for people: '45 s', '12 min', '2 h 40 min', '3 days 4 h'."""
+    seconds = max(float(seconds), 0.0)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min"
+    hours = int(minutes // 60)
+    if hours < 48:
+        return f"{hours} h {int(minutes - 60 * hours)} min"
+    return f"{hours // 24} days {hours % 24} h"
+
+
+def eta_seconds(elapsed: float, done: int, total: int) -> float | None:
+    """Seconds left at the rate so far (None before the first chunk)."""
+    if done <= 0 or total <= done:
+        return None if done <= 0 else 0.0
+    return elapsed / done * (total - done)
 
 
 class Progress:
@@ -29,6 +57,7 @@ class Progress:
         self._lock = threading.Lock()
         self._running: dict[str, float] = {}
         self._chunks: dict[str, tuple[int, int]] = {}
+        self._warned: set[str] = set()
         self._last_beat = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -53,7 +82,24 @@ class Progress:
         def callback(done: int, total: int) -> None:
             with self._lock:
                 self._chunks[item] = (done, total)
+                started = self._running.get(item)
+            if started is not None:
+                self._warn_if_long(item, time.perf_counter() - started, done, total)
         return callback
+
+    def _warn_if_long(self, item: str, elapsed: float, done: int, total: int) -> None:
+        """One warning line when ``item`` is expected to run longer than :data:`LONG_RUN`."""
+        if item in self._warned or elapsed < ETA_AFTER:
+            return
+        left = eta_seconds(elapsed, done, total)
+        if left is None or left < LONG_RUN:
+            return
+        self._warned.add(item)
+        with self._lock:
+            self.stream.write(("\r" if self.tty else "") + f"warning: {item} will take about {duration(left)} more "
+                              f"at the rate so far ({done}/{total} sample chunks in {duration(elapsed)}); Ctrl-C "
+                              "stops it" + ("\033[K\n" if self.tty else "\n"))
+            self.stream.flush()
 
     def advance(self, item: str = "", status: str = "") -> None:
         with self._lock:
@@ -99,8 +145,13 @@ class Progress:
             return None
         parts = []
         for item, seconds, chunks in long:
-            extra = f", {chunks[0]}/{chunks[1]} sample chunks drawn" if chunks else ""
-            parts.append(f"{item} running for {seconds:.0f} s{extra}")
+            extra = ""
+            if chunks:
+                extra = f", {chunks[0]}/{chunks[1]} sample chunks drawn"
+                left = eta_seconds(seconds, *chunks)
+                if left is not None and seconds >= ETA_AFTER:
+                    extra += f", about {duration(left)} left"
+            parts.append(f"{item} running for {duration(seconds)}{extra}")
         return f"{self.label} {self.done}/{self.total} done; " + "; ".join(parts)
 
     def _beat(self) -> None:

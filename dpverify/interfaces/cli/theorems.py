@@ -1,8 +1,19 @@
-"""``dpverify theorems list|show|check|eval``: the theorem catalogue from the command line."""
+"""``dpverify theorems list|show|check|eval``: the theorem catalogue from the command line.
+
+Tables and statements fit the terminal (``COLUMNS``; ``--wide`` for every character, :mod:`.output`). Every ID and
+``NAME=VALUE`` the user types is checked at this boundary: a mistake is a usage error (exit status 2) naming it, and a
+remedy is spelled as the command line spells it (``--allow-unguaranteed``, not Python's ``allow_unguaranteed=True``).
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+
+from dpverify.interfaces.cli.arguments import user_input
+
+#: The Python spelling of :class:`~dpverify.theorems.base.HypothesisError`'s remedy and its command-line spelling.
+EVAL_HINTS = {"Pass allow_unguaranteed=True to evaluate anyway; the result is then marked guaranteed=False.":
+              "Pass --allow-unguaranteed to evaluate anyway; the result is then marked NOT GUARANTEED."}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -11,13 +22,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
     pl = tsub.add_parser("list", help="one row per theorem")
-    pl.add_argument("--paper", help="only this paper (wang2015, li2019, bertazzi2025, foulds2016)")
+    pl.add_argument("--paper", help="only this paper (wang2015, li2019, bertazzi2025, foulds2016, or the supporting "
+                                    "balle2018)")
     pl.add_argument("--json", action="store_true", help="print a JSON array")
+    pl.add_argument("--wide", action="store_true", help="do not wrap the titles to the terminal width")
     pl.set_defaults(func=_list)
 
     ps = tsub.add_parser("show", help="statement, symbols, hypotheses, conclusion, checks")
     ps.add_argument("id")
     ps.add_argument("--json", action="store_true")
+    ps.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     ps.set_defaults(func=_show)
 
     pc = tsub.add_parser("check", help="run derivation and published-number checks (exit 1 if any fails)")
@@ -34,9 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _list(args) -> int:
-    from dpverify.interfaces.cli.output import format_table, print_json
+    from dpverify.interfaces.cli.output import format_table, output_width, print_json
     from dpverify.theorems import registry
+    from dpverify.theorems.base import PAPERS
 
+    if args.paper is not None and args.paper not in PAPERS:
+        from dpverify.validation import UsageError
+
+        raise UsageError(f"--paper must be one of {', '.join(PAPERS)}; got {args.paper!r}")
     thms = registry.all_theorems(args.paper)
     if args.json:
         print_json(
@@ -47,22 +66,54 @@ def _list(args) -> int:
             ]
         )
     else:
-        rows = [(t.id, t.source.item, t.kind, len(t.checks), "yes" if t.reconstructed else "", t.title) for t in thms]
-        print(format_table(["id", "item", "kind", "checks", "reconstructed", "title"], rows))
+        rows = [(t.id, t.source.item + (" (reconstructed)" if t.reconstructed else ""), t.kind, len(t.checks),
+                 t.title) for t in thms]
+        print(format_table(["id", "item", "kind", "checks", "title"], rows, width=output_width(args.wide),
+                           flexible=("item", "title")))
         print(f"\n{len(thms)} theorems")
     return 0
 
 
 def _show(args) -> int:
-    from dpverify.interfaces.cli.output import print_json
+    from dpverify.interfaces.cli.output import output_width, print_json, wrap
     from dpverify.theorems import registry
 
-    thm = registry.get(args.id)
+    with user_input():
+        thm = registry.get(args.id)
     if args.json:
         print_json(thm.to_dict())
-    else:
-        print(thm.explain())
+        return 0
+    width = output_width(args.wide)
+    for line in explain_text(thm).splitlines():
+        indent = line[: len(line) - len(line.lstrip())]
+        print(wrap(line.lstrip(), width, indent=indent, subsequent=indent + "    ") if line.strip() else "")
     return 0
+
+
+def symbol_kind(sym) -> str:
+    """A sympy symbol's assumptions said once: "positive integer", "nonnegative real", "real", "" (none).
+
+    (sympy reports every implied assumption: a positive integer is also nonnegative, real, ...)"""
+    sign = next((word for word in ("positive", "negative", "nonnegative", "nonpositive")
+                 if getattr(sym, f"is_{word}", None)), "")
+    kind = "integer" if sym.is_integer else "real" if sym.is_real else ""
+    return " ".join(w for w in (sign, kind) if w)
+
+
+def explain_text(thm) -> str:
+    """``thm.explain()`` with each symbol's assumptions said once ("N: positive integer").
+
+    The catalogue's ``explain`` lists one line per symbol after "Symbols:", in ``thm.symbols`` order; those lines
+    are rewritten here (the rest of the text is the theorem's own)."""
+    lines = thm.explain().splitlines()
+    symbols = list(getattr(thm, "symbols", {}).items())
+    if "Symbols:" in lines and symbols:
+        at = lines.index("Symbols:") + 1
+        block = lines[at : at + len(symbols)]
+        if all(line.strip().split(" ", 1)[0] == name for line, (name, _) in zip(block, symbols)):
+            lines[at : at + len(symbols)] = [f"  {name}" + (f": {symbol_kind(sym)}" if symbol_kind(sym) else "")
+                                             for name, sym in symbols]
+    return "\n".join(lines)
 
 
 def _select(keys):
@@ -73,7 +124,8 @@ def _select(keys):
         return registry.all_theorems()
     out = []
     for k in keys:
-        out.extend(registry.all_theorems(k) if k in PAPERS else [registry.get(k)])
+        with user_input():
+            out.extend(registry.all_theorems(k) if k in PAPERS else [registry.get(k)])
     return out
 
 
@@ -118,26 +170,30 @@ _CONVENTIONAL_RANGES: dict[str, tuple[float, float, str]] = {
 
 
 def _parse_values(pairs: list[str]) -> dict[str, int | float]:
-    """``NAME=VALUE`` strings to numbers (int when the text is an integer); a clear ``ValueError`` for a
-    malformed pair, a value that is not a number (or NaN), and a name given twice."""
+    """``NAME=VALUE`` strings to numbers (int when the text is an integer); a :class:`UsageError` for a
+    malformed pair, a value that is not a finite number (NaN, inf, 1e400, true), and a name given twice."""
+    import argparse as _argparse
+
+    from dpverify.interfaces.cli.arguments import real
+    from dpverify.validation import UsageError
+
+    number = real()
     values: dict[str, int | float] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise ValueError(f"values must be NAME=VALUE; got {pair!r}")
+            raise UsageError(f"values must be NAME=VALUE; got {pair!r}")
         name, raw = (part.strip() for part in pair.split("=", 1))
         if not name:
-            raise ValueError(f"values must be NAME=VALUE with a name; got {pair!r}")
+            raise UsageError(f"values must be NAME=VALUE with a name; got {pair!r}")
         if name in values:
-            raise ValueError(f"{name} is given twice ({name}={values[name]!r} and {pair!r}); give each value once")
+            raise UsageError(f"{name} is given twice ({name}={values[name]!r} and {pair!r}); give each value once")
         try:
             value: int | float = int(raw)
         except ValueError:
             try:
-                value = float(raw)
-            except ValueError:
-                raise ValueError(f"value of {name} must be a number; got {raw!r}") from None
-        if value != value:
-            raise ValueError(f"value of {name} must be a number; got NaN")
+                value = number(raw)
+            except _argparse.ArgumentTypeError as exc:
+                raise UsageError(f"value of {name} {exc}") from None
         values[name] = value
     return values
 
@@ -154,28 +210,32 @@ def _range_hints(values: dict) -> str:
 
 
 def _evaluate(thm, values: dict, allow_unguaranteed: bool):
-    """``thm.evaluate`` with every failure as one ``ValueError`` line: a value outside the theorem's domain can make
-    sympy fail inside a hypothesis or the conclusion (``delta=2`` turns log(2/delta) into 0 and a quotient into
-    complex infinity: "Invalid comparison of non-real zoo")."""
+    """``thm.evaluate`` with every failure as one :class:`UsageError` line: a value outside the theorem's domain can
+    make sympy fail inside a hypothesis or the conclusion (``delta=2`` turns log(2/delta) into 0 and a quotient into
+    complex infinity: "Invalid comparison of non-real zoo"); a failed hypothesis names its command-line remedy."""
+    from dpverify.validation import UsageError
+
     try:
         return thm.evaluate(allow_unguaranteed=allow_unguaranteed, **values)
-    except (ValueError, KeyError):
-        raise
     except (TypeError, ArithmeticError, AttributeError) as exc:
         at = ", ".join(f"{k}={v:g}" for k, v in values.items())
         hint = _range_hints(values)
-        raise ValueError(
+        raise UsageError(
             f"{thm.id} cannot be evaluated at {at}: "
             + (hint if hint else "a hypothesis or the conclusion is not a real number there")
             + f" (sympy: {exc})"
         ) from None
+    except (ValueError, KeyError) as exc:
+        with user_input(hints=EVAL_HINTS):
+            raise exc from None
 
 
 def _eval(args) -> int:
     from dpverify.interfaces.cli.output import format_table, print_json
     from dpverify.theorems import registry
 
-    thm = registry.get(args.id)
+    with user_input():
+        thm = registry.get(args.id)
     result = _evaluate(thm, _parse_values(args.values), args.allow_unguaranteed)
     if args.json:
         print_json(result.to_dict())

@@ -31,6 +31,8 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from dpverify.interfaces.cli import arguments
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="check every theorem and run every audit (the main job)")
@@ -40,18 +42,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="only theorems / audit cases whose ID matches this glob or contains it")
     p.add_argument("--paper", metavar="KEY", default=None,
                    help="only the theorems of this paper and the audits of samplers resting on them "
-                        "(wang2015, li2019, bertazzi2025, foulds2016)")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+                        "(wang2015, li2019, bertazzi2025, foulds2016, and the supporting balle2018)")
+    p.add_argument("--workers", type=arguments.workers(), default=None, metavar="N",
                    help="local worker processes for the audits (default 1; with --scheduler local: the Dask workers "
                         "of the local cluster, default 2)")
     p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
                    help="run each audit and each paper's theorems as tasks on a Dask cluster: a scheduler address "
                         "(tcp://host:8786) or 'local' (a LocalCluster for this run); needs dpverify[distributed]")
-    p.add_argument("--seed", type=int, default=0, help="root seed of every audit")
-    p.add_argument("--report", metavar="DIR", default=None,
+    p.add_argument("--seed", type=arguments.seed(), default=0, help="root seed of every audit (integer >= 0)")
+    p.add_argument("--report", metavar="DIR", type=arguments.path("a directory path"), default=None,
                    help="write report.json and report.html to DIR (checked before the run)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run into --report DIR with the same settings")
+    p.add_argument("--overwrite", action="store_true",
+                   help="publish into --report DIR even if it holds a report.json/report.html that dpverify did not "
+                        "publish (they are kept in DIR/.dpverify-runs/run-legacy-*/)")
+    p.add_argument("--explain", action="store_true", help="also print what each column of the audit table means")
+    p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.add_argument("--no-theorems", action="store_true", help="skip the theorem checks")
     p.add_argument("--no-audits", action="store_true", help="skip the audits")
     p.set_defaults(func=_run)
@@ -71,21 +78,24 @@ def _case_papers(case) -> set[str]:
 
 
 def select(only: str | None, paper: str | None, theorems: bool = True, audits: bool = True) -> tuple[list, list]:
-    """(theorems, audit cases) selected by ``--only`` and ``--paper``; a ``ValueError`` if nothing is selected."""
+    """(theorems, audit cases) selected by ``--only`` and ``--paper``; a :class:`~dpverify.validation.UsageError` if
+    nothing is selected."""
     from dpverify.interfaces.suite import select as select_cases
     from dpverify.theorems import registry
     from dpverify.theorems.base import PAPERS
 
+    from dpverify.validation import UsageError
+
     if not theorems and not audits:
-        raise ValueError("--no-theorems and --no-audits together leave nothing to verify; drop one of them")
+        raise UsageError("--no-theorems and --no-audits together leave nothing to verify; drop one of them")
     if paper is not None and paper not in PAPERS:
-        raise ValueError(f"--paper must be one of {', '.join(PAPERS)}; got {paper!r}")
+        raise UsageError(f"--paper must be one of {', '.join(PAPERS)}; got {paper!r}")
     thms = [t for t in registry.all_theorems(paper) if _matches(t.id, only)] if theorems else []
     cases = [c for c in select_cases(only) if paper is None or paper in _case_papers(c)] if audits else []
     if not thms and not cases:
         given = " and ".join(s for s in (f"--only {only!r}" if only else "", f"--paper {paper!r}" if paper else "") if s)
         scope = " or ".join(s for s in ("theorem" if theorems else "", "audit case" if audits else "") if s)
-        raise ValueError(f"{given or 'the selection'} matches no {scope}; see `dpverify theorems list` and "
+        raise UsageError(f"{given or 'the selection'} matches no {scope}; see `dpverify theorems list` and "
                          "`dpverify samplers list` for the IDs")
     return thms, cases
 
@@ -247,19 +257,21 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
 @contextmanager
 def cluster_for(scheduler: str, workers: int | None) -> Iterator[Any]:
     """A Dask client for ``--scheduler``/``--workers`` (``connect`` of :mod:`dpverify.audit.distributed`), with usage
-    errors as ``ValueError`` (exit status 2): Dask not installed, an empty address, ``--workers`` with an address.
+    errors as :class:`~dpverify.validation.UsageError` (exit status 2): Dask not installed, an empty address, ``--workers`` with an address.
     With ``local``, Ctrl-C (which exits at once, :func:`dpverify.interfaces.cli.on_interrupt`) also kills the local
     cluster's worker processes."""
+    from dpverify.validation import UsageError
+
     try:
         from dpverify.audit.distributed import connect, require_distributed
 
         require_distributed()
     except ImportError as err:
-        raise ValueError(f"--scheduler: {err}") from None
+        raise UsageError(f"--scheduler: {err}") from None
     if not scheduler.strip():
-        raise ValueError("--scheduler must be 'local' or a scheduler address such as tcp://host:8786; got ''")
+        raise UsageError("--scheduler must be 'local' or a scheduler address such as tcp://host:8786; got ''")
     if scheduler != "local" and workers is not None:
-        raise ValueError(f"--workers is the cluster's own with --scheduler {scheduler}; give --workers only with "
+        raise UsageError(f"--workers is the cluster's own with --scheduler {scheduler}; give --workers only with "
                          "--scheduler local")
     with connect(scheduler, workers if scheduler == "local" else None) as client:
         if scheduler == "local":
@@ -285,20 +297,23 @@ def _kill_children() -> None:
 
 # -- printing -----------------------------------------------------------------------------------------------------
 
-def _print_theorems(theorem_rows: list[dict]) -> None:
+def _print_theorems(theorem_rows: list[dict], width: int | None = None) -> None:
+    from dpverify.interfaces.cli.output import wrap
+
     n_checks = sum(len(r["checks"]) for r in theorem_rows)
     failed = [r for r in theorem_rows if r["status"] == "failed"]
     print(f"\nTheorem checks: {len(theorem_rows)} theorems, {n_checks} checks, "
           f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
     for r in failed:
         names = [c["name"] for c in r["checks"] if not c["passed"]]
-        print(f"  FAILED {r['id']}: {', '.join(names)}")
+        print(wrap(f"FAILED {r['id']}: {', '.join(names)}", width, indent="  ", subsequent="    "))
 
 
-def print_audits(audits: list[dict]) -> None:
-    """The audit table, its legend, the accountant methods, loose claims, reasons and errors."""
-    from dpverify.interfaces.cli.output import format_table
-    from dpverify.interfaces.report import (
+def print_audits(audits: list[dict], *, explain: bool = True, width: int | None = None) -> None:
+    """The audit table, the accountant methods, loose claims, reasons and errors; with ``explain`` also the legend
+    of the columns. Prose lines wrap to ``width`` (None: no limit)."""
+    from dpverify.interfaces.cli.output import format_table, wrap
+    from dpverify.interfaces.presentation import (
         AUDIT_HEADERS,
         accountant_marks,
         audit_cells,
@@ -306,6 +321,9 @@ def print_audits(audits: list[dict]) -> None:
         loose_claim_notes,
         split_known_bad,
     )
+
+    def say(text: str, indent: str = "  ") -> None:
+        print(wrap(text, width, indent=indent, subsequent=indent + "  "))
 
     marks = accountant_marks(r.get("audit") or {} for r in audits)
     regular, known_bad = split_known_bad(audits)
@@ -318,36 +336,42 @@ def print_audits(audits: list[dict]) -> None:
                 rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
             else:
                 rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
-        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows)
+        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
+                            above=("audit", "samples", "time [s]"))
 
     audits = regular
     if regular:
-        print("\nAudits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):")
+        print()
+        say("Audits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):", "")
         print(table(regular))
     if known_bad:
         flagged = sum(bool(r.get("passed")) for r in known_bad)
-        print(f"\nKnown-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
-              f"{flagged}/{len(known_bad)} flagged")
+        print()
+        say(f"Known-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
+            f"{flagged}/{len(known_bad)} flagged", "")
         print(table(known_bad))
         for res in known_bad:
             if not res.get("passed"):
-                print(f"  NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}")
+                say(f"NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}")
     print()
-    for line in legend_lines(marks):
-        print(f"  {line}")
+    lines = legend_lines(marks)
+    for line in (lines if explain else lines[len(legend_lines({})):]):
+        say(line)
+    if not explain:
+        say("(--explain: what each column means)")
     notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
     if notes:
         print("\nLoose claims (no audit of this pair can contradict them):")
         for n in notes:
-            print(f"  {n}")
+            say(n)
     why = [(r["case"], r["audit"]) for r in audits if r.get("audit") and r["audit"].get("verdict") != "consistent"]
     if why:
         print("\nWhy not consistent:")
         for case, a in why:
-            print(f"  {case} ({a['verdict']}): {a.get('verdict_reason') or '-'}")
+            say(f"{case} ({a['verdict']}): {a.get('verdict_reason') or '-'}")
     for res in audits:
         if res.get("error"):
-            print(f"  ERROR {res['case']}: {res['error']}")
+            say(f"ERROR {res['case']}: {res['error']}")
 
 
 # -- the command --------------------------------------------------------------------------------------------------
@@ -360,12 +384,12 @@ def _run(args) -> int:
     from dpverify import __version__
     from dpverify.interfaces.cli.progress import Progress
 
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be an integer >= 1; got {args.workers}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be an integer >= 0; got {args.seed}")
+    from dpverify.validation import UsageError
+
     if args.resume and not args.report:
-        raise ValueError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
+        raise UsageError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
+    if args.overwrite and not args.report:
+        raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
     settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
                 "theorems": not args.no_theorems, "audits": not args.no_audits}
@@ -375,7 +399,7 @@ def _run(args) -> int:
     if args.report:
         from dpverify.interfaces.files import RunDirectory
 
-        report_dir = RunDirectory(args.report).prepare()  # before any work: a bad path costs nothing
+        report_dir = RunDirectory(args.report).prepare(args.overwrite)  # before any work: a bad path costs nothing
         run = report_dir.start({"settings": settings, "version": __version__}, resume=args.resume, match=RESUME_KEYS)
         for rec in run.records:
             if rec.get("type") == "theorem":
@@ -423,17 +447,18 @@ def _run(args) -> int:
                                  lambda res: save({"type": "audit", "case": res["case"], "result": res}),
                                  inherited_fds=run.descriptors() if run is not None else ())
 
-    if theorem_rows:
-        _print_theorems(theorem_rows)
-    if audits:
-        print_audits(audits)
-    bad_theorems = sum(r["status"] == "failed" for r in theorem_rows)
-    from dpverify.interfaces.report import known_bad_summary, split_known_bad, summary_counts
+    from dpverify.interfaces.cli.output import output_width, wrap
 
+    width = output_width(args.wide)
+    if theorem_rows:
+        _print_theorems(theorem_rows, width)
+    if audits:
+        print_audits(audits, explain=args.explain, width=width)
+    from dpverify.interfaces.presentation import known_bad_summary, run_status, split_known_bad
+
+    status = run_status(theorem_rows, audits)  # the same status the report's headline shows
+    bad_theorems, counts, failed = status.theorems_failed, status.counts, status.failed
     regular, known_bad = split_known_bad(audits)
-    counts = summary_counts(r["verdict"] for r in regular)
-    missed = [r for r in known_bad if not r.get("passed")]
-    failed = bool(bad_theorems or counts["violation"] or counts["error"] or missed)
     parts = []
     if theorem_rows:
         parts.append(f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed")
@@ -442,7 +467,8 @@ def _run(args) -> int:
                      f"budget, {counts['violation']} violations, {counts['error']} errors")
     if known_bad:
         parts.append(known_bad_summary(known_bad))
-    print(f"\n{'FAIL' if failed else 'PASS'}: {'; '.join(parts)} ({time.perf_counter() - start:.0f} s)")
+    print()
+    print(wrap(f"{'FAIL' if failed else 'PASS'}: {'; '.join(parts)} ({time.perf_counter() - start:.0f} s)", width))
     if run is not None:
         from dpverify.interfaces.report import write_report
 

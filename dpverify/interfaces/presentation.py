@@ -1,0 +1,206 @@
+"""How an audit's numbers are presented everywhere: the CLI tables, the pytest plugin's summary and the HTML report.
+
+One vocabulary for all three: the columns (:data:`AUDIT_HEADERS`, :func:`audit_cells`), what each means
+(:data:`LEGEND`), the accountant footnotes, loose claims, the verdict counts, and the status of a whole run
+(:func:`run_status`: PASS or FAIL and what needs attention), which the command line prints last and the HTML report
+shows first.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from dpverify.audit.verdicts import fmt_epsilon
+
+__all__ = ["AUDIT_HEADERS", "LEGEND", "LOOSE_FACTOR", "times", "number", "accountant_marks", "audit_cells",
+           "loose_claim_notes", "legend_lines", "split_known_bad", "known_bad_summary", "summary_counts",
+           "fmt_epsilon", "RunStatus", "Attention", "run_status", "anchor"]
+
+#: Column headers of an audit row, in order (see :func:`audit_cells` and :data:`LEGEND`).
+AUDIT_HEADERS = ("claimed", "accountant", "exact", "ceiling", "certified", "cert/claim", "verdict")
+
+#: What each column means, and what ``-`` means in it.
+LEGEND: tuple[str, ...] = (
+    "claimed: the epsilon the sampler's theorem (or the test's marker) promises for these parameters.",
+    "accountant: the accountant's epsilon of the concrete run at the same delta, an upper bound (exact for a path "
+    "release, up to the accountant's error); [n] names its method; '-' = the mechanism describes no run to account.",
+    "exact: the closed-form epsilon of the audited pair; '-' = no closed form is known for this pair "
+    "(compare with the accountant instead).",
+    "ceiling: the most any event-based audit could certify on this pair with this budget; '-' = unknown (the "
+    "mechanism does not describe its privacy loss; the verdict then uses the budget's saturation).",
+    "certified: the audit's lower bound on epsilon (holds with the stated confidence); cert/claim = certified / "
+    "claimed.",
+    "verdict: violation = certified > claimed; inconclusive = no violation, but this budget could not have "
+    "detected one (reason given); consistent = no violation, and the audit had power against the claim.",
+)
+
+#: A claim this many times the exact or accountant epsilon is called out ("claim 4000x the exact value").
+LOOSE_FACTOR = 10.0
+
+
+def times(ratio: float) -> str:
+    """A ratio rounded to 2 significant digits, as an integer from 10 up: 4004.4 -> '4000', 12.3 -> '12'."""
+    if not math.isfinite(ratio):
+        return "inf"
+    if ratio >= 10:
+        digits = int(math.floor(math.log10(ratio))) - 1
+        return f"{round(ratio, -digits):.0f}"
+    return f"{ratio:.2g}"
+
+
+def number(x: Any) -> float | None:
+    if x is None:
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def accountant_marks(audits: Iterable[dict]) -> dict[str, int]:
+    """Footnote number of each distinct accountant method, in order of first appearance."""
+    marks: dict[str, int] = {}
+    for a in audits:
+        if a and a.get("epsilon_accountant") is not None:
+            marks.setdefault(a.get("accountant_method") or "unspecified", len(marks) + 1)
+    return marks
+
+
+def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
+    """The :data:`AUDIT_HEADERS` cells of one audit (an ``AuditResult.to_dict()``)."""
+    claimed, lower = number(a.get("epsilon_claimed")), number(a.get("epsilon_lower"))
+    acc = a.get("epsilon_accountant")
+    acc_text = "-" if acc is None else f"{fmt_epsilon(acc)} [{marks.get(a.get('accountant_method') or 'unspecified', '?')}]"
+    ratio = "-" if not claimed or lower is None else f"{lower / claimed:.3g}"
+    return [fmt_epsilon(claimed), acc_text, fmt_epsilon(a.get("epsilon_exact")), fmt_epsilon(a.get("budget_ceiling")),
+            fmt_epsilon(lower), ratio, str(a.get("verdict", "-"))]
+
+
+def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[str]:
+    """Sentences for a claim at least ``factor`` times the exact or the accountant's epsilon, e.g. ``ula_final: claim
+    4000x the exact value (4545 vs 1.135)``: such a claim cannot be contradicted by any audit of this pair."""
+    notes = []
+    claimed = number(a.get("epsilon_claimed"))
+    if claimed is None or not math.isfinite(claimed):
+        return notes
+    for key, what in (("epsilon_exact", "the exact value"), ("epsilon_accountant", "the accountant's epsilon")):
+        ref = number(a.get(key))
+        if ref is None or not math.isfinite(ref):
+            continue
+        if ref <= 0:
+            if claimed > 0:
+                notes.append(f"{name}: claim {fmt_epsilon(claimed)} while {what} is 0")
+            continue
+        if claimed / ref >= factor:
+            method = f", {a.get('accountant_method')}" if key == "epsilon_accountant" and a.get("accountant_method") else ""
+            notes.append(f"{name}: claim {times(claimed / ref)}x {what} ({fmt_epsilon(claimed)} vs "
+                         f"{fmt_epsilon(ref)}{method})")
+    return notes
+
+
+def legend_lines(marks: dict) -> list[str]:
+    """The table's legend, then the accountant methods behind the ``[n]`` marks (for the CLI tables)."""
+    lines = list(LEGEND)
+    if marks:
+        lines.append("accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))
+    return lines
+
+
+def split_known_bad(audits: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``(regular, known_bad)``: known-bad cases (deliberately broken implementations, :mod:`dpverify.interfaces.suite`) pass
+    when their violation is found, so they are counted apart from the verdicts of the other audits."""
+    return [r for r in audits if not r.get("known_bad")], [r for r in audits if r.get("known_bad")]
+
+
+def known_bad_summary(known_bad: list[dict]) -> str:
+    flagged = sum(bool(r.get("passed")) for r in known_bad)
+    return f"known-bad implementations: {flagged}/{len(known_bad)} flagged"
+
+
+def summary_counts(verdicts: Iterable[str]) -> dict[str, int]:
+    """Counts of each verdict (violation, consistent, inconclusive, error)."""
+    out = {"consistent": 0, "inconclusive": 0, "violation": 0, "error": 0}
+    for v in verdicts:
+        out[v if v in out else "error"] += 1
+    return out
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One thing a reader of a run must look at: its kind ("theorem", "violation", "error", "known-bad not
+    flagged", "finding", ...), the item's ID, a sentence, and the page anchor of its details."""
+
+    kind: str
+    ident: str
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """What a run amounts to. ``failed``: a theorem check failed, an audit found a violation or erred, a known-bad
+    implementation was not flagged, or a library audit has a finding, an error or a documented leak not found (the
+    command line's exit status 1)."""
+
+    failed: bool
+    theorems: int = 0
+    theorems_failed: int = 0
+    counts: dict = field(default_factory=lambda: summary_counts(()))
+    known_bad: int = 0
+    known_bad_flagged: int = 0
+    library_labels: dict = field(default_factory=dict)
+    attention: tuple[Attention, ...] = ()
+
+    @property
+    def word(self) -> str:
+        return "FAIL" if self.failed else "PASS"
+
+
+def anchor(kind: str, ident: str) -> str:
+    """A page anchor for an item (letters, digits, ``-`` and ``_`` only): ``audit-dp_sgld_path``."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in str(ident))
+    return f"{kind}-{safe}"
+
+
+#: Library-audit labels that fail a run (:func:`dpverify.libraries.runner.failed`).
+FAILING_LABELS = ("finding", "error", "expected, not found")
+
+
+def run_status(theorem_rows: Iterable[dict], audits: Iterable[dict]) -> RunStatus:
+    """The status of a run from its theorem rows and its audit rows (suite cases ``CaseResult.to_dict()`` or library
+    rows of :mod:`dpverify.libraries.runner`), with every item that needs attention, in page order."""
+    theorem_rows, audits = list(theorem_rows), list(audits)
+    library = [r for r in audits if r.get("library")]
+    suite = [r for r in audits if not r.get("library")]
+    regular, known_bad = split_known_bad(suite)
+    counts = summary_counts(r.get("verdict") or "error" for r in regular)
+    attention: list[Attention] = []
+    for r in theorem_rows:
+        if r.get("status") != "passed":
+            names = ", ".join(c["name"] for c in r.get("checks", []) if not c.get("passed"))
+            attention.append(Attention("theorem", r["id"], f"theorem {r['id']}: failed checks {names or '-'}",
+                                       anchor("theorem", r["id"])))
+    for r in regular:
+        verdict = r.get("verdict") or "error"
+        if verdict in ("violation", "error"):
+            reason = r.get("error") or (r.get("audit") or {}).get("verdict_reason") or "-"
+            attention.append(Attention(verdict, r["case"], f"{r['case']} ({verdict}): {reason}",
+                                       anchor("audit", r["case"])))
+    for r in known_bad:
+        if not r.get("passed"):
+            reason = r.get("error") or (r.get("audit") or {}).get("verdict_reason") or "-"
+            attention.append(Attention("known-bad not flagged", r["case"],
+                                       f"{r['case']} (known-bad, NOT flagged): {reason}", anchor("audit", r["case"])))
+    labels: dict[str, int] = {}
+    for r in library:
+        label = r.get("label") or r.get("verdict") or "-"
+        labels[label] = labels.get(label, 0) + 1
+        if label in FAILING_LABELS:
+            attention.append(Attention(label, r.get("case", ""), f"{r.get('case', '')} ({label}): "
+                                       f"{r.get('error') or r.get('verdict', '')}", anchor("library", r.get("case", ""))))
+    failed = bool(attention)
+    return RunStatus(failed=failed, theorems=len(theorem_rows),
+                     theorems_failed=sum(r.get("status") != "passed" for r in theorem_rows), counts=counts,
+                     known_bad=len(known_bad), known_bad_flagged=sum(bool(r.get("passed")) for r in known_bad),
+                     library_labels=labels, attention=tuple(attention))
