@@ -64,6 +64,10 @@ PAPERS: dict[str, str] = {
         "J. Foulds, J. Geumlek, M. Welling, K. Chaudhuri. On the Theory and Practice of "
         "Privacy-Preserving Bayesian Data Analysis. UAI 2016."
     ),
+    "chourasia2021": (
+        "R. Chourasia, J. Ye, R. Shokri. Differential Privacy Dynamics of Langevin Diffusion and Noisy "
+        "Gradient Descent. NeurIPS 2021 (arXiv:2102.05855)."
+    ),
 }
 
 #: What a theorem's conclusion is about.

@@ -25,7 +25,9 @@ Sources (the papers themselves):
 - bertazzi2025 -- Bertazzi, Johnston, Roberts, Durmus, ICML 2025 (arXiv:2502.17150 v1 numbering); the
   statements are reconstructed from the proofs (the text available to the project lost the displayed
   formulas), each marked ``reconstructed`` with a confidence grade;
-- foulds2016 -- Foulds, Geumlek, Welling, Chaudhuri, UAI 2016.
+- foulds2016 -- Foulds, Geumlek, Welling, Chaudhuri, UAI 2016;
+- chourasia2021 -- Chourasia, Ye, Shokri, NeurIPS 2021 (arXiv:2102.05855): Theorem 2 only, the RDP of noisy
+  gradient descent's last iterate (see :mod:`dpverify.theorems.chourasia2021` for the text it was encoded from).
 """
 from __future__ import annotations
 
@@ -162,6 +164,9 @@ CATALOGUE: tuple[Item, ...] = _rows(
     ("foulds2016.sec4_gibbs_costs", "Secs. 2.2, 4.1, 5", "privacy costs of passes, samples and the HMM run", "S,N"),
     ("foulds2016.table1_comparison", "Table 1", "OPS against the Laplace mechanism", "S"),
     ("foulds2016.fig2_l1_error", "Figure 2", "L1 error against N", "E"),
+    # --- Chourasia, Ye, Shokri 2021 -----------------------------------------------------------------
+    ("chourasia2021.thm2_noisy_gd_rdp", "Theorem 2",
+     "RDP of noisy GD's last iterate on a strongly convex smooth loss, converging exponentially in the steps", "S,N"),
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}
