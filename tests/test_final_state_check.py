@@ -25,7 +25,10 @@ from dpverify.calculus.mechanism_description import MechanismDescription
 from dpverify.models.linear import LinearLoss
 from dpverify.samplers import registry as samplers
 from dpverify.theorems import final_state, registry
-from dpverify.theorems.bertazzi2025 import affine_sgd_exact_final_rdp, linear_ula_exact_final_rdp
+from dpverify.theorems.bertazzi2025 import (
+    affine_sgd_exact_final_rdp,
+    linear_ula_exact_final_rdp,
+)
 from dpverify.theorems.bertazzi2025.formulas import mixture_pair_renyi
 from dpverify.theorems.chourasia2021 import noisy_gd_exact_final_rdp
 from dpverify.theorems.final_state import runs

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from dpverify.theorems import catalogue
 from dpverify.theorems.chourasia2021.noisy_gd import THEOREMS as _NOISY_GD
-from dpverify.theorems.chourasia2021.noisy_gd import noisy_gd_exact_final_rdp, noisy_gd_rdp_bound  # noqa: F401
+from dpverify.theorems.chourasia2021.noisy_gd import (
+    noisy_gd_exact_final_rdp,
+    noisy_gd_rdp_bound,
+)
 
-__all__ = ["THEOREMS", "noisy_gd_rdp_bound", "noisy_gd_exact_final_rdp"]
+__all__ = ["THEOREMS", "noisy_gd_exact_final_rdp", "noisy_gd_rdp_bound"]
 
 #: Every chourasia2021 entry, in catalogue order (the registry registers them: :mod:`dpverify.theorems.registry`).
 THEOREMS = catalogue.in_order(_NOISY_GD)

@@ -52,7 +52,7 @@ from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Hypothesis, Source, Theorem
 from dpverify.validation import check_positive_int
 
-__all__ = ["THEOREMS", "THM2", "noisy_gd_rdp_bound", "noisy_gd_exact_final_rdp"]
+__all__ = ["THEOREMS", "THM2", "noisy_gd_exact_final_rdp", "noisy_gd_rdp_bound"]
 
 SYMBOLS = sy.pick("alpha", "m", "M", "eta", "sigma", "N", "k", "S_g")
 alpha, m, M, eta, sigma, N, k, S_g = (SYMBOLS[n] for n in ("alpha", "m", "M", "eta", "sigma", "N", "k", "S_g"))

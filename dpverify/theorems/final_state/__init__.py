@@ -33,16 +33,25 @@ from dpverify.theorems.final_state.check import (
     rows_for,
     summarise,
 )
-from dpverify.theorems.final_state.exact import ExactFinal, exact_final, mixture_renyi_lower
-from dpverify.theorems.final_state.statements import DENSITIES, STATEMENTS, FinalStateStatement, statement
+from dpverify.theorems.final_state.exact import (
+    ExactFinal,
+    exact_final,
+    mixture_renyi_lower,
+)
+from dpverify.theorems.final_state.statements import (
+    DENSITIES,
+    STATEMENTS,
+    FinalStateStatement,
+    statement,
+)
 
 __all__ = [
-    "CompiledTheorem",
     "DENSITIES",
+    "STATEMENTS",
+    "CompiledTheorem",
     "ExactFinal",
     "FinalStateStatement",
     "GridRow",
-    "STATEMENTS",
     "StatementSummary",
     "check_all",
     "compiled",

@@ -19,21 +19,33 @@ exact side is itself a lower bound the looseness is an upper estimate of the tru
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Protocol
 
 import mpmath as mp
 import numpy as np
 import sympy as sp
 
 from dpverify.calculus.conversions import rdp_to_dp
+from dpverify.calculus.mechanism_description import MechanismDescription
 from dpverify.theorems import registry
 from dpverify.theorems.base import Evaluation
-from dpverify.theorems.final_state.exact import exact_final
+from dpverify.theorems.final_state.exact import ExactFinal, exact_final
 
-__all__ = ["CompiledTheorem", "GridRow", "StatementSummary", "rows_for", "summarise", "format_rows",
-           "format_summaries", "converted_epsilon"]
+__all__ = [
+    "CheckedStatement",
+    "CompiledTheorem",
+    "GridRow",
+    "StatementSummary",
+    "compiled",
+    "converted_epsilon",
+    "format_rows",
+    "format_summaries",
+    "rows_for",
+    "summarise",
+]
 
 #: Orders of the RDP -> (epsilon, delta) conversion of an RDP-only claim.
 CONVERSION_ORDERS = np.concatenate([1 + np.logspace(-3, 0, 40), np.linspace(2.05, 64, 200), np.logspace(1.81, 4, 60)])
@@ -135,9 +147,21 @@ class GridRow:
         return dict(self.point)
 
 
-def rows_for(statement, points: Iterable[dict]) -> list[GridRow]:
-    """Every row of ``statement`` (a :class:`~dpverify.theorems.final_state.statements.FinalStateStatement`) at
-    ``points``: one per currency the statement claims in."""
+class CheckedStatement(Protocol):
+    """What :func:`rows_for` reads from a statement (:class:`~dpverify.theorems.final_state.statements.
+    FinalStateStatement` is one): the catalogue ID, the currencies it claims in (``"rdp"``, ``"epsilon"``), the
+    theorem's inputs at a grid point, the run the point describes, and the claimed values."""
+
+    theorem_id: str
+    currencies: tuple
+    inputs: Callable[[dict], dict]
+    run: Callable[[dict], MechanismDescription]
+    claimed_epsilon: Callable[[Evaluation, dict], float]
+    claimed_rdp: Callable[[Evaluation, dict], float] | None
+
+
+def rows_for(statement: CheckedStatement, points: Iterable[dict]) -> list[GridRow]:
+    """Every row of ``statement`` at ``points``: one per currency the statement claims in."""
     theorem = compiled(statement.theorem_id)
     out: list[GridRow] = []
     for point in points:
@@ -161,7 +185,7 @@ def rows_for(statement, points: Iterable[dict]) -> list[GridRow]:
 
 
 @lru_cache(maxsize=512)
-def _exact(description):
+def _exact(description) -> ExactFinal:
     return exact_final(description)
 
 

@@ -29,7 +29,11 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import logsumexp
 
-from dpverify.calculus.accounting.release import WindowPair, release_privacy, release_window_pairs
+from dpverify.calculus.accounting.release import (
+    WindowPair,
+    release_privacy,
+    release_window_pairs,
+)
 from dpverify.calculus.accounting.shift_mixture import shift_lattice
 from dpverify.calculus.mechanism_description import MechanismDescription
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon

@@ -42,7 +42,7 @@ from dpverify.calculus.mechanism_description import (
 )
 from dpverify.validation import check_positive_int, check_real
 
-__all__ = ["linear_chain", "ula_run", "noisy_sgd_run", "noisy_gd_run", "dp_sgld_wang_run", "dp_sgld_li_run"]
+__all__ = ["dp_sgld_li_run", "dp_sgld_wang_run", "linear_chain", "noisy_gd_run", "noisy_sgd_run", "ula_run"]
 
 
 def _per_step(name: str, value, n: int, *, low: float = 0.0, inclusive: bool = True) -> np.ndarray:

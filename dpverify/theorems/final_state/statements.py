@@ -23,14 +23,19 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from dpverify.calculus.mechanism_description import MechanismDescription
 from dpverify.theorems.base import Evaluation
-from dpverify.theorems.final_state.check import GridRow, compiled, converted_epsilon, rows_for
+from dpverify.theorems.final_state.check import (
+    GridRow,
+    compiled,
+    converted_epsilon,
+    rows_for,
+)
 from dpverify.theorems.final_state.runs import (
     dp_sgld_li_run,
     dp_sgld_wang_run,
@@ -39,7 +44,7 @@ from dpverify.theorems.final_state.runs import (
     ula_run,
 )
 
-__all__ = ["FinalStateStatement", "STATEMENTS", "statement", "DENSITIES"]
+__all__ = ["DENSITIES", "STATEMENTS", "FinalStateStatement", "statement"]
 
 #: The grids every statement has.
 DENSITIES = ("fast", "dense")
