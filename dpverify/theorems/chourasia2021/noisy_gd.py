@@ -64,7 +64,7 @@ RDP = RDP_LIMIT * (1 - sp.exp(-m * eta * k / 2))
 THM2 = Theorem(
     "chourasia2021.thm2_noisy_gd_rdp",
     "Noisy GD's last iterate is RDP with a bound that converges exponentially in the number of steps",
-    Source("chourasia2021", "Theorem 2", "Sec. 4 (noisy GD); the diffusion analysis of Sec. 3"),
+    Source("chourasia2021", "Theorem 2", "main text, noisy GD (page not read here: see the module docstring)"),
     "rdp",
     symbols=SYMBOLS,
     hypotheses=[
