@@ -92,6 +92,7 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.theorems.registry",
     "dpverify.theorems.symbols",
     "dpverify.theorems.shared",
+    "dpverify.theorems.final_state",
     "dpverify.samplers.base",
     "dpverify.samplers.registry",
     "dpverify.models.base",

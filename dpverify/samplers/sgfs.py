@@ -100,9 +100,12 @@ class DPSGFS(GradientMechanism, StochasticGradientSampler):
         """One whitened Gaussian release per iteration (class docstring)."""
         return self._whitened_description(self.record_sensitivity / self.tau, 7 * self.L**2 / (self.tau - 1))
 
-    def canary_description(self, shift: float) -> MechanismDescription:
+    def canary_description(self, shift: float, direction=None, *,
+                           mechanism: MechanismDescription | None = None) -> MechanismDescription:
         """On a canary pair (gradient difference ``u``, the other records copies of one side) the batch covariance
-        is 0 without the canary and ``u u^T / tau`` with it (Frobenius norm ``||u||^2/tau``)."""
+        is 0 without the canary and ``u u^T / tau`` with it (Frobenius norm ``||u||^2/tau``). DP-SGFS's update is not
+        linear in its state (its preconditioner is a noisy, data-dependent Fisher estimate), so ``direction`` adds no
+        dynamics and ``mechanism`` is not needed."""
         return self._whitened_description(shift / self.tau, shift**2 / self.tau)
 
     def guarantee(self) -> Claim:

@@ -68,6 +68,10 @@ PAPERS: dict[str, str] = {
         "B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential Privacy: Analytical Calibration "
         "and Optimal Denoising. ICML 2018."
     ),
+    "chourasia2021": (
+        "R. Chourasia, J. Ye, R. Shokri. Differential Privacy Dynamics of Langevin Diffusion and Noisy "
+        "Gradient Descent. NeurIPS 2021 (arXiv:2102.05855)."
+    ),
 }
 
 #: What a theorem's conclusion is about.

@@ -29,6 +29,8 @@ Sources (the papers themselves):
 - balle2018 -- Balle, Wang, ICML 2018, Theorem 8: a supporting item (not one of the four papers): the exact
   (epsilon, delta) of the Gaussian mechanism, which the catalogue checks Wang et al.'s Gaussian mechanism against and
   the ``analytic_gaussian_mechanism`` sampler claims.
+- chourasia2021 -- Chourasia, Ye, Shokri, NeurIPS 2021 (arXiv:2102.05855): Theorem 2 only, the RDP of noisy
+  gradient descent's last iterate (see :mod:`dpverify.theorems.chourasia2021` for the text it was encoded from).
 """
 from __future__ import annotations
 
@@ -169,6 +171,9 @@ CATALOGUE: tuple[Item, ...] = _rows(
     ("balle2018.thm8_analytic_gaussian", "Theorem 8",
      "the Gaussian mechanism is (eps, delta)-DP iff Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps "
      "Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta", "S,N,E"),
+    # --- Chourasia, Ye, Shokri 2021 -----------------------------------------------------------------
+    ("chourasia2021.thm2_noisy_gd_rdp", "Theorem 2",
+     "RDP of noisy GD's last iterate on a strongly convex smooth loss, converging exponentially in the steps", "S,N"),
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}

@@ -1,4 +1,4 @@
-"""The catalogue's symbol table: every sympy symbol a theorem of the four papers declares, with its
+"""The catalogue's symbol table: every sympy symbol a theorem of the five papers declares, with its
 assumptions and its meaning stated once.
 
 Every paper module takes the symbols of its theorems from here (``Theorem(symbols=...)`` holds entries
@@ -117,7 +117,7 @@ def _add(key: str, printed: str, meaning: str, papers: str, **assumptions: bool)
     return symbol
 
 
-_W, _L, _B, _F = "wang2015", "li2019", "bertazzi2025", "foulds2016"
+_W, _L, _B, _F, _C = "wang2015", "li2019", "bertazzi2025", "foulds2016", "chourasia2021"
 _BW = "balle2018"  # the supporting item (Theorem 8: the Gaussian mechanism's exact profile)
 
 # --- privacy levels ------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ delta_bar = _add("delta_bar", "delta_bar", "failure probability of the ergodic-a
                  "Prop. 3.10)", _B, nonnegative=True)
 energy = _add("energy", "energy", "the Girsanov energy budget C: a bound on the integrated squared drift gap "
               "(Bertazzi Lemmas 4.1, 4.2, B.1)", _B, positive=True)
-alpha = _add("alpha", "alpha", "the order of a Rényi divergence / RDP (> 1 where a theorem says so)", _B,
+alpha = _add("alpha", "alpha", "the order of a Rényi divergence / RDP (> 1 where a theorem says so)", f"{_B} {_C}",
              positive=True)
 lam = _add("lam", "lam", "the moment order lambda of the moments accountant (Li Def. 3, Thm 1, Lemma 2)", _L,
            positive=True)
@@ -174,15 +174,16 @@ temperature = _add("temperature", "temperature", "the temperature T of a tempere
                    positive=True)
 
 # --- data, batches, iterations ------------------------------------------------------------------------------
-N = _add("N", "N", "the number of data points", f"{_W} {_L} {_B} {_F}", positive=True, integer=True)
+N = _add("N", "N", "the number of data points (Chourasia's n)", f"{_W} {_L} {_B} {_F} {_C}", positive=True,
+         integer=True)
 n = _add("n", "n", "the number of data points of a small example (Wang Defs 2-3, Prop. 1; Lemma 6's batch)", _W,
          positive=True, integer=True)
 tau = _add("tau", "tau", "the mini-batch size", f"{_W} {_L} {_B}", positive=True, integer=True)
 q = _add("q", "q", "the sampling rate tau/N of a mini-batch (Li)", _L, positive=True)
 gamma = _add("gamma", "gamma", "the subsampled fraction of the data (Wang Lemma 4; the same ratio as Li's q, under "
              "Wang's letter)", _W, positive=True)
-k = _add("k", "k", "a number of composed mechanisms or chain steps", f"{_W} {_L} {_B} {_F}", positive=True,
-         integer=True)
+k = _add("k", "k", "a number of composed mechanisms or chain steps (Chourasia's K)", f"{_W} {_L} {_B} {_F} {_C}",
+         positive=True, integer=True)
 t = _add("t", "t", "an iteration index", _W, positive=True, integer=True)
 T_passes = _add("T_passes", "T", "the number of passes over the data (Wang: k = N T / tau iterations); real", _W,
                 positive=True)
@@ -193,11 +194,13 @@ Q = _add("Q", "Q", "the number of latent variables a random-scan Gibbs sweep upd
          positive=True, integer=True)
 
 # --- step sizes, noise, dynamics ----------------------------------------------------------------------------
-eta = _add("eta", "eta", "a step size (of SGLD; eta_0 or the fixed step)", f"{_W} {_L}", positive=True)
+eta = _add("eta", "eta", "a step size (of SGLD; eta_0 or the fixed step; of noisy gradient descent)",
+           f"{_W} {_L} {_C}", positive=True)
 eta_tilde_0 = _add("eta_tilde_0", "eta_tilde_0", "the rescaled first step of Li Prop. 5", _L, positive=True)
 h = _add("h", "h", "the step size of a discretised dynamics (ULA, SGHMC)", f"{_W} {_B}", positive=True)
 sigma = _add("sigma", "sigma", "the standard deviation of Gaussian noise (the noise multiplier when the sensitivity "
-             "is 1)", f"{_L} {_B} {_BW}", positive=True)
+             "is 1; Chourasia: the diffusion's noise scale, sqrt(2 eta) sigma per step)", f"{_L} {_B} {_BW} {_C}",
+             positive=True)
 alpha_phase = _add("alpha_phase", "alpha", "the fraction alpha in (0, 1) of the alpha-phase transition (Wang, "
                    "after Thm 4)", _W, positive=True)
 A_friction = _add("A_friction", "A", "the friction of SGHMC (Wang eq. 4.2)", _W, positive=True)
@@ -210,9 +213,12 @@ c = _add("c", "c", "the composed budget parameter of Wang Remark 1", _W, positiv
 theta0 = _add("theta0", "theta0", "the true Bernoulli parameter of Wang's consistency examples", _W, positive=True)
 K = _add("K", "K", "a bound on the drift / gradient gap between neighbouring data sets (Bertazzi)", _B, positive=True)
 K_ell = _add("K_ell", "K_ell", "a bound on the per-datum gradient (Bertazzi Thm 5.8)", _B, positive=True)
-M = _add("M", "M", "the smoothness constant: the Lipschitz constant of the potential's gradient", f"{_L} {_B}",
+M = _add("M", "M", "the smoothness constant: the Lipschitz constant of the potential's gradient (Chourasia's "
+         "beta)", f"{_L} {_B} {_C}", positive=True)
+m = _add("m", "m", "the strong-convexity constant of the potential (Bertazzi; Chourasia's lambda)", f"{_B} {_C}",
          positive=True)
-m = _add("m", "m", "the strong-convexity constant of the potential (Bertazzi)", _B, positive=True)
+S_g = _add("S_g", "S_g", "the gradient sensitivity sup ||grad l(theta, x) - grad l(theta, x')|| over parameters and "
+           "pairs of records (Chourasia; 2L for an L-Lipschitz loss)", _C, positive=True)
 m_dissipativity = _add("m_dissipativity", "m", "the dissipativity constant of Li Asm. 2 (Raginsky et al.)", _L,
                        positive=True)
 beta = _add("beta", "beta", "the inverse temperature of the Langevin dynamics (Bertazzi; 1 for the posterior)", _B,
