@@ -5,7 +5,8 @@ most of the budget ceiling, and the verdict is conclusive (ceiling above half th
 
 
 def test_dp_sgld_path(audit_case):
-    claim, result = audit_case("dp_sgld_path")
+    claim, reference, result = audit_case("dp_sgld_path")
+    assert reference.kind == "exact"
     assert result.test == "whitebox_llr"
     assert result.verdict == "consistent", result.verdict_reason
     # Certified vs the most any event-based audit could certify with these samples: the Neyman-Pearson statistic

@@ -11,5 +11,5 @@ AVERAGE = [c.id for c in cases() if c.average_case]
 
 @pytest.mark.parametrize("case_id", AVERAGE)
 def test_average_case(case_id, audit_case):
-    claim, result = audit_case(case_id)
+    claim, reference, result = audit_case(case_id)
     assert result.verdict != "violation"

@@ -167,7 +167,7 @@ CASES: dict[str, Callable[[], Any]] = {
     "dp_sgld_path_candidates_2": lambda: _suite_audit("dp_sgld_path", 2_000, candidates=2),
     "dp_sgld_wang": lambda: _suite_audit("dp_sgld_wang", 1_000),
     "noisy_sgd_path": lambda: _suite_audit("noisy_sgd_path", 2_000),
-    "dp_sgld_li_final_black_box": lambda: _suite_audit("dp_sgld_li", 1_000),
+    "dp_sgld_li_final": lambda: _suite_audit("dp_sgld_li", 1_000),
     # the standard benchmark suite: tabulated densities, values with flags, local mechanisms
     "standard_svt3": lambda: _standard_audit("svt3", 4_000),
     "standard_svt1": lambda: _standard_audit("svt1", 4_000),

@@ -465,7 +465,7 @@ def test_cli_hints_are_spelled_for_the_command_line(capsys):
     assert main(argv) == 2
     err = error_of(capsys)
     assert "--allow-unguaranteed" in err and "allow_unguaranteed=True" not in err
-    assert main(["audit", "dp_sgld_li", "--param", "step_size=1"]) == 2
+    assert main(["audit", "ula_final", "--param", "step_size=1"]) == 2  # Bertazzi Thm 5.2 needs h < 2m/L^2
     err = error_of(capsys)
     assert "--param unguaranteed=true" in err and "unguaranteed=True" not in err
 

@@ -53,7 +53,7 @@ def test_plain_helper():
     )
     # Session summary table, one row per audit.
     result.stdout.fnmatch_lines(
-        ["*dpverify audits*", "audit*claimed*accountant*exact*ceiling*certified*cert/claim*verdict*samples*time*"])
+        ["*dpverify audits*", "audit*claimed*tested*accountant*exact*ceiling*certified*ratio*verdict*samples*time*"])
     result.stdout.fnmatch_lines(["*3 audits: 1 consistent, 0 inconclusive at their budget, 2 violations*",
                                  "*test_broken (violation): certified * > claimed 0.5*",
                                  "*exact: the closed-form epsilon of the audited pair; '-' = no closed form*"])

@@ -72,9 +72,14 @@ def test_loose_claims_say_how_loose():
 def test_audit_cells_show_every_number_and_dash_for_unknown():
     marks = accountant_marks([SGLD, NOISY, ULA])
     assert marks == {"pld (path; exact up to 1e-4)": 1, "rdp (balle2020)": 2}
-    assert audit_cells(SGLD, marks) == ["0.73", "0.41 [1]", "-", "0.12", "0", "0", "inconclusive"]
-    assert audit_cells(NOISY, marks) == ["2", "1.5 [2]", "-", "1.2", "0.9", "0.45", "consistent"]
-    assert audit_cells(ULA, marks)[:5] == ["4545", "-", "1.135", "-", "0"]
+    # claimed, tested (an audit outside the suite tests its claim), accountant, exact, ceiling, certified, ratio
+    assert audit_cells(SGLD, marks) == ["0.73", "0.73", "0.41 [1]", "-", "0.12", "0", "0", "inconclusive"]
+    assert audit_cells(NOISY, marks) == ["2", "2", "1.5 [2]", "-", "1.2", "0.9", "0.45", "consistent"]
+    assert audit_cells(ULA, marks)[:6] == ["4545", "4545", "-", "1.135", "-", "0"]
+    # a suite case: the sampler's claim beside what was tested (its pair's exact epsilon, or a marked bound)
+    suite_view = {**ULA, "claim_epsilon": 4545.0, "epsilon_claimed": 1.135, "tested_kind": "exact"}
+    assert audit_cells(suite_view, marks)[:2] == ["4545", "1.135"]
+    assert audit_cells({**suite_view, "tested_kind": "upper bound"}, marks)[1] == "1.135 ub"
     assert any("'-' = no closed form" in line for line in LEGEND)
 
 

@@ -26,6 +26,7 @@ this budget, ``log((CP_lower(n; n; a) - delta) / CP_upper(0; n; a))`` ~ ``log(n 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -33,7 +34,12 @@ from scipy import stats
 from dpverify.validation import check_delta, check_positive_int, check_probability
 from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
 
-__all__ = ["ceiling_from_masses", "ceiling_event", "gaussian_ceiling", "saturation", "gaussian_loss_masses"]
+__all__ = ["ceiling_from_masses", "ceiling_event", "gaussian_ceiling", "saturation", "gaussian_loss_masses",
+           "CurveCeiling", "curve_ceiling", "MIN_ERROR_RATE"]
+
+#: The smallest error rate at which :func:`curve_ceiling` reads a pair's Gaussian-equivalent mu (its tails beyond
+#: are where a subsampled Gaussian's mu keeps growing; H2's benchmark convention).
+MIN_ERROR_RATE = 1e-6
 
 
 #: Thresholds scored in a first pass over a long loss grid; the best is then refined among its neighbours.
@@ -163,3 +169,53 @@ def saturation(n: int, *, alpha: float = 0.05, delta: float = 0.0, candidates: i
     upper = float(clopper_pearson_upper(0, n, a))
     delta = check_delta(delta)
     return math.log((lower - delta) / upper) if lower > delta else 0.0
+
+
+@dataclass(frozen=True)
+class CurveCeiling:
+    """The power of the curve-level test on a pair (:mod:`dpverify.audit.curve`): ``mu_expected``, the most its
+    ``mu_lower`` reaches at the expected counts of ``n`` estimation samples per side (Clopper-Pearson at the audit's
+    Bonferroni share), and ``mu_pair``, the pair's own Gaussian-equivalent mu (the largest
+    ``Phi^-1(1 - FPR) - Phi^-1(FNR)`` over threshold tests whose error rates are both at least
+    :data:`MIN_ERROR_RATE`; exactly mu for a mu-GDP pair)."""
+
+    mu_expected: float
+    mu_pair: float
+
+
+def curve_ceiling(losses, p, q, *, n: int, alpha: float = 0.05, tests: int = 1, p_inf: float = 0.0,
+                  q_inf: float = 0.0) -> CurveCeiling:
+    """The :class:`CurveCeiling` of a pair from its privacy-loss masses (as :func:`ceiling_event` reads them). The
+    likelihood-ratio threshold tests ``{L >= t}`` are the most powerful at every size (Neyman-Pearson), so their
+    error rates trace the pair's trade-off curve; both readings of each test are scored (the curve is symmetric in
+    its roles). Thresholds: :data:`_COARSE_THRESHOLDS` evenly spaced grid points."""
+    from scipy.special import ndtri
+
+    n = check_positive_int(n, "n")
+    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    tests = check_positive_int(tests, "tests")
+    losses = np.asarray(losses, dtype=float).reshape(-1)
+    order = np.argsort(losses, kind="stable")
+    p = np.asarray(p, dtype=float).reshape(-1)[order]
+    q = np.asarray(q, dtype=float).reshape(-1)[order]
+    total_p, total_q = float(p.sum()) + p_inf, float(q.sum()) + q_inf
+    p_tail = np.cumsum(p[::-1])[::-1] + p_inf  # P(L >= t)
+    q_tail = np.cumsum(q[::-1])[::-1]  # Q(L >= t)
+    idx = np.unique(np.linspace(0, p_tail.size - 1, min(p_tail.size, _COARSE_THRESHOLDS)).round().astype(int))
+    fpr = np.clip(q_tail[idx] / max(total_q, 1e-300), 0.0, 1.0)  # decide P on {L >= t}
+    fnr = np.clip(1.0 - p_tail[idx] / max(total_p, 1e-300), 0.0, 1.0)
+    a = alpha / (2.0 * tests)
+
+    def mu_of(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.maximum(0.0, -ndtri(np.clip(x, 1e-300, 1.0)) - ndtri(np.clip(y, 1e-300, 1.0)))
+
+    rates = [(fpr, fnr), (fnr, fpr)]  # the test and its reading with the roles of the two sides swapped
+    expected = max(float(np.max(mu_of(clopper_pearson_upper(x * n, n, a), clopper_pearson_upper(y * n, n, a))))
+                   for x, y in rates)
+    own = 0.0
+    for x, y in rates:
+        ok = (x >= MIN_ERROR_RATE) & (y >= MIN_ERROR_RATE)
+        if ok.any():
+            own = max(own, float(np.max(mu_of(x[ok], y[ok]))))
+    return CurveCeiling(expected, own)

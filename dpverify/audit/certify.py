@@ -14,7 +14,12 @@
 3. **Curve test** (:func:`curve_certificate`; :mod:`dpverify.audit.curve`, Nasr et al. 2023): the selected threshold
    test's error rates bounded from above at the same Bonferroni share; ``mu_lower``; for a claim that is a curve or a
    profile, whether the point lies below the claimed trade-off curve (a refutation of the claim, rigorous for any
-   mechanism), and for a profile the most violated delta.
+   mechanism), and for a profile the most violated delta. Its power (:func:`curve_power`): the ``mu_lower`` it
+   reaches at the expected counts of the pair's own law, against the pair's Gaussian-equivalent mu
+   (:func:`~dpverify.audit.ceiling.curve_ceiling`). An audit the event test alone would call inconclusive (its
+   tail events too rare for the budget at the claim's delta) is consistent when the curve test had power: at the
+   expected counts it reaches at least ``mu_pair / power_factor``, so an implementation ``power_factor`` times less
+   private (in the Gaussian sense) would have been refuted.
 4. **Verdict** (:mod:`dpverify.audit.verdicts`): violation (the event bound above the claimed epsilon, or the claimed
    curve refuted), consistent, or inconclusive at this budget, with one sentence saying why; in implementation
    mode, a violation found by a floating-point statistic says so (:func:`dpverify.audit.floating_point.violation_note`).
@@ -28,7 +33,8 @@ import numpy as np
 from dpverify.audit.abilities import MechanismFacts, PairLoss
 from dpverify.audit.bounds import epsilon_lower_bound
 from dpverify.audit.curve import CurveCertificate, certify as certify_curve
-from dpverify.audit.ceiling import ceiling_from_masses, saturation
+from dpverify.audit.ceiling import CurveCeiling, ceiling_from_masses, curve_ceiling, gaussian_loss_masses, saturation
+from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.audit.estimate import EventCounts
 from dpverify.audit.floating_point import violation_note
 from dpverify.audit.kinds import Mode, Verdict
@@ -62,6 +68,7 @@ class Certificate:
     verdict: Verdict
     reason: str
     curve: CurveCertificate | None = None
+    curve_ceiling: CurveCeiling | None = None
 
 
 def event_bounds(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan) -> tuple[float, ...]:
@@ -70,6 +77,20 @@ def event_bounds(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan) -> 
     return tuple(float(epsilon_lower_bound(k0[j], n, k1[j], n, delta=plan.delta, alpha=plan.alpha,
                                            orientation=found.event.orientation, candidates=chosen.tests))
                  for j, found in enumerate(chosen.events))
+
+
+def curve_power(chosen: ChosenEvents, n: int, plan: AuditPlan, privacy_loss: PairLoss | None) -> CurveCeiling | None:
+    """The curve test's power on this pair (:func:`~dpverify.audit.ceiling.curve_ceiling`): from the pair's own
+    privacy-loss law when it is known exactly, else from the claim when it is a Gaussian curve; None otherwise."""
+    if chosen.curve is None:
+        return None
+    if privacy_loss is not None and privacy_loss.exact:
+        losses, p, q, p_inf, q_inf = privacy_loss.masses
+        return curve_ceiling(losses, p, q, p_inf=p_inf, q_inf=q_inf, n=n, alpha=plan.alpha, tests=chosen.tests)
+    if isinstance(plan.claim, GaussianDP) and plan.claim.mu > 0:
+        losses, p, q = gaussian_loss_masses(plan.claim.mu)
+        return curve_ceiling(losses, p, q, n=n, alpha=plan.alpha, tests=chosen.tests)
+    return None
 
 
 def curve_certificate(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan) -> CurveCertificate | None:
@@ -103,16 +124,23 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
     epsilon_lower = bounds[best]
     ceiling = budget_ceiling(facts.privacy_loss, counts.n, plan)
     curve = curve_certificate(chosen, counts, plan)
+    power = curve_power(chosen, counts.n, plan, facts.privacy_loss)
     verdict, reason = verdict_reason(epsilon_lower, plan.epsilon, budget_ceiling=ceiling.value,
                                      saturation=ceiling.saturation, epsilon_exact=facts.exact_epsilon,
-                                     power_factor=plan.power_factor)
+                                     power_factor=plan.power_factor, ceiling_exact=ceiling.exact)
     if verdict is not Verdict.VIOLATION and curve is not None and curve.refuted:
         verdict, reason = Verdict.VIOLATION, curve_violation_reason(curve)
+    elif (verdict is Verdict.INCONCLUSIVE and curve is not None and power is not None and power.mu_pair > 0
+          and power.mu_expected * plan.power_factor >= power.mu_pair):
+        verdict = Verdict.CONSISTENT
+        reason = (f"the curve test had power: mu_lower {curve.mu_lower:.4g} at this budget, the pair's own mu "
+                  f"{power.mu_pair:.4g} (expected mu_lower {power.mu_expected:.4g}), and the claimed curve was not "
+                  f"refuted; the event test alone: {reason}")
     if plan.mode is Mode.IMPLEMENTATION and verdict is Verdict.VIOLATION:
         note = violation_note(chosen.events[best].statistic.name)
         if note:  # the certificate came from a floating-point statistic: say what that means
             reason = f"{reason}; {note}"
-    return Certificate(epsilon_lower, best, bounds, ceiling, verdict, reason, curve)
+    return Certificate(epsilon_lower, best, bounds, ceiling, verdict, reason, curve, power)
 
 
 def curve_violation_reason(curve: CurveCertificate) -> str:

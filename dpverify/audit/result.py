@@ -13,6 +13,7 @@ from typing import Any
 from dpverify.calculus.claimed import Guarantee, describe_claim
 from dpverify.calculus.guarantees import ApproxDP
 from dpverify.audit.abilities import MechanismFacts
+from dpverify.audit.ceiling import CurveCeiling
 from dpverify.audit.certify import Certificate
 from dpverify.audit.curve import CurveCertificate
 from dpverify.audit.estimate import EventCounts
@@ -65,6 +66,8 @@ class AuditResult:
     claim: Guarantee | None = None
     #: the curve-level test (:mod:`.curve`), for a claim that is a curve or a profile (None for point claims)
     curve: CurveCertificate | None = None
+    #: the curve test's power on the pair (expected ``mu_lower`` and the pair's own mu; None when unknown)
+    curve_ceiling: CurveCeiling | None = None
 
     @property
     def claimed(self) -> ApproxDP:
@@ -93,13 +96,17 @@ class AuditResult:
     def to_dict(self) -> dict:
         """Plain data (the JSON report's audit entry): every field but the claim object, the verdict and mode as
         strings, ``detectable_factor``, and ``claim`` described by :func:`~dpverify.calculus.claimed.describe_claim`."""
-        out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in ("claim", "curve")}
+        out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)
+               if f.name not in ("claim", "curve", "curve_ceiling")}
         out["verdict"] = str(self.verdict)
         out["mode"] = str(self.mode)
         out["detectable_factor"] = self.detectable_factor
         out["claim"] = describe_claim(self.claim if self.claim is not None else self.claimed)
         if self.curve is not None:
             out["curve"] = curve_entry(self.curve, self.delta)
+            if self.curve_ceiling is not None:
+                out["curve"]["mu_expected"] = self.curve_ceiling.mu_expected
+                out["curve"]["mu_pair"] = self.curve_ceiling.mu_pair
         return out
 
 
@@ -170,4 +177,5 @@ def assemble_result(plan: AuditPlan, facts: MechanismFacts, chosen: ChosenEvents
                                 dataset_high=(not event.complement) == event.d_high),
         claim=plan.claim,
         curve=certificate.curve,
+        curve_ceiling=certificate.curve_ceiling,
     )

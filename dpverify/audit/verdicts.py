@@ -41,8 +41,11 @@ def _fmt(x: float) -> str:
 
 def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceiling: float | None = None,
                    saturation: float | None = None, epsilon_exact: float | None = None,
-                   power_factor: float = POWER_FACTOR) -> tuple[Verdict, str]:
-    """``(verdict, reason)``: the verdict (module docstring) and one sentence saying why."""
+                   power_factor: float = POWER_FACTOR, ceiling_exact: bool = True) -> tuple[Verdict, str]:
+    """``(verdict, reason)``: the verdict (module docstring) and one sentence saying why. ``ceiling_exact=False``: the
+    ceiling comes from an upper bound on the pair's privacy loss (the path's for a final iterate, the mechanism's worst
+    case for another pair), so it can show an audit inconclusive but never show that it had power: then only a
+    certificate of at least ``claim / power_factor`` does."""
     if epsilon_lower > epsilon_claimed:
         return Verdict.VIOLATION, (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
                                    "the mechanism is not private as claimed on this pair")
@@ -63,6 +66,10 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
                               "the worst one)")
     if epsilon_lower <= 0:
         return inconclusive, "certified 0: no event separated the two sides at this budget"
+    if budget_ceiling is not None and not ceiling_exact and epsilon_lower * power_factor < epsilon_claimed:
+        return inconclusive, (f"certified {_fmt(epsilon_lower)} < claim / {power_factor:g}, and the ceiling "
+                              f"{_fmt(budget_ceiling)} rests on an upper bound of the pair's privacy loss (not its own "
+                              "law): this budget's power against the claim is not shown")
     return Verdict.CONSISTENT, f"certified {_fmt(epsilon_lower)} <= claimed {_fmt(epsilon_claimed)}"
 
 

@@ -13,26 +13,36 @@ from typing import Any, Iterable
 
 from dpverify.audit.verdicts import fmt_epsilon
 
-__all__ = ["AUDIT_HEADERS", "LEGEND", "LOOSE_FACTOR", "times", "number", "accountant_marks", "audit_cells",
+__all__ = ["AUDIT_HEADERS", "TESTED_MARKS", "LEGEND", "LOOSE_FACTOR", "times", "number", "accountant_marks", "audit_cells",
            "loose_claim_notes", "legend_lines", "split_known_bad", "known_bad_summary", "summary_counts",
            "fmt_epsilon", "RunStatus", "Attention", "run_status", "anchor"]
 
 #: Column headers of an audit row, in order (see :func:`audit_cells` and :data:`LEGEND`).
-AUDIT_HEADERS = ("claimed", "accountant", "exact", "ceiling", "certified", "cert/claim", "verdict")
+AUDIT_HEADERS = ("claimed", "tested", "accountant", "exact", "ceiling", "certified", "ratio", "verdict")
+
+#: How the ``tested`` column marks what the audit tested (a suite case's reference,
+#: :func:`dpverify.interfaces.suite.declared_reference`); no mark: the pair's exact privacy, or a marker's claim.
+TESTED_MARKS = {"exact": "", "upper bound": " ub", "claim": " cl", "given": " gv"}
 
 #: What each column means, and what ``-`` means in it.
 LEGEND: tuple[str, ...] = (
-    "claimed: the epsilon the sampler's theorem (or the test's marker) promises for these parameters.",
+    "claimed: the epsilon the sampler's theorem (or its accountant, or the test's marker) promises for these "
+    "parameters.",
+    "tested: what the audit tested the implementation against, the tightest privacy its declared algorithm is known "
+    "to have on the audited pair: the pair's exact privacy (unmarked), the accountant's upper bound for the pair "
+    "(ub), or the claim when nothing tighter is known (cl); for a marker's claim, the claim. A claim below the exact "
+    "value is tested as it is (and fails).",
     "accountant: the accountant's epsilon of the concrete run at the same delta, an upper bound (exact for a path "
     "release, up to the accountant's error); [n] names its method; '-' = the mechanism describes no run to account.",
     "exact: the closed-form epsilon of the audited pair; '-' = no closed form is known for this pair "
     "(compare with the accountant instead).",
     "ceiling: the most any event-based audit could certify on this pair with this budget; '-' = unknown (the "
     "mechanism does not describe its privacy loss; the verdict then uses the budget's saturation).",
-    "certified: the audit's lower bound on epsilon (holds with the stated confidence); cert/claim = certified / "
-    "claimed.",
-    "verdict: violation = certified > claimed; inconclusive = no violation, but this budget could not have "
-    "detected one (reason given); consistent = no violation, and the audit had power against the claim.",
+    "certified: the audit's lower bound on epsilon (holds with the stated confidence); ratio = certified / "
+    "tested.",
+    "verdict: violation = certified > tested, or the tested curve refuted by the curve-level test; inconclusive = no "
+    "violation, but this budget could not have detected one (reason given); consistent = no violation, and the audit "
+    "had power against what it tested.",
 )
 
 #: A claim this many times the exact or accountant epsilon is called out ("claim 4000x the exact value").
@@ -69,19 +79,21 @@ def accountant_marks(audits: Iterable[dict]) -> dict[str, int]:
 
 def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
     """The :data:`AUDIT_HEADERS` cells of one audit (an ``AuditResult.to_dict()``)."""
-    claimed, lower = number(a.get("epsilon_claimed")), number(a.get("epsilon_lower"))
+    tested, lower = number(a.get("epsilon_claimed")), number(a.get("epsilon_lower"))
+    claimed = number(a.get("claim_epsilon", a.get("epsilon_claimed")))
     acc = a.get("epsilon_accountant")
     acc_text = "-" if acc is None else f"{fmt_epsilon(acc)} [{marks.get(a.get('accountant_method') or 'unspecified', '?')}]"
-    ratio = "-" if not claimed or lower is None else f"{lower / claimed:.3g}"
-    return [fmt_epsilon(claimed), acc_text, fmt_epsilon(a.get("epsilon_exact")), fmt_epsilon(a.get("budget_ceiling")),
-            fmt_epsilon(lower), ratio, str(a.get("verdict", "-"))]
+    ratio = "-" if not tested or lower is None else f"{lower / tested:.3g}"
+    tested_text = fmt_epsilon(tested) + TESTED_MARKS.get(str(a.get("tested_kind", "exact")), "")
+    return [fmt_epsilon(claimed), tested_text, acc_text, fmt_epsilon(a.get("epsilon_exact")),
+            fmt_epsilon(a.get("budget_ceiling")), fmt_epsilon(lower), ratio, str(a.get("verdict", "-"))]
 
 
 def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[str]:
     """Sentences for a claim at least ``factor`` times the exact or the accountant's epsilon, e.g. ``ula_final: claim
     4000x the exact value (4545 vs 1.135)``: such a claim cannot be contradicted by any audit of this pair."""
     notes = []
-    claimed = number(a.get("epsilon_claimed"))
+    claimed = number(a.get("claim_epsilon", a.get("epsilon_claimed")))
     if claimed is None or not math.isfinite(claimed):
         return notes
     for key, what in (("epsilon_exact", "the exact value"), ("epsilon_accountant", "the accountant's epsilon")):

@@ -279,7 +279,7 @@ class DpAuditor:
         if scheduled and "workers" not in overrides:
             out["client"] = session_client(self.config)
         out.update(overrides)
-        if "epsilon" not in out:
+        if "epsilon" not in out and "claim" not in out:
             raise pytest.UsageError(
                 f"{self.node.nodeid}: dp_auditor needs a claim: @pytest.mark.dp_audit(epsilon=..., delta=...) "
                 "or dp_auditor(..., epsilon=...)"

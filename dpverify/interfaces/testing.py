@@ -55,7 +55,12 @@ def format_failure(result: Any, name: str = "mechanism") -> str:
         accountant += f" ({method})"
     ceiling = _eps(getattr(result, "budget_ceiling", None))
     ratio = result.epsilon_lower / result.epsilon_claimed if result.epsilon_claimed else float("nan")
-    if result.verdict == "violation":
+    curve = getattr(result, "curve", None)
+    if result.verdict == "violation" and result.epsilon_lower <= result.epsilon_claimed and curve is not None:
+        head = (f"{name} is not private as claimed on this pair: the certified error rates of a threshold test "
+                f"(FPR <= {curve.fpr_upper:.4g}, FNR <= {curve.fnr_upper:.4g}) lie below the claimed trade-off curve "
+                f"({curve.claim_description}) at confidence {result.confidence:g}.")
+    elif result.verdict == "violation":
         head = (f"{name} is not ({result.epsilon_claimed:g}, {result.delta:g})-DP on this pair: "
                 f"certified epsilon lower bound {result.epsilon_lower:.6g} > claimed epsilon {result.epsilon_claimed:g} "
                 f"(exact pair epsilon: {_eps(result.epsilon_exact)}) at confidence {result.confidence:g}.")

@@ -67,6 +67,14 @@ class Sampler(ABC):
     def __call__(self, dataset, n: int, rng) -> np.ndarray:
         return self.sample(dataset, n, rng)
 
+    def pair_guarantee(self, dataset, neighbour):
+        """The exact privacy of this sampler's output on the pair (dataset, neighbour) as a guarantee object of the
+        calculus (a :class:`~dpverify.calculus.tradeoff.GaussianDP` or :class:`~dpverify.calculus.tradeoff.LaplaceDP`
+        curve, the pair's :class:`~dpverify.calculus.accounting.pld.PrivacyLossDistribution`, ...) when it is known;
+        None otherwise (the default). What the audit suite tests an implementation against
+        (:func:`dpverify.interfaces.suite.run_case`)."""
+        return None
+
     def params(self) -> dict:
         """The parameters this sampler was built with (for reports)."""
         return {k: v for k, v in vars(self).items() if not k.startswith("_") and not callable(v)}

@@ -18,6 +18,7 @@ import numpy as np
 
 from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real
 from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
+from dpverify.calculus.tradeoff import GaussianDP, LaplaceDP
 from dpverify.calculus.mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_epsilon
 from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 from dpverify.samplers.base import Claim, Sampler
@@ -121,6 +122,11 @@ class LaplaceMechanismSampler(QueryMechanism):
         dist, sens = self._pair_distance(dataset, neighbour)
         return laplace_epsilon(check_delta(delta), dist / (sens / self.epsilon))
 
+    def pair_guarantee(self, dataset, neighbour) -> LaplaceDP:
+        """The pair's exact trade-off curve: the Laplace curve of the shift ``|f(D) - f(D')| / b``."""
+        dist, sens = self._pair_distance(dataset, neighbour)
+        return LaplaceDP(dist / (sens / self.epsilon))
+
     def guarantee(self) -> Claim:
         return claim_from_item(self._evaluation, self.theorems[0], epsilon=self.epsilon, delta=0.0)
 
@@ -134,6 +140,12 @@ class _GaussianQuery(QueryMechanism):
         if mu == 0.0:
             return 0.0
         return math.inf if d == 0.0 else gaussian_epsilon(d, mu)
+
+    def pair_guarantee(self, dataset, neighbour) -> GaussianDP:
+        """The pair's exact trade-off curve: ``mu``-GDP with ``mu = |f(D) - f(D')| / sigma`` (Dong, Roth, Su 2022,
+        Thm 2.7)."""
+        dist, _ = self._pair_distance(dataset, neighbour)
+        return GaussianDP(dist / self._mechanism(len(self.validate_dataset(dataset))).sigma)
 
 
 @register

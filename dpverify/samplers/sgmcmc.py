@@ -410,6 +410,12 @@ class GradientMechanism:
 
         return release_statistic(self, dataset, neighbour)
 
+    def pair_guarantee(self, dataset, neighbour):
+        """The pair's exact privacy-loss distribution (a path, or a final iterate / sample set of a linear-Gaussian
+        chain, on a verified canary pair: :meth:`pair_privacy_loss` when it is exact); None otherwise."""
+        loss = self.pair_privacy_loss(dataset, neighbour)
+        return loss.pld if loss is not None and loss.exact else None
+
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         """On a verified canary pair, the pair's epsilon at ``delta`` from its privacy-loss distribution: the path
         (exact up to the PLD's discretisation), or a final iterate / sample set of a linear-Gaussian chain (the

@@ -103,6 +103,15 @@ class _ULA(LangevinSampler):
         delta = check_delta(delta, allow_zero=False)
         return float(gaussian_epsilon(delta, self._mahalanobis(dataset, neighbour)))
 
+    def pair_guarantee(self, dataset, neighbour):
+        """On GaussianTarget: ``mu``-GDP with the Mahalanobis distance ``mu`` of the two Gaussian laws (exact, final
+        state or path); on other models the gradient samplers' exact pair PLD (None if unknown)."""
+        if not isinstance(self.model, GaussianTarget):
+            return super().pair_guarantee(dataset, neighbour)
+        from dpverify.calculus.tradeoff import GaussianDP
+
+        return GaussianDP(self._mahalanobis(dataset, neighbour))
+
     def pair_privacy_loss(self, dataset, neighbour):
         """On GaussianTarget the pair's law is Gaussian with a common covariance, final state or path alike: the
         exact privacy loss of ``N(Delta, 1)`` vs ``N(0, 1)`` with the Mahalanobis distance ``Delta``."""

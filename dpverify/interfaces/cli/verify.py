@@ -332,17 +332,19 @@ def print_audits(audits: list[dict], *, explain: bool = True, width: int | None 
         rows = []
         for res in results:
             a = res.get("audit")
+            name = res["case"] + (f" ({res['release']})" if res.get("release") else "")
             if a is None:
-                rows.append([res["case"]] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
+                rows.append([name] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
             else:
-                rows.append([res["case"]] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
+                rows.append([name] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
         return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
                             above=("audit", "samples", "time [s]"))
 
     audits = regular
     if regular:
         print()
-        say("Audits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified):", "")
+        say("Audits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified; each "
+            "audit tests the tightest of them known for its pair):", "")
         print(table(regular))
     if known_bad:
         flagged = sum(bool(r.get("passed")) for r in known_bad)
