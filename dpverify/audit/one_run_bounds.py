@@ -115,8 +115,6 @@ def fdp_rejects(m: int, r: int, v: int, inverse: Callable[[float], float], alpha
     budget = r / m
     right = alpha * v / m
     wrong = alpha * (r - v) / m
-    if right + wrong > budget:  # alpha > 1 is refused by the caller; kept for clarity
-        return True
     for i in range(v - 1, -1, -1):
         needed = inverse(right)
         if needed <= wrong:
