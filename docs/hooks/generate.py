@@ -70,6 +70,8 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.audit.parallel",
     "dpverify.audit.distributed",
     "dpverify.audit.known_bad",
+    "dpverify.audit.one_run",
+    "dpverify.audit.one_run_bounds",
     "dpverify.interfaces.testing",
     "dpverify.interfaces.pytest_plugin",
     "dpverify.interfaces.suite",

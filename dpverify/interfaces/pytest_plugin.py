@@ -8,6 +8,9 @@
   passes without running any audit fails (the marker promised one);
 - fixture ``dp_auditor``: ``dp_auditor(mechanism, dataset, neighbour, **overrides)`` runs
   :func:`dpverify.interfaces.testing.assert_dp` with the marker's claim and the session's settings;
+- fixture ``dp_one_run``: ``dp_one_run(experiment, m, **overrides)`` runs
+  :func:`dpverify.interfaces.testing.assert_dp_one_run` (one training run with m canaries) with the marker's epsilon,
+  if any, as the claim (else the run's accountant) and the session's ``--dp-seed``;
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
   mathematical|implementation`` and ``--dp-workers W`` (passed to :func:`dpverify.audit.audit`), each checked as it
   is parsed (:mod:`dpverify.interfaces.cli.arguments`: a usage error names the option and its range);
@@ -299,6 +302,29 @@ class DpAuditor:
 def dp_auditor(request: pytest.FixtureRequest) -> DpAuditor:
     """Audit a mechanism against the test's ``dp_audit`` claim with the session's budget and seed."""
     return DpAuditor(request.config, request.node)
+
+
+@pytest.fixture
+def dp_one_run(request: pytest.FixtureRequest):
+    """``dp_one_run(experiment, m, **overrides)``: a one-run audit against the test's ``dp_audit`` claim (if marked)
+    with the session's seed."""
+    marker = request.node.get_closest_marker("dp_audit")
+    claim = {}
+    if marker is not None:
+        claim = {"epsilon": marker.kwargs.get("epsilon", marker.args[0] if marker.args else None)}
+        if "delta" in marker.kwargs or len(marker.args) > 1:
+            claim["delta"] = marker.kwargs.get("delta", marker.args[1] if len(marker.args) > 1 else None)
+
+    def run(experiment, m: int, **overrides: Any):
+        __tracebackhide__ = True
+        from dpverify.interfaces.testing import assert_dp_one_run
+
+        seed = request.config.getoption("--dp-seed", default=None)
+        kwargs = {"seed": DEFAULT_SEED if seed is None else seed, "name": request.node.nodeid,
+                  **{k: v for k, v in claim.items() if v is not None}, **overrides}
+        return assert_dp_one_run(experiment, m, **kwargs)
+
+    return run
 
 
 def _row(result: Any, context: dict) -> dict:

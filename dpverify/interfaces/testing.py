@@ -1,4 +1,4 @@
-"""Assertions for other libraries' test suites: ``assert_dp``.
+"""Assertions for other libraries' test suites: ``assert_dp`` and ``assert_dp_one_run``.
 
 ``assert_dp(mechanism, dataset, neighbour, epsilon=..., delta=..., samples=..., confidence=...)`` runs
 :func:`dpverify.audit.audit` and raises ``AssertionError`` when the certified lower bound exceeds the
@@ -10,6 +10,10 @@ An *inconclusive* audit (no violation, but the budget could not have detected on
 is not a pass in disguise: by default it emits an :class:`InconclusiveAuditWarning` saying why, and with
 ``on_inconclusive="fail"`` it fails the test like a violation.
 
+``assert_dp_one_run(experiment, m, epsilon=...)`` audits one training run with m canaries
+(:func:`dpverify.audit.one_run.audit_one_run`) and fails the same way when the one-run certificate exceeds the claim
+(by default the run's accountant epsilon).
+
 Under pytest with dpverify installed, every audit made here (or through the ``dp_auditor`` fixture)
 is also recorded for the session summary table and the ``--dp-report`` JSON
 (:mod:`dpverify.interfaces.pytest_plugin`).
@@ -20,7 +24,8 @@ import inspect
 import warnings
 from typing import Any, Callable
 
-__all__ = ["assert_dp", "format_failure", "add_recorder", "remove_recorder", "InconclusiveAuditWarning"]
+__all__ = ["assert_dp", "assert_dp_one_run", "format_failure", "format_one_run_failure", "add_recorder",
+           "remove_recorder", "InconclusiveAuditWarning"]
 
 #: What ``assert_dp`` does with an inconclusive audit.
 ON_INCONCLUSIVE = ("warn", "fail", "ignore")
@@ -133,3 +138,44 @@ def _audit_keywords() -> tuple[str, ...]:
 
     return tuple(p.name for p in inspect.signature(audit).parameters.values() if p.kind is p.KEYWORD_ONLY)
 
+
+
+def format_one_run_failure(result: Any, name: str = "run") -> str:
+    """The AssertionError message of a one-run audit that failed (violation, or inconclusive with "fail")."""
+    head = (f"{name} is not ({result.epsilon_claimed:g}, {result.delta:g})-DP in its canaries: one run certified "
+            f"{result.epsilon_lower:.6g} > claimed {result.epsilon_claimed:g}" if result.verdict == "violation" else
+            f"the one-run audit of {name} is {result.verdict}: certified {result.epsilon_lower:.6g}, claimed "
+            f"{result.epsilon_claimed:g}")
+    return (f"{head} (alpha {result.alpha:g}).\n"
+            f"  verdict: {result.verdict}: {result.verdict_reason}\n"
+            f"  accountant {_eps(result.epsilon_accountant)} ({result.accountant_method or '-'}); exact release "
+            f"{_eps(result.epsilon_release)}; method {result.method} {result.curve}\n"
+            f"  canaries {result.m} ({result.included} included); guesses k+ = {result.k_plus}, k- = {result.k_minus}: "
+            f"{result.v} of {result.r} right ({result.guess_rule}); score separation {result.score_separation:.3g}\n"
+            f"  seed: {result.seed} (rerun with the same seed to reproduce)")
+
+
+def assert_dp_one_run(experiment: Any, m: int, *, epsilon: float | None = None, name: str | None = None,
+                      on_inconclusive: str = "warn", **options: Any):
+    """Audit one run of ``experiment`` with ``m`` canaries (:func:`dpverify.audit.one_run.audit_one_run`; every
+    keyword argument of it is accepted, ``epsilon`` is its ``epsilon_claimed``: default the run's accountant) and
+    raise ``AssertionError`` when one run certifies more than the claim. Returns the
+    :class:`~dpverify.audit.one_run.OneRunResult` otherwise; ``on_inconclusive`` as for :func:`assert_dp`."""
+    __tracebackhide__ = True
+    from dpverify.audit.one_run import audit_one_run
+
+    if on_inconclusive not in ON_INCONCLUSIVE:
+        raise ValueError(f"on_inconclusive must be one of {ON_INCONCLUSIVE}; got {on_inconclusive!r}")
+    known = tuple(p.name for p in inspect.signature(audit_one_run).parameters.values() if p.kind is p.KEYWORD_ONLY)
+    unknown = sorted(set(options) - set(known) | ({"epsilon_claimed"} & set(options)))
+    if unknown:
+        raise TypeError(f"assert_dp_one_run got unknown argument(s) {', '.join(unknown)}; it takes epsilon, name, "
+                        f"on_inconclusive and {', '.join(k for k in known if k != 'epsilon_claimed')}")
+    result = audit_one_run(experiment, m, epsilon_claimed=epsilon, **options)
+    label = name or getattr(experiment, "name", None) or type(experiment).__name__
+    if result.verdict == "violation" or (result.verdict == "inconclusive" and on_inconclusive == "fail"):
+        raise AssertionError(format_one_run_failure(result, label))
+    if result.verdict == "inconclusive" and on_inconclusive == "warn":
+        warnings.warn(f"one-run audit of {label} is inconclusive: {result.verdict_reason}", InconclusiveAuditWarning,
+                      stacklevel=2)
+    return result
