@@ -136,10 +136,14 @@ def test_privacy_loss_event_is_the_ceilings_event_on_the_likelihood_ratio():
     with ChunkRunner(fitted.work(sampler), 1) as runner:
         loss = PairLoss.read(PairPrivacyLoss(gaussian_pld(0.5), "exact", exact=True))
         chosen = choose_events(fitted, runner, p, loss, len(sampler.selection_sizes), Progress(None, 99))
-    assert len(chosen) == 2  # the data-driven event, then the privacy-loss event
+    # the best declared (likelihood-ratio) event, the best black-box event (never the declared statistic alone), then
+    # the privacy-loss event
+    assert len(chosen) == 3
+    assert {chosen.events[0].statistic.name in LOSS_STATISTICS, chosen.events[1].statistic.name in LOSS_STATISTICS} \
+        == {True, False}
     oracle = chosen.events[-1]
     value, t, p_high = ceiling_event(*loss.masses[:3], p_inf=loss.masses[3], q_inf=loss.masses[4],
-                                     n=p.split.n_estimation, alpha=0.05, delta=1e-5, candidates=2)
+                                     n=p.split.n_estimation, alpha=0.05, delta=1e-5, candidates=3)
     assert oracle.index == 0 and oracle.event.score == value
     if p_high:
         assert (oracle.event.threshold, oracle.event.orientation) == (t, (False, True))
@@ -152,6 +156,7 @@ def test_no_privacy_loss_event_for_an_upper_bound_or_without_a_likelihood_ratio(
     sampler, fitted, _ = fitted_for(GAUSS, p)
     with ChunkRunner(fitted.work(sampler), 1) as runner:
         bound = PairLoss.read(PairPrivacyLoss(gaussian_pld(0.5), "upper bound", exact=False))
-        assert len(choose_events(fitted, runner, p, bound, len(sampler.selection_sizes), Progress(None, 99))) == 1
+        # no privacy-loss event: the best declared and the best black-box event
+        assert len(choose_events(fitted, runner, p, bound, len(sampler.selection_sizes), Progress(None, 99))) == 2
     exact = PairLoss.read(PairPrivacyLoss(gaussian_pld(0.5), "exact", exact=True))
     assert privacy_loss_event([], exact, 1000, 0.05, 1e-5, 2) is None  # no likelihood-ratio statistic in the pool

@@ -123,10 +123,15 @@ def test_every_gradient_sampler_describes_itself(sampler_id, expected_relation):
     assert 0 < conv.epsilon < math.inf and ("upper bound" in conv.method) == (s.output == "final")
 
 
-def test_wang_description_sensitivity_and_noise():
-    from dpverify.interfaces.suite import get_case
+def _wang_logistic():
+    """Wang et al.'s DP-SGLD on logistic regression at Theorem 4's parameters (the suite's case runs on the linear
+    model since issue 21)."""
+    return registry.make("dp_sgld_wang", model=LogisticRegression(dim=2), N=20, tau=2, T=20, epsilon=1.0,
+                         delta=1e-5, step_size=1e-4)
 
-    s = get_case("dp_sgld_wang").build()
+
+def test_wang_description_sensitivity_and_noise():
+    s = _wang_logistic()
     step = s.mechanism().steps[0].step
     # eta (N/tau) 2L with L = R = 1 for the unbounded logistic model; noise the square root of Alg. 2's variance
     assert step.sensitivity == pytest.approx(1e-4 * (20 / 2) * 2.0)
@@ -146,9 +151,7 @@ def test_canary_records_and_verification():
     assert s.canary_shift(*model_canary_pair(m, 100, kind="null")) == pytest.approx(1.0)  # clipped at L = 1
     assert s.canary_shift(*model_canary_pair(m, 100, kind="replace")) is None
     # fixed-size (Wang) accepts the replace kind: gradient difference R = 1 (model R = 1), half of 2L
-    from dpverify.interfaces.suite import get_case
-
-    w = get_case("dp_sgld_wang").build()
+    w = _wang_logistic()
     assert w.canary_shift(*model_canary_pair(w.model, 20, kind="replace")) == pytest.approx(1.0)
     natural = np.column_stack([np.random.default_rng(1).uniform(-0.7, 0.7, (20, 2)), np.ones(20)])
     other = natural.copy()

@@ -30,7 +30,8 @@ noise was broadcast over its coordinates was certified 0.12, "consistent", by it
 10.6 by a classifier). The selection chooses among all candidates on the selection part, so validity is unchanged;
 the price is the selection noise of the extra candidates. A declared statistic the mechanism cannot give for this
 pair (a ``ValueError`` from it, e.g. a release statistic on a pair that is not a verified canary) is left out in
-``auto`` mode. Implementation mode adds the floating-point statistics of :mod:`dpverify.audit.floating_point`.
+``auto`` mode. When both kinds are candidates, the best event of each is counted on the estimation part
+(:func:`both_kinds_counted`, at one more Bonferroni share), so the Neyman-Pearson statistic's power is kept too. Implementation mode adds the floating-point statistics of :mod:`dpverify.audit.floating_point`.
 """
 from __future__ import annotations
 
@@ -244,13 +245,30 @@ def choose_events(fitted: FittedStatistics, runner: Any, plan: AuditPlan, privac
         pool.extend(ChosenEvent(i, stat, event) for event in best_events(k0, plan.n_score, k1, plan.n_score, t,
                                                                          delta=plan.delta, alpha=plan.alpha))
     pool.sort(key=lambda chosen: -chosen.event.score)
-    chosen = pool[:plan.candidates]
-    oracle = privacy_loss_event(pool, privacy_loss, plan.split.n_estimation, plan.alpha, plan.delta,
-                                plan.candidates + 1)
+    chosen = both_kinds_counted(pool, pool[:plan.candidates])
+    curve_claim_ = _curve_claim(plan)
+    tests = len(chosen) + 1 + (curve_claim_ is not None)  # the events, the privacy-loss event, the curve test
+    oracle = privacy_loss_event(pool, privacy_loss, plan.split.n_estimation, plan.alpha, plan.delta, tests)
     if oracle is not None:
         chosen.append(oracle)
     curve = choose_curve_test(fitted, counts, plan, tests=len(chosen) + 1)
     return ChosenEvents(tuple(chosen), fitted, curve)
+
+
+def both_kinds_counted(pool: list[ChosenEvent], chosen: list[ChosenEvent]) -> list[ChosenEvent]:
+    """``chosen`` with, when the pool holds both, the best event of a declared likelihood-ratio statistic and the best
+    of a black-box one: each is counted on the estimation part (Bonferroni), so neither a lucky black-box event on
+    the selection part costs the audit the Neyman-Pearson test's power, nor a declared statistic blind to the
+    implementation's departures costs it the black-box statistics' view (module docstring)."""
+    declared = [c for c in pool if c.statistic.name in LOSS_STATISTICS]
+    black_box = [c for c in pool if c.statistic.name not in LOSS_STATISTICS]
+    out = list(chosen)
+    if declared and black_box:
+        if not any(c.statistic.name in LOSS_STATISTICS for c in out):
+            out.append(declared[0])
+        if not any(c.statistic.name not in LOSS_STATISTICS for c in out):
+            out.append(black_box[0])
+    return out
 
 
 def _curve_claim(plan: AuditPlan) -> CurveClaim | None:

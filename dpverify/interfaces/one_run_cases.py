@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from dpverify.validation import UsageError
 from dpverify.audit.one_run import GaussianCanaries, OneRunExperiment
 from dpverify.models.packaged_data import breast_cancer, digits, train_test_split
 from dpverify.samplers.one_run_canaries import DPSGLDCanaryRun, InputCanaryRun, calibrated_step_size
@@ -117,5 +118,5 @@ def case_names() -> tuple[str, ...]:
 def build_case(name: str, m: int) -> tuple[OneRunExperiment, Callable[[Any], dict]]:
     """The experiment of case ``name`` for m canaries and its extras function (module docstring)."""
     if name not in CASES:
-        raise ValueError(f"unknown one-run case {name!r}; choose one of {', '.join(CASES)}")
+        raise UsageError(f"unknown one-run case {name!r}; choose one of {', '.join(CASES)}")
     return CASES[name].build(m)

@@ -11,21 +11,27 @@ from __future__ import annotations
 
 import argparse
 
+from dpverify.validation import UsageError
+from dpverify.interfaces.cli import arguments
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("one-run", help="one-run audit: M canaries in one training run, certified epsilon vs accountant",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("case", nargs="?", help="the case to audit (--list shows them)")
-    p.add_argument("--canaries", type=int, default=1000, help="M, the number of canaries (default 1000)")
+    p.add_argument("--canaries", type=arguments.count(2, 10**7), default=1000,
+                   help="M, the number of canaries, in [2, 10^7] (default 1000)")
     p.add_argument("--method", choices=("fdp", "steinke"), default="fdp",
                    help="fdp: Mahloujifar et al. 2025 (default); steinke: Steinke et al. 2023, Thm 3.1")
     p.add_argument("--curve", choices=("gaussian", "approx_dp"), default=None,
                    help="f-DP curve family (default: gaussian when the canary release is Gaussian, else approx_dp)")
-    p.add_argument("--guesses", type=int, nargs=2, metavar=("K_PLUS", "K_MINUS"),
+    p.add_argument("--guesses", type=arguments.count(0), nargs=2, metavar=("K_PLUS", "K_MINUS"),
                    help="guess counts fixed in advance (default: planned from the claim)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--delta", type=float, default=1e-5, help="delta of the claim and the certificate (default 1e-5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the coins and the run (default 0)")
+    p.add_argument("--alpha", type=arguments.real(0.0, 1.0, low_inclusive=False, high_inclusive=False), default=0.05,
+                   help="significance level in (0, 1) (default 0.05)")
+    p.add_argument("--delta", type=arguments.real(0.0, 1.0, high_inclusive=False), default=1e-5,
+                   help="delta of the claim and the certificate, in [0, 1) (default 1e-5)")
+    p.add_argument("--seed", type=arguments.seed(), default=0, help="seed of the coins and the run (default 0)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_one_run)
@@ -43,7 +49,7 @@ def _one_run(args) -> int:
     try:
         experiment, extras = build_case(args.case, args.canaries)
     except ImportError as exc:  # a case whose optional extra is missing: say which, as bad input
-        raise ValueError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     result = audit_one_run(experiment, args.canaries, alpha=args.alpha, delta=args.delta, method=args.method,
                            curve=args.curve, guesses=None if args.guesses is None else tuple(args.guesses),
                            seed=args.seed)
