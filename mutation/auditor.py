@@ -70,7 +70,7 @@ BUGS: tuple[Bug, ...] = (
     Bug(
         "bonferroni",
         "the candidates events are counted and maximised without the Bonferroni factor over candidates",
-        (Edit("audit/certify.py", r"orientation=found\.event\.orientation,(\s*)candidates=len\(chosen\)",
+        (Edit("audit/certify.py", r"orientation=found\.event\.orientation,(\s*)candidates=chosen\.tests",
               r"orientation=found.event.orientation,\1candidates=1"),),
     ),
     Bug(
