@@ -1,7 +1,7 @@
 """Benchmark: the smallest noise reduction of DP-SGLD that the audit flags, with and without the curve test (issue 22).
 
-    python benchmarks/noise_reduction.py [--factors 1.0 0.95 0.9 0.85 0.8] [--seeds 20] [--budget standard]
-                                         [--workers K] [--modes curve event] [--json PATH]
+    python benchmarks/noise_reduction.py [--factors 1.0 0.95 0.925 0.9 0.85] [--seeds 20] [--budget standard]
+                                         [--workers K] [--modes curve event] [--deadline SECONDS] [--json PATH]
 
 The suite's case ``dp_sgld_path`` (Li et al. 2019, Alg. 1, released as a path, on the logistic canary pair: same
 model, pair, T, step size, clip level and theta0) run by an implementation whose noise standard deviation is
@@ -32,10 +32,13 @@ reduction at and beyond which every tested reduction is flagged that often); and
 and ``mu_lower`` against ``mu_pair`` (issue 22's targets: the smallest reduction <= 10% with the curve test;
 ``mu_lo >= 0.85 mu_pair``).
 
-Cost: one audit at the standard budget (200,000 outputs per side, 50 steps) took 43 s of wall time (about 40 CPU s)
-on the shared 2-core development machine; the default run is 5 factors x 20 seeds x 2 modes = 200 audits.
-``--workers K`` runs them in K processes (each single-threaded: BLAS/OpenMP threads are set to 1 before numpy is
-imported); on a 16-core server, ``--workers 15`` takes about 14 rounds of one audit each.
+Cost: one audit at the standard budget (200,000 outputs per side, 50 steps) takes about 33 CPU seconds (single
+thread; 43-80 s of wall time on the shared, loaded 2-core development machine); the default run is 5 factors x 20
+seeds x 2 modes = 200 audits, 6,600 CPU seconds at that speed. ``--workers K`` runs them in K processes (each
+single-threaded: BLAS/OpenMP threads are set to 1 before numpy is imported): with ``--workers 15``, 14 rounds, about
+4 minutes on a server twice as fast per core. Audits run seed by seed (every factor and mode of seed 0, then seed 1,
+...), ``--json`` is rewritten after every audit, and ``--deadline`` stops starting audits after that many seconds, so
+a run cut short still reports the same seeds for every factor.
 """
 from __future__ import annotations
 
@@ -61,9 +64,9 @@ from dpverify.samplers.sgld import DPSGLDLi
 
 CASE = "dp_sgld_path"
 MODES = ("curve", "event")
-DEFAULT_FACTORS = (1.0, 0.95, 0.9, 0.85, 0.8)
-#: wall seconds of one standard-budget audit of dp_sgld_path on the 2-core development machine (module docstring)
-SECONDS_HERE = 43.0
+DEFAULT_FACTORS = (1.0, 0.95, 0.925, 0.9, 0.85)
+#: CPU seconds of one standard-budget audit of dp_sgld_path on the 2-core development machine (module docstring)
+CPU_SECONDS_HERE = 33.0
 TARGET_RATE = 0.95
 
 
@@ -200,6 +203,18 @@ def report(rows: list[dict], factors, seeds: int, modes) -> dict:
     return summary
 
 
+def _write_json(path: str, args, budget, factors, rows: list[dict], summary: dict | None, complete: bool) -> None:
+    """The rows so far (``summary`` None while the run goes on); ``complete``: every planned audit is among them."""
+    out = {"case": CASE, "budget": budget, "seeds": args.seeds, "factors": factors, "modes": args.modes,
+           "complete": complete, "rows": sorted(rows, key=lambda r: (-r["factor"], r["seed"], r["mode"])),
+           "python": sys.version.split()[0], "numpy": np.__version__}
+    if summary is not None:
+        out["flagged_rate"] = {str(f): v for f, v in summary.items()}
+        out["smallest_reduction_flagged"] = {m: smallest_flagged(summary, m) for m in args.modes}
+    with open(path, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--factors", type=float, nargs="+", default=list(DEFAULT_FACTORS),
@@ -208,7 +223,10 @@ def main(argv=None) -> None:
     parser.add_argument("--budget", default="standard", help="quick, standard, thorough or a sample count per side")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--workers", type=int, default=1, help="processes running audits (each single-threaded)")
-    parser.add_argument("--json", metavar="PATH", help="write every audit's row and the summary here")
+    parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                        help="start no audit after this many seconds; report the audits done (seeds run in order, "
+                             "so a cut-off run has the first seeds of every factor)")
+    parser.add_argument("--json", metavar="PATH", help="write every audit's row (after each audit) and the summary")
     args = parser.parse_args(argv)
     budget = int(args.budget) if str(args.budget).isdigit() else args.budget
     for f in args.factors:
@@ -219,13 +237,16 @@ def main(argv=None) -> None:
     from dpverify.interfaces.suite import get_case
 
     samples = get_case(CASE).samples(budget)
-    jobs = [(f, seed, m, budget) for f in factors for seed in range(args.seeds) for m in args.modes]
-    per_audit = SECONDS_HERE * samples / 200_000
-    rounds = math.ceil(len(jobs) / max(1, args.workers))
+    # seed-major: a run cut off by --deadline (or killed) has the same seeds for every factor and mode
+    jobs = [(f, seed, m, budget) for seed in range(args.seeds) for f in factors for m in args.modes]
+    workers = max(1, args.workers)
+    cpu = CPU_SECONDS_HERE * samples / 200_000
+    rounds = math.ceil(len(jobs) / workers)
     print(f"{len(jobs)} audits ({len(factors)} factors x {args.seeds} seeds x {len(args.modes)} modes) of "
-          f"{samples:,} samples per side, {args.workers} worker(s): ~{per_audit:.0f} s per audit on the 2-core "
-          f"development machine, so ~{rounds * per_audit / 60:.1f} min there ({rounds} rounds), about half on a fast "
-          "server (plus worker start-up)", flush=True)
+          f"{samples:,} samples per side on {workers} worker(s): {rounds} rounds of ~{cpu:.0f} CPU s per audit "
+          f"(2-core development machine), so ~{rounds * cpu / 60:.1f} min of wall time at that speed per core, "
+          f"~{rounds * cpu / 2 / 60:.1f} min on a server twice as fast per core (plus ~10 s of worker start-up)",
+          flush=True)
 
     rows: list[dict] = []
     start = time.perf_counter()
@@ -236,27 +257,38 @@ def main(argv=None) -> None:
         eta = elapsed / len(rows) * (len(jobs) - len(rows))
         mu = "" if row["mu_lower"] is None else f" mu_lo {row['mu_lower']:.3f}"
         print(f"[{len(rows):>4}/{len(jobs)}] factor {row['factor']:g} seed {row['seed']} {row['mode']:<5}: "
-              f"{row['verdict']:<12} eps_lo {row['epsilon_lower']:.3f}{mu} ({row['seconds']:.1f} s; "
-              f"elapsed {elapsed:.0f} s, eta {eta:.0f} s)", flush=True)
+              f"{row['verdict']:<12} eps_lo {row['epsilon_lower']:.3f}{mu} ({row['seconds']:.1f} s, "
+              f"{row['cpu_seconds']:.1f} CPU s; elapsed {elapsed:.0f} s, eta {eta:.0f} s)", flush=True)
+        if args.json:
+            _write_json(args.json, args, budget, factors, rows, None, False)
 
-    if args.workers <= 1:
+    def late() -> bool:
+        return args.deadline is not None and time.perf_counter() - start > args.deadline
+
+    if workers == 1:
         for job in jobs:
+            if late():
+                break
             done(run_one(*job))
     else:
-        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(run_one, *job) for job in jobs]
             for future in as_completed(futures):
                 done(future.result())
+                if late():
+                    pool.shutdown(wait=True, cancel_futures=True)  # the audits already started or queued finish
+                    break
+            for future in futures:
+                if future.done() and not future.cancelled() and future.result() not in rows:
+                    done(future.result())
+    if len(rows) < len(jobs):
+        print(f"deadline of {args.deadline:g} s: {len(rows)} of {len(jobs)} audits done", flush=True)
     rows.sort(key=lambda r: (-r["factor"], r["seed"], r["mode"]))
     summary = report(rows, factors, args.seeds, args.modes)
     print(f"total wall time {time.perf_counter() - start:.0f} s, {sum(r['cpu_seconds'] for r in rows):.0f} CPU s "
           "in the audits", flush=True)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"case": CASE, "budget": budget, "seeds": args.seeds, "factors": factors, "modes": args.modes,
-                       "rows": rows, "flagged_rate": {str(f): v for f, v in summary.items()},
-                       "smallest_reduction_flagged": {m: smallest_flagged(summary, m) for m in args.modes},
-                       "python": sys.version.split()[0], "numpy": np.__version__}, fh, indent=1)
+        _write_json(args.json, args, budget, factors, rows, summary, len(rows) == len(jobs))
         print(f"wrote {args.json}")
 
 
