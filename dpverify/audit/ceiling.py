@@ -162,13 +162,15 @@ def gaussian_ceiling(mu: float, *, n: int, alpha: float = 0.05, delta: float = 0
 
 def saturation(n: int, *, alpha: float = 0.05, delta: float = 0.0, candidates: int = 1) -> float:
     """The most any pair can be certified at this budget: every dataset output in the event, no neighbour
-    output in it. A claim above this can never be contradicted by ``n`` estimation samples per side."""
+    output in it. A claim above this can never be contradicted by ``n`` estimation samples per side. Never negative:
+    where even that event's bound is at or below 0 (a handful of samples, a confidence near 1) nothing above 0 can be
+    certified, and the saturation is 0."""
     n = check_positive_int(n, "n")
     a = check_probability(alpha, "alpha", open_low=True, open_high=True) / (2.0 * check_positive_int(candidates, "candidates"))
     lower = float(clopper_pearson_lower(n, n, a))
     upper = float(clopper_pearson_upper(0, n, a))
     delta = check_delta(delta)
-    return math.log((lower - delta) / upper) if lower > delta else 0.0
+    return max(0.0, math.log((lower - delta) / upper)) if lower > delta else 0.0
 
 
 @dataclass(frozen=True)

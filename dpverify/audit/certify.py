@@ -140,7 +140,19 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
         note = violation_note(chosen.events[best].statistic.name)
         if note:  # the certificate came from a floating-point statistic: say what that means
             reason = f"{reason}; {note}"
+    if facts.exact_epsilon is not None and epsilon_lower > facts.exact_epsilon:
+        reason = f"{reason}; {exact_contradiction(epsilon_lower, facts.exact_epsilon, plan.confidence)}"
     return Certificate(epsilon_lower, best, bounds, ceiling, verdict, reason, curve, power)
+
+
+def exact_contradiction(epsilon_lower: float, epsilon_exact: float, confidence: float) -> str:
+    """One sentence for a certificate above the pair's stated exact epsilon. No correct mechanism is certified above
+    its exact epsilon but with probability <= 1 - confidence (the bound's own guarantee), so this says that, with
+    probability >= confidence, the implementation is not the mechanism whose exact epsilon was given -- or that value is
+    wrong. The verdict stays the claim's: the exact value is a fact about the declared mechanism, not the claim."""
+    return (f"the certified {epsilon_lower:.4g} exceeds the pair's stated exact epsilon {epsilon_exact:.4g}: with "
+            f"probability >= {confidence:g} the implementation is not the mechanism that exact value describes (or the "
+            "value is wrong)")
 
 
 def curve_violation_reason(curve: CurveCertificate) -> str:

@@ -71,15 +71,16 @@ chunk has its own seed and the chunks after the fit are reduced to integer count
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 from dpverify.calculus.claimed import Guarantee
 from dpverify.audit.abilities import AccountantAnswer, Mechanism, PrivacyLossMasses, read_facts
 from dpverify.audit.certify import certify
 from dpverify.audit.chunk_work import Progress, runner_for
-from dpverify.audit.datasets import check_adjacent
+from dpverify.audit.datasets import check_adjacent, pair_note
 from dpverify.audit.estimate import count_events
-from dpverify.audit.kinds import Mode, TestKind
+from dpverify.audit.kinds import Mode, TestKind, Verdict
 from dpverify.audit.plan import make_plan
 from dpverify.audit.result import AuditResult, assemble_result
 from dpverify.audit.select import choose_events, fit_statistics
@@ -129,4 +130,8 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
         chosen = choose_events(fitted, runner, plan, facts.privacy_loss, first_estimation, report)
         counts = count_events(chosen, runner, plan, range(first_estimation, sampler.n_chunks), report)
     certificate = certify(chosen, counts, plan, facts)
-    return assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start)
+    result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start)
+    note = pair_note(dataset, neighbour) if adjacency is None else None
+    if note is not None and (note[0] == "identical" or result.verdict is Verdict.VIOLATION):
+        result = replace(result, verdict_reason=f"{result.verdict_reason}; {note[1]}")
+    return result

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ADJACENCIES", "check_adjacent", "replace_one", "add_one", "remove_one", "adjacent_pairs"]
+__all__ = ["ADJACENCIES", "check_adjacent", "pair_note", "replace_one", "add_one", "remove_one", "adjacent_pairs"]
 
 ADJACENCIES = ("replace", "add_remove", "either")
 
@@ -66,6 +66,29 @@ def check_adjacent(dataset: Any, neighbour: Any, adjacency: str = "replace") -> 
     if all(r is not None for r in reasons):
         raise ValueError("dataset and neighbour are not adjacent: " + "; ".join(r for r in reasons if r is not None))
     return a, b
+
+
+def pair_note(dataset: Any, neighbour: Any) -> tuple[str, str] | None:
+    """``(kind, sentence)`` -- kind ``"identical"`` or ``"not adjacent"`` -- when the pair, read as arrays of records, is identical or is not adjacent under replace-one nor
+    add/remove; ``None`` when it is adjacent or cannot be read as records (objects, ragged lists: a mechanism with its
+    own neighbouring relation). Advisory: :func:`dpverify.audit.audit` appends it to the verdict's reason (identical
+    datasets always, a non-adjacent pair when it is a violation); ``adjacency=`` makes a non-adjacent pair an error."""
+    try:
+        a, b = np.asarray(dataset), np.asarray(neighbour)
+    except (TypeError, ValueError):
+        return None
+    if a.ndim == 0 or b.ndim == 0 or a.dtype == object or b.dtype == object:
+        return None
+    if a.shape == b.shape and np.array_equal(a, b):
+        return "identical", ("dataset and neighbour are identical: no audit can tell them apart, so nothing above 0 is certified; "
+                "pass the neighbouring dataset (one record replaced, added or removed) as neighbour")
+    why = [_why_not_replace(a, b), _why_not_add_remove(a, b)]
+    if all(w is not None for w in why):
+        return "not adjacent", ("dataset and neighbour are not neighbours under replace-one nor add/remove of a record ("
+                + "; ".join(w for w in why if w is not None) + "): a DP claim speaks of neighbouring datasets only, so "
+                "this verdict concerns this pair, not the claim; check that the pair neighbours under the mechanism's "
+                "relation (adjacency='either' makes a non-adjacent pair an error)")
+    return None
 
 
 def replace_one(dataset: Any, index: int, record: Any) -> tuple[np.ndarray, np.ndarray]:

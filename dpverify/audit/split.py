@@ -25,6 +25,8 @@ reproduced from the audit's seed.
 """
 from __future__ import annotations
 
+import copy
+
 import math
 import warnings
 from dataclasses import dataclass
@@ -112,12 +114,33 @@ def check_outputs(out: Any, n: int, side: str, reference_shape: tuple | None) ->
     return arr
 
 
+def _snapshot(dataset: Any) -> Any:
+    """A deep copy of ``dataset`` to compare after a call, or ``None`` when it cannot be copied (then not checked)."""
+    try:
+        return copy.deepcopy(dataset)
+    except Exception:  # an object that refuses to be copied: the check is skipped, nothing else depends on it
+        return None
+
+
+def _unchanged(before: Any, after: Any) -> bool:
+    """Whether ``after`` still equals the snapshot ``before`` (arrays elementwise, NaN equal to NaN; other objects by
+    ``==``); an undecidable comparison counts as unchanged."""
+    try:
+        a, b = np.asarray(before), np.asarray(after)
+        if a.dtype != object and b.dtype != object:
+            return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return bool(before == after)
+    except Exception:  # a comparison that raises or is ambiguous: do not guess
+        return True
+
+
 def check_rng_use(mechanism: Callable, dataset: Any, seed_sequence: np.random.SeedSequence,
                   size: int = RNG_PROBE_SIZE) -> str:
     """Check that ``mechanism`` draws its randomness from the ``rng`` argument; returns what was found.
 
     Three or four calls of ``size`` outputs on ``dataset`` (seeds spawned from ``seed_sequence``, never used by the
-    audit itself):
+    audit itself). First, a mechanism that changes its ``dataset`` argument (compared with a deep copy after the
+    first call) is a ``ValueError``: it would make each call see another dataset. Then:
 
     1. two calls with generators seeded alike must give identical outputs; otherwise the mechanism uses another
        source of randomness: a :class:`NonReproducibleMechanismWarning` (the outputs are still random, so the bound
@@ -136,12 +159,18 @@ def check_rng_use(mechanism: Callable, dataset: Any, seed_sequence: np.random.Se
     Returns ``"ok"`` when the mechanism passed all checks.
     """
     s1, s2, s3 = seed_sequence.spawn(3)
+    before = _snapshot(dataset)
 
     def call(ss: np.random.SeedSequence) -> np.ndarray:
         # a fresh generator per call: the same seed sequence gives the same stream
         return check_outputs(mechanism(dataset, size, np.random.default_rng(ss)), size, "dataset", None)
 
     first = call(s1)
+    if before is not None and not _unchanged(before, dataset):
+        raise ValueError(
+            "mechanism modified its dataset argument (the dataset differs after one call): every later call would see "
+            "another dataset, so the audit would not be of this pair; copy the dataset inside the mechanism before "
+            "changing it")
     if not np.array_equal(first, call(s1)):
         warnings.warn(
             "mechanism gave different outputs for two generators seeded alike: it draws randomness from somewhere "

@@ -50,6 +50,9 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
         return Verdict.VIOLATION, (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
                                    "the mechanism is not private as claimed on this pair")
     inconclusive = Verdict.INCONCLUSIVE
+    if saturation is not None and saturation <= 0:
+        return inconclusive, ("with these samples and this confidence no audit can certify anything above 0 (the "
+                              "most any audit can certify is 0): use more samples or a lower confidence")
     if saturation is not None and epsilon_claimed > saturation:
         return inconclusive, (f"the claim {_fmt(epsilon_claimed)} is above the most any audit can certify with "
                               f"these samples ({_fmt(saturation)}): nothing at this budget can contradict it")
