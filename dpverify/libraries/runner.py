@@ -18,6 +18,14 @@ documented leak, ``LibraryFunction.expected``), ``expected, not found`` (the doc
 this budget: the audit lacked power), ``not reproduced`` (the final audit's violation did not recur: not a finding),
 ``unavailable`` (the library call itself fails in this environment, e.g. an incompatible dependency), ``error``
 (the audit failed), or ``""``.
+
+3. **ledger** -- when the function has a budget ledger (:mod:`dpverify.libraries.ledger`), one call on each side
+   of the worst pair (same seed) is recorded: ``row["ledger"]`` holds both ledgers, their diff and the mismatch
+   between the budget the calls spend (dpverify's composition), the budget the library's accountant records and
+   the budget asked for. A spend above the record is a finding on its own, without sampling
+   (``row["finding_from"]`` says ``"ledger"``, ``"sampling"`` or both). The ledgers of every candidate pair
+   (:data:`LEDGER_SEEDS` seeds each) locate the causes in the library's source (``row["causes"]``,
+   :func:`dpverify.libraries.causes.locate`).
 """
 from __future__ import annotations
 
@@ -34,7 +42,10 @@ from dpverify.libraries.base import LibraryFunction
 from dpverify.libraries.search import array_code, certify, confirm
 
 __all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
-           "markdown_table"]
+           "markdown_table", "ledger_report", "LEDGER_SEEDS"]
+
+#: Seeds per candidate pair of the ledgers that locate causes (a call of a few milliseconds each).
+LEDGER_SEEDS = 4
 
 #: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
 LIBRARIES = ("diffprivlib", "opendp", "opacus")
@@ -117,13 +128,63 @@ def _reproduction(fn: LibraryFunction, d: Any, n: Any, final: dict) -> str:
             f"{final['counts']['neighbour_in_event']} of {final['counts']['n_estimation']}.")
 
 
+def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: int = LEDGER_SEEDS) -> dict:
+    """The ledger section of a row (module docstring): ``dataset`` and ``neighbour`` (the ledgers of one call on
+    each side of ``fn.pairs[index]`` with ``seed``), ``diff``, ``mismatch`` (of the dataset side; empty: none),
+    ``causes`` (from the ledgers of every pair, ``seeds`` seeds each) and ``seconds``. Empty without a ledger."""
+    if fn.ledger is None:
+        return {}
+    from dpverify.libraries.causes import locate
+    from dpverify.libraries.ledger import diff
+
+    start = time.perf_counter()
+    pair = fn.pairs[index]
+    a, b = fn.ledger(pair[0], seed), fn.ledger(pair[1], seed)
+    ledgers = []
+    for i, p in enumerate(fn.pairs):
+        for s in range(seeds):
+            try:
+                ledgers.append((getattr(p, "label", f"pair {i}"), fn.ledger(p[0], seed + s), fn.ledger(p[1], seed + s)))
+            except Exception:  # a pair the call rejects (e.g. fewer records than clusters): nothing to record
+                break
+    causes = locate(fn.library, fn.version, a.package_dir, ledgers) if a.package_dir else []
+    mismatch = dict(a.mismatch)
+    for _, x, y in ledgers:  # a mismatch on any pair (the accounting may depend on the data)
+        for m in (x.mismatch, y.mismatch):
+            for k, v in m.items():
+                if k not in mismatch or v["epsilon"] > mismatch[k]["epsilon"]:
+                    mismatch[k] = v
+    return {"pair": getattr(pair, "label", f"pair {index}"), "seed": seed, "dataset": a.to_dict(),
+            "neighbour": b.to_dict(), "diff": diff(a, b), "mismatch": mismatch, "causes": causes,
+            "seconds": time.perf_counter() - start}
+
+
+def _add_ledger(row: dict, fn: LibraryFunction, index: int, seed: int) -> None:
+    try:
+        led = ledger_report(fn, index, seed=seed)
+    except Exception as exc:  # the ledger must never hide the audit's verdict
+        row["ledger"] = {"error": f"{type(exc).__name__}: {exc}"}
+        return
+    if not led:
+        return
+    row["ledger"] = {k: v for k, v in led.items() if k != "causes"}
+    row["causes"] = led["causes"]
+    sources = ["sampling"] if row.get("label") in ("finding", "expected") else []
+    if "spent_over_recorded" in led["mismatch"]:
+        sources.append("ledger")
+        if row.get("label") in ("", "not reproduced", None):
+            row["label"] = "finding"
+    if sources:
+        row["finding_from"] = sources
+
+
 def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confidence: float = 0.95,
                  progress: Callable[[str], None] | None = None) -> dict:
     """Search, final audit and confirmation of one function (module docstring); the report row."""
     start = time.perf_counter()
     row: dict[str, Any] = {"case": fn.qualified_name, "library": fn.library, "version": fn.version,
                            "function": fn.name, "adjacency": fn.adjacency, "expected": fn.expected,
-                           "tags": list(fn.tags), "reproducible": fn.reproducible}
+                           "tags": list(fn.tags), "reproducible": fn.reproducible, "options": dict(fn.options)}
     try:
         claim = fn.claim(fn.pairs[0][0])
     except Exception as exc:  # the library call itself fails here: not a privacy verdict
@@ -151,6 +212,7 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
     except Exception as exc:
         row.update(verdict="error", label="error", error=f"{type(exc).__name__}: {exc}",
                    seconds=time.perf_counter() - start)
+        _add_ledger(row, fn, 0, seed)
         return row
     pair = fn.pairs[found.index]
     label_name, note = getattr(pair, "label", f"pair {found.index}"), getattr(pair, "note", "")
@@ -176,6 +238,8 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
     if fn.expected:
         row["known_bad"] = True
         row["passed"] = confirmed
+    _add_ledger(row, fn, found.index, seed)
+    row["seconds"] = time.perf_counter() - start
     return row
 
 
