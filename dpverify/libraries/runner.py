@@ -42,7 +42,7 @@ from dpverify.libraries.base import LibraryFunction
 from dpverify.libraries.search import array_code, certify, confirm
 
 __all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
-           "markdown_table", "ledger_report", "LEDGER_SEEDS"]
+           "markdown_table", "ledger_report", "LEDGER_SEEDS", "ledger_cell", "ledger_text"]
 
 #: Seeds per candidate pair of the ledgers that locate causes (a call of a few milliseconds each).
 LEDGER_SEEDS = 4
@@ -260,6 +260,78 @@ def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "
     return rows
 
 
+def ledger_cell(row: dict) -> str:
+    """The ledger's verdict in a few characters: "ok" (spent = recorded), "spent 1.5 > rec 1", "error" or "-"."""
+    led = row.get("ledger") or {}
+    if not led:
+        return "-"
+    if "error" in led:
+        return "error"
+    mm = (led.get("mismatch") or {}).get("spent_over_recorded")
+    if not mm:
+        return "ok"
+    rec = (led.get("dataset") or {}).get("recorded") or {}
+    spent = rec.get("epsilon", 0.0) + mm["epsilon"]
+    return f"spent {spent:.4g} > rec {rec.get('epsilon', float('nan')):.4g}"
+
+
+def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
+    """The ledger and the causes of a row as text lines (the CLI's and the HTML report's detail): budget spent vs
+    recorded vs asked, the calls on D, where D and D' differ, and each cause with its file:line, evidence and
+    upstream references. Empty when the row has nothing to show (no mismatch, no difference, no cause)."""
+    led = row.get("ledger") or {}
+    causes = row.get("causes") or []
+    if not led or "error" in led:
+        return [f"ledger error: {led['error']}"] if led.get("error") else []
+    if not (led.get("mismatch") or led.get("diff") or causes):
+        return []
+
+    def g(x: dict | None) -> str:
+        if not x:
+            return "-"
+        return f"{x['epsilon']:.6g}" + (f" (delta {x['delta']:.3g})" if x.get("delta") else "")
+
+    d = led["dataset"]
+    mm = (led.get("mismatch") or {}).get("spent_over_recorded")
+    lines = [f"budget on pair {led['pair']} (seed {led['seed']}): spent {g(d.get('spent_least'))} (dpverify's "
+             f"composition of {len(d['calls'])} calls) vs recorded {g(d.get('recorded'))} (the library's accountant) "
+             f"vs asked {g(d.get('asked'))}" + (f": MISMATCH, +{mm['epsilon']:.6g} unrecorded" if mm else "")]
+    if d.get("unrecorded_spends"):
+        lines.append("  spends on accountants made inside the call: "
+                     + ", ".join(f"{e:.6g} at {site}" for (e, _), site in zip(d["unrecorded_spends"],
+                                                                               d.get("unrecorded_sites", []))))
+    lines.append("  calls on D:")
+    for c in d["calls"][:max_calls]:
+        sens = "-" if c["sensitivity"] is None else f"{c['sensitivity']:.4g}"
+        scale = "-" if c["scale"] is None else f"{c['scale']:.4g}"
+        lines.append(f"    {c['mechanism']} eps={c['epsilon']:.4g} delta={c['delta']:.3g} sensitivity={sens} "
+                     f"scale={scale} at {c['site']}")
+    if len(d["calls"]) > max_calls:
+        lines.append(f"    ... {len(d['calls']) - max_calls} more")
+    for x in led.get("diff") or []:
+        if "only_on" in x:
+            lines.append(f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}) only on {x['only_on']}")
+            continue
+        what = [f"{k} {v[0]:.4g} vs {v[1]:.4g}" if isinstance(v[0], float) else f"{k} {v[0]} vs {v[1]}"
+                for k, v in x.get("differs", {}).items()]
+        if x.get("zero_sensitivity_on"):
+            what.append("sensitivity 0 on " + " and ".join(x["zero_sensitivity_on"]))
+        if x.get("exceeds_declared"):
+            e = x["exceeds_declared"]
+            what.append(f"statistic changes by {e['realized']:.4g} > declared sensitivity {e['declared']:.4g}")
+        lines.append(f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}): " + "; ".join(what))
+    for c in causes:
+        lines.append(f"cause [{c['kind']}] {c['site']} ({c['library']} {c['version']}): {c['source']}")
+        if c.get("guard"):
+            lines.append(f"  runs only under {c['guard']}")
+        for e in c["evidence"][:2]:
+            lines.append(f"  evidence: {e}")
+        refs = [ref for u in c.get("upstream", []) for ref in u["refs"]]
+        status = "; ".join(u["status"] for u in c.get("upstream", []))
+        lines.append("  upstream: " + (", ".join(refs) + f" ({status})" if refs else "none found on the tracker"))
+    return lines
+
+
 def failed(rows: Iterable[dict]) -> bool:
     """True when a row is a finding, an error, or an expected violation that was not found (exit status 1)."""
     return any(r.get("label") in ("finding", "error", "expected, not found") for r in rows)
@@ -282,11 +354,11 @@ def claim_and_certificate(row: dict, delta_symbol: str = "δ") -> tuple[str, str
 def markdown_table(rows: Iterable[dict]) -> str:
     """The rows as the Markdown table of docs/libraries.md: library, version, function, claimed (epsilon, delta),
     certified (final audit / confirmation), worst pair, verdict, label."""
-    lines = ["| library | version | function | claimed | certified | worst pair | verdict | label |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| library | version | function | claimed | certified | worst pair | verdict | label | ledger |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         claimed, cert = claim_and_certificate(r)
         func = str(r["function"]).replace("|", "\\|")
         lines.append(f"| {r['library']} | {r['version']} | `{func}` | {claimed} | {cert} | {r.get('pair') or '-'} | "
-                     f"{r['verdict']} | {r.get('label') or ''} |")
+                     f"{r['verdict']} | {r.get('label') or ''} | {ledger_cell(r)} |")
     return "\n".join(lines)

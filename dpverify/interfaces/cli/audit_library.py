@@ -62,22 +62,30 @@ def _catalogues(library: str) -> tuple[list, list[str]]:
 
 def print_rows(rows: list[dict], width: int | None = None) -> None:
     from dpverify.interfaces.cli.output import format_table, wrap
-    from dpverify.libraries.runner import claim_and_certificate
+    from dpverify.libraries.runner import claim_and_certificate, ledger_cell, ledger_text
 
     table = []
     for r in rows:
         claimed, cert = claim_and_certificate(r, delta_symbol="d")
         table.append([r["library"], r["version"], r["function"], claimed, cert, r.get("pair") or "-",
-                      r["verdict"], r.get("label") or "", f"{r.get('seconds', 0.0):.1f}"])
+                      r["verdict"], r.get("label") or "", ledger_cell(r), f"{r.get('seconds', 0.0):.1f}"])
     print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",
-                        "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
+                        "ledger", "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
     for line in ("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
                  "fresh samples);", "label: finding = a violation that reproduced and is not documented; expected = "
-                 "a documented leak, found; not reproduced = not a finding."):
+                 "a documented leak, found; not reproduced = not a finding;", "ledger: the budget the library's calls "
+                 "spend (dpverify's composition) against what its accountant records; a spend above the record is "
+                 "a finding without sampling."):
         print(wrap(line, width, indent="  ", subsequent="    "))
     for r in rows:
         if r.get("error"):
             print(wrap(f"{r['verdict'].upper()} {r['case']}: {r['error']}", width, indent="  ", subsequent="    "))
+    for r in rows:
+        lines = ledger_text(r)
+        if lines:
+            print(f"\n# --- ledger and causes: {r['case']} ({r.get('label') or r['verdict']}) ---")
+            for line in lines:
+                print(wrap(line, width, subsequent="      "))
     for r in rows:
         if r.get("snippet"):
             print(wrap(f"\n# --- reproduction: {r['case']} ({r['label'] or r['verdict']}) ---", width, subsequent="# "))
