@@ -159,3 +159,51 @@ def test_logistic_regression_rows_are_available(dpl_catalogue):
         assert c.epsilon == 1.0
     out = rows[0].mechanism(np.asarray(rows[0].pairs[0][0]), 2, np.random.default_rng(0))
     assert out.shape == (2, 2) and np.all(np.isfinite(out))
+
+
+# -- the corpus of reported bugs -------------------------------------------------------------------------------------
+
+def test_corpus_cases_cite_checked_references_and_the_gdp_estimator_case_separates():
+    from dpverify.libraries import corpus
+
+    ids = [c.id for c in corpus.CASES]
+    assert len(ids) == len(set(ids)) >= 6
+    assert all(c.refs and all(r.startswith("https://github.com/") for r in c.refs) for c in corpus.CASES)
+    assert {c.kind for c in corpus.CASES} <= {"library", "re-implementation"}
+    row = corpus.run_case(next(c for c in corpus.CASES if c.id == "jax_privacy-pr270"))
+    # identical score laws: the pre-#270 estimator reports a positive epsilon, the fixed one and dpverify's 0
+    assert row["status"] == "ok" and row["epsilon"]["before PR #270"] > 1.0
+    assert row["epsilon"]["after PR #270"] == 0.0 and row["mu"]["dpverify curve_audit"] == 0.0
+    assert not corpus.failed([row]) and corpus.failed([{"status": "failed"}])
+
+
+def test_corpus_diffprivlib_cases_reproduce_on_the_installed_version():
+    from dpverify.libraries import corpus
+
+    rows = corpus.run_corpus("diffprivlib")
+    assert [r["status"] for r in rows] == ["reproduced", "reproduced"], [r["detail"] for r in rows]
+    assert "linear_regression.py" in rows[0]["site"] and rows[1]["spent"] > rows[1]["recorded"]
+
+
+@pytest.mark.opacus
+def test_corpus_opacus_accountant_cases():
+    pytest.importorskip("opacus")
+    from dpverify.libraries import corpus
+
+    rows = {r["id"]: r for r in corpus.run_corpus("opacus-pr829") + corpus.run_corpus("opacus#585")}
+    assert rows["opacus-pr829"]["status"] == "reproduced" and rows["opacus-pr829"]["len"] != rows["opacus-pr829"]["steps"]
+    eps = rows["opacus#585"]["epsilons"]
+    assert rows["opacus#585"]["status"] == "reproduced"
+    assert any(isinstance(v, str) or v < 0 for v in eps.values())
+
+
+def test_cli_corpus_json_and_bad_only(capsys):
+    import json
+
+    from dpverify.interfaces.cli import main
+
+    assert main(["audit-library", "corpus", "--only", "jax_privacy", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in out["corpus"]] == ["jax_privacy-pr270"] and out["corpus"][0]["status"] == "ok"
+    assert main(["audit-library", "corpus", "--only", "nope"]) == 2
+    assert "jax_privacy-pr270" in capsys.readouterr().err

@@ -18,13 +18,14 @@ import sys
 from dpverify.interfaces.cli import arguments
 
 #: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
-CHOICES = ("diffprivlib", "opendp", "opacus", "all")
+CHOICES = ("diffprivlib", "opendp", "opacus", "all", "corpus")
 BUDGET_NAMES = ("quick", "standard", "full")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus)")
-    p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)}")
+    p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)} (corpus: the seeded checks of "
+                                                      "real reported DP bugs, dpverify.libraries.corpus)")
     p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
                    help="samples per side per function: quick (1.6k screening + 1k final; a whole catalogue takes "
                         "one to two minutes of CPU), standard (12k + 10k), full (40k + 40k); divided by a function's "
@@ -94,6 +95,53 @@ def print_rows(rows: list[dict], width: int | None = None) -> None:
             print(r["snippet"])
 
 
+def _run_corpus(args) -> int:
+    """``dpverify audit-library corpus``: every case of :mod:`dpverify.libraries.corpus` (``--only`` matches the
+    case id); ``--json`` prints the rows; ``--report DIR`` writes ``DIR/corpus.json`` atomically."""
+    from dpverify.interfaces.cli.output import format_table, output_width, wrap
+    from dpverify.interfaces.files import jsonable, write_json_atomic
+    from dpverify.libraries import corpus
+    from dpverify.validation import UsageError
+
+    if args.only and not any(args.only in c.id for c in corpus.CASES):
+        raise UsageError(f"--only {args.only!r} matches no corpus case; the cases are: "
+                         + ", ".join(c.id for c in corpus.CASES))
+    if args.report:
+        from dpverify.interfaces.files import check_writable_dir
+
+        check_writable_dir(args.report)
+    print(f"audit-library corpus: {len(corpus.CASES)} reported bugs", file=sys.stderr, flush=True)
+    rows = corpus.run_corpus(args.only, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    if args.json:
+        from dpverify.interfaces.cli.output import print_json
+
+        print_json(jsonable({"corpus": rows}))
+    else:
+        width = output_width(args.wide)
+        print(format_table(["case", "library", "kind", "installed", "status", "time [s]"],
+                           [[r["id"], r["library"], r["kind"], r.get("version", "-"), r["status"],
+                             f"{r['seconds']:.1f}"] for r in rows], width=width))
+        for r in rows:
+            print(wrap(f"\n{r['id']}: {r['title']} [{r['status']}]", width, subsequent="  "))
+            print(wrap(f"  {r.get('detail', '')}", width, subsequent="    "))
+            print(wrap(f"  upstream: {', '.join(r['refs'])} ({r['upstream_status']})", width, subsequent="    "))
+        print(wrap("\nstatus: reproduced = the installed library still has the reported defect; fixed = it no "
+                   "longer shows it; ok = a re-implemented defect is flagged and its fix passes; failed = the check "
+                   "misbehaved; unavailable = the library is not installed.", width))
+    if args.report:
+        import os
+
+        path = os.path.join(args.report, "corpus.json")
+        write_json_atomic(path, jsonable({"corpus": rows}))
+        print(f"report: {path}", file=sys.stderr)
+    bad = corpus.failed(rows)
+    print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} corpus cases; "
+          + ", ".join(f"{sum(r['status'] == k for r in rows)} {k}"
+                      for k in ("reproduced", "fixed", "ok", "unavailable", "failed") if any(r['status'] == k for r in rows)),
+          file=sys.stderr if args.json else sys.stdout)
+    return 1 if bad else 0
+
+
 def _run(args) -> int:
     from dpverify.libraries.runner import failed, run_catalogue, select
 
@@ -102,6 +150,8 @@ def _run(args) -> int:
 
     if args.library not in CHOICES:
         raise UsageError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
+    if args.library == "corpus":
+        return _run_corpus(args)
     if args.overwrite and not args.report:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     report_dir = None
