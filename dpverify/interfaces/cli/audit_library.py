@@ -63,7 +63,11 @@ def _catalogues(library: str) -> tuple[list, list[str]]:
 
 def print_rows(rows: list[dict], width: int | None = None) -> None:
     from dpverify.interfaces.cli.output import format_table, wrap
-    from dpverify.libraries.runner import claim_and_certificate, ledger_cell, ledger_text
+    from dpverify.libraries.runner import (
+        claim_and_certificate,
+        ledger_cell,
+        ledger_text,
+    )
 
     table = []
     for r in rows:
@@ -72,11 +76,13 @@ def print_rows(rows: list[dict], width: int | None = None) -> None:
                       r["verdict"], r.get("label") or "", ledger_cell(r), f"{r.get('seconds', 0.0):.1f}"])
     print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",
                         "ledger", "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
-    for line in ("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
-                 "fresh samples);", "label: finding = a violation that reproduced and is not documented; expected = "
-                 "a documented leak, found; not reproduced = not a finding;", "ledger: the budget the library's calls "
-                 "spend (dpverify's composition) against what its accountant records; a spend above the record is "
-                 "a finding without sampling."):
+    legend = (("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
+              "fresh samples);"),
+              ("label: finding = a violation that reproduced and is not documented; expected = a documented leak, "
+              "found; not reproduced = not a finding;"),
+              ("ledger: the budget the library's calls spend (dpverify's composition) against what its accountant "
+              "records; a spend above the record is a finding without sampling."))
+    for line in legend:
         print(wrap(line, width, indent="  ", subsequent="    "))
     for r in rows:
         if r.get("error"):
@@ -143,9 +149,8 @@ def _run_corpus(args) -> int:
 
 
 def _run(args) -> int:
-    from dpverify.libraries.runner import failed, run_catalogue, select
-
     from dpverify.interfaces.cli.output import output_width
+    from dpverify.libraries.runner import failed, run_catalogue, select
     from dpverify.validation import UsageError
 
     if args.library not in CHOICES:
@@ -180,8 +185,8 @@ def _run(args) -> int:
     budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
     rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress)
     if args.json:
-        from dpverify.interfaces.files import jsonable
         from dpverify.interfaces.cli.output import print_json
+        from dpverify.interfaces.files import jsonable
 
         print_json(jsonable({"rows": rows, "unavailable": missing}))
     else:
