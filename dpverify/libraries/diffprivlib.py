@@ -266,7 +266,7 @@ def _models_entries() -> list[LibraryFunction]:
 
     def model(name: str, make: Callable, code: str, stat: Callable, labelled: bool, features: int,
               stat_code: str, *, options: dict | None = None, expected: str = "", tags: tuple = (),
-              cost: float = 4.0, compat: bool = False) -> LibraryFunction:
+              cost: float = 4.0, compat: bool = False, families: tuple[str, ...] = ()) -> LibraryFunction:
         def release(X, rs, acc):
             if compat:
                 with sklearn_compat():
@@ -278,9 +278,10 @@ def _models_entries() -> list[LibraryFunction]:
             return stat(m)
 
         fit = "m.fit(X[:, :-1], X[:, -1].astype(int))" if labelled else "m.fit(X)"
-        return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}",
-                      _model_pairs(features, labelled=labelled), "replace", cost=cost, tags=("model",) + tags,
-                      options=options, expected=expected)
+        pairs = [p for p in _model_pairs(features, labelled=labelled)
+                 if not families or p.label.split(":")[0] in families]
+        return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}", pairs, "replace", cost=cost,
+                      tags=("model",) + tags, options=options, expected=expected)
 
     b1 = ([0.0], [1.0])
     bs = ([-1.0], [1.0])
@@ -301,13 +302,14 @@ def _models_entries() -> list[LibraryFunction]:
         model(f"models.LogisticRegression(epsilon={eps}, data_norm=1.0).coef_",
               lambda rs, acc: models.LogisticRegression(epsilon=eps, data_norm=1.0, random_state=rs, accountant=acc),
               f"models.LogisticRegression(epsilon={eps}, data_norm=1.0, random_state=s)",
-              log_stat, True, 1, log_code, options={"fit_intercept": True, "data_norm": "given"}, compat=True),
+              log_stat, True, 1, log_code, options={"fit_intercept": True, "data_norm": "given"}, compat=True,
+              cost=40.0, families=("bounds", "outlier", "small")),
         model(f"models.LogisticRegression(epsilon={eps}, data_norm=1.0, fit_intercept=False).coef_",
               lambda rs, acc: models.LogisticRegression(epsilon=eps, data_norm=1.0, fit_intercept=False,
                                                         random_state=rs, accountant=acc),
               f"models.LogisticRegression(epsilon={eps}, data_norm=1.0, fit_intercept=False, random_state=s)",
               log_stat, True, 1, log_code, options={"fit_intercept": False, "data_norm": "given"}, compat=True,
-              tags=("sweep",)),
+              tags=("sweep",), cost=10.0, families=("bounds", "outlier", "small")),
         model(f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0, 1)).coef_",
               lambda rs, acc: models.LinearRegression(epsilon=eps, bounds_X=b1, bounds_y=(0.0, 1.0), random_state=rs,
                                                       accountant=acc),
@@ -331,7 +333,7 @@ def _models_entries() -> list[LibraryFunction]:
               lambda rs, acc: models.LinearRegression(epsilon=eps, random_state=rs, accountant=acc),
               f"models.LinearRegression(epsilon={eps}, random_state=s)",
               lin_stat, True, 1, lin_code, options={"fit_intercept": True, "bounds": "inferred"},
-              expected=_NO_BOUNDS, tags=("no-bounds", "sweep")),
+              expected=_NO_BOUNDS, tags=("no-bounds", "sweep"), families=("outlier",)),
         model(f"models.PCA(1, epsilon={eps}, data_norm=1.5, bounds={b2}).explained_variance_",
               lambda rs, acc: models.PCA(n_components=1, epsilon=eps, data_norm=1.5, bounds=b2, random_state=rs,
                                          accountant=acc),

@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="publish into --report DIR even if it holds a report.json/report.html that dpverify did not "
                         "publish (they are kept in DIR/.dpverify-runs/run-legacy-*/)")
+    p.add_argument("--jobs", type=arguments.workers(), default=1,
+                   metavar="N", help="run the catalogue's functions in N forked worker processes (default 1; the "
+                                     "rows are the same); e.g. --jobs 2 on 2 cores")
     p.add_argument("--json", action="store_true", help="print the result rows as JSON instead of the table")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.set_defaults(func=_run)
@@ -183,7 +186,8 @@ def _run(args) -> int:
     from dpverify.libraries.runner import BUDGETS
 
     budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
-    rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress)
+    rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress,
+                         jobs=args.jobs)
     if args.json:
         from dpverify.interfaces.cli.output import print_json
         from dpverify.interfaces.files import jsonable
@@ -201,7 +205,7 @@ def _run(args) -> int:
         from dpverify.interfaces.report import write_report
 
         settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
-                    "seed": args.seed,
+                    "seed": args.seed, "jobs": args.jobs,
                     "only": args.only, "confidence": args.confidence, "unavailable": missing}
         paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
         print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)
