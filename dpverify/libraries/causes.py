@@ -170,8 +170,9 @@ def locate(library: str, version: str, package_dir: str, pair_ledgers: Iterable[
                 what.append(f"the statistic changes by {exceeds['realized']:.4g} between D and D', above the "
                             f"declared sensitivity {exceeds['declared']:.4g}"
                             + (f" (the input is clipped only under `{guard.split(': ', 1)[1]}`)" if guard else ""))
-            if len(c["evidence"]) < 4:
-                c["evidence"].append(f"pair {label}, {d['mechanism']} at {d['site']}: " + "; ".join(what))
+            text = f"pair {label}, {d['mechanism']} at {d['site']}: " + "; ".join(what)
+            if len(c["evidence"]) < 4 and text not in c["evidence"]:
+                c["evidence"].append(text)
         for led in (a, b):
             mm = led.mismatch.get("spent_over_recorded")
             if not mm:
