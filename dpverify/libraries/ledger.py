@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from types import FrameType
 from typing import Any
 
 from dpverify.calculus.composition import basic_composition
@@ -196,7 +197,7 @@ def library_site(package_dir: str, skip: Sequence[str] = (), depth: int = 2,
     frames alive for the ledger's lifetime, so a scope's index names one frame invocation)."""
     root = os.path.dirname(package_dir)
     skips = tuple(os.path.join(package_dir, s) for s in skip)
-    frame = sys._getframe(depth)
+    frame: FrameType | None = sys._getframe(depth)
     frames = []
     partition = None
     while frame is not None:
@@ -254,6 +255,7 @@ def diffprivlib_ledger(accountant: Any = None, *, asked: ApproxDP | None = None,
     classes = {c for c in vars(mechanisms).values() if isinstance(c, type) and issubclass(c, DPMechanism)}
     todo = list(classes)
     while todo:  # subclasses defined outside the package's namespace too
+        sub: type
         for sub in todo.pop().__subclasses__():
             if sub not in classes:
                 classes.add(sub)
@@ -291,7 +293,7 @@ def diffprivlib_ledger(accountant: Any = None, *, asked: ApproxDP | None = None,
         if "randomise" in vars(cls):
             original = vars(cls)["randomise"]
             saved.append((cls, "randomise", original))
-            cls.randomise = wrap(cls, original)
+            setattr(cls, "randomise", wrap(cls, original))  # noqa: B010 - any DPMechanism subclass
     original_spend = BudgetAccountant.spend
 
     def spend(self, epsilon, delta):
@@ -317,7 +319,7 @@ def _handed_in(obj: Any, package_dir: str) -> str:
     accountant made inside the call was handed to the code that spends on it."""
     root = os.path.dirname(package_dir)
     frames = []
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename.startswith(package_dir):
             frames.append(frame)
