@@ -51,10 +51,12 @@ def test_diffprivlib_linear_regression_exceeds_its_claim(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lower, family", [(0.0, "bounds"), (0.0, "outlier"), (-1.0, "outlier")])
+@pytest.mark.parametrize("lower, family", [(0.0, "small"), (0.0, "outlier"), (-1.0, "outlier")])
 def test_diffprivlib_linear_regression_without_intercept_leaks_without_bound(lower, family):
-    """fit_intercept=False. bounds_X=([0], [1]), pair inside the bounds: the X^T X coefficient is released without
-    noise (sensitivity 0, linear_regression.py line 144), so the noise scale of coef_ depends on the data; outlier
+    """fit_intercept=False. bounds_X=([0], [1]), the two-record pair inside the bounds (the one of the finding
+    above): the X^T X coefficient is released without noise (sensitivity 0, linear_regression.py line 144), so the
+    noise scale of coef_ depends on the data (certified 4.6 at seed 7; on the 8-record `bounds` pair the same
+    audit stays below 1: the scales differ less); outlier
     pair (one record 1e6): no clipping, coef_ collapses towards 0. Each audit (8,000 samples per side, confidence
     0.95) must certify above the claim; fails the day diffprivlib fixes the line and clips without an intercept."""
     pytest.importorskip("diffprivlib", reason="needs the peers extra: pip install -e '.[peers]'")
