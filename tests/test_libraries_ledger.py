@@ -207,3 +207,25 @@ def test_cli_corpus_json_and_bad_only(capsys):
     assert [r["id"] for r in out["corpus"]] == ["jax_privacy-pr270"] and out["corpus"][0]["status"] == "ok"
     assert main(["audit-library", "corpus", "--only", "nope"]) == 2
     assert "jax_privacy-pr270" in capsys.readouterr().err
+
+
+@pytest.mark.opacus
+def test_opacus_ledger_records_noise_and_locates_the_size_dependent_divisor():
+    """The Opacus ledger: one Gaussian noise addition per step (std sigma C, sensitivity C) accounted by dpverify
+    within 2% of Opacus' own accountant; with loss_reduction='mean' the divisor differs between the canary pair's
+    sides (4 vs 3) and the cause is the line computing expected_batch_size from the dataset's size (#571)."""
+    pytest.importorskip("opacus")
+    from dpverify.libraries import opacus as lib
+    from dpverify.libraries.runner import ledger_report
+
+    fns = {f.name: f for f in lib.catalogue()}
+    ok = fns["make_private[sum_full_batch_1_step]"]
+    led = ok.ledger(ok.pairs[0][0], 0)
+    steps = [e for e in led.entries if e.mechanism == "Gaussian"]
+    assert len(steps) == lib.CASES["sum_full_batch_1_step"][0].steps and steps[0].site.startswith("opacus/")
+    assert led.mismatch == {} and led.spent.epsilon == pytest.approx(led.recorded.epsilon, rel=0.02)
+    rep = ledger_report(fns["make_private[mean_full_batch_divisor_differs]"], seeds=1)
+    assert [x["differs"]["scale"] for x in rep["diff"]] == [[4.0, 3.0]]
+    (cause,) = rep["causes"]
+    assert cause["kind"] == "divisor" and cause["site"].startswith("opacus/privacy_engine.py:")
+    assert "len(" in cause["source"] and any("issues/571" in r for u in cause["upstream"] for r in u["refs"])

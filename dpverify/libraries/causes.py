@@ -12,6 +12,9 @@ pairs) and names, in the installed library's source:
 - ``clipping``: a statistic that changes by more than its declared sensitivity, where the library's file clips
   its input only under a condition (``if ...:`` above the ``clip...(`` call): the data reach the mechanism
   unclipped on this path; the guarded clipping line and its condition are named;
+- ``divisor``: a scaling of the noisy release (e.g. Opacus' division by ``expected_batch_size`` under
+  ``loss_reduction="mean"``) that differs between D and D': the line that computes it from the private data (the
+  assignment found walking the recorded stack outwards);
 - ``budget``: the calls' composed budget exceeds what the caller's accountant records: the lines that handed the
   unrecorded spends to accountants made inside the call (:attr:`dpverify.libraries.ledger.Ledger.unrecorded_sites`).
 
@@ -58,6 +61,9 @@ UPSTREAM: tuple[Upstream, ...] = (
               "https://github.com/IBM/differential-privacy-library/pull/110",
               "https://github.com/IBM/differential-privacy-library/issues/104"),
              "issue #105 open (2026-02), fix PR #110 open (2026-08); also item 1 of issue #104 (open, 2025-09)"),
+    Upstream("opacus", "privacy_engine.py", r"expected_batch_size\s*=\s*int\(len\(", "divisor",
+             ("https://github.com/meta-pytorch/opacus/issues/571", "https://github.com/meta-pytorch/opacus/issues/819"),
+             "issues #571 (2023-03) and #819 (2026-05) open"),
     Upstream("diffprivlib", "models/linear_regression.py", r"accountant=BudgetAccountant\(\)", "budget",
              ("https://github.com/IBM/differential-privacy-library/issues/104",),
              "item 2 of issue #104 (open, 2025-09): the centring of X and y shares one budget slice"),
@@ -145,6 +151,25 @@ def locate(library: str, version: str, package_dir: str, pair_ledgers: Iterable[
     for label, a, b in pair_ledgers:
         for d in diff(a, b):
             if "only_on" in d:
+                continue
+            if d["mechanism"].startswith("divide by ") and "scale" in d.get("differs", {}):
+                name = d["mechanism"].split()[-1]
+                entry = a.entries[d["index"]]
+                site = d["site"]
+                for frame in reversed(entry.stack):  # innermost first
+                    loc = frame.split()[0]
+                    found_at = declaration_line(package_dir, loc, name=name)
+                    if found_at != loc:
+                        site = found_at
+                        break
+                c = found.setdefault(("divisor", site), {
+                    "kind": "divisor", "library": library, "version": version, "site": site,
+                    "source": source_line(package_dir, site), "calls": [d["site"]], "evidence": []})
+                u, v = d["differs"]["scale"]
+                text = (f"pair {label}: the noisy release is divided by {u:g} on D and {v:g} on D' ({name}, passed at "
+                        f"{d['site']}): the noise scale of the output depends on the private dataset's size")
+                if text not in c["evidence"]:
+                    c["evidence"].append(text)
                 continue
             zero = d.get("zero_sensitivity_on")
             exceeds = d.get("exceeds_declared")

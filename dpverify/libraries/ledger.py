@@ -105,16 +105,22 @@ class Ledger:
     partitions: tuple[Partition, ...] = ()
     adjacency: str = "replace"
     package_dir: str = ""  # the installed library package (its source locates causes)
+    accounted: ApproxDP | None = None  # dpverify's accountant of calls without a per-call epsilon (Gaussian steps)
 
     @property
     def spent(self) -> ApproxDP | None:
-        """The calls composed under the ledger's adjacency."""
+        """The calls composed under the ledger's adjacency (or :attr:`accounted`, when set: calls such as DP-SGD's
+        Gaussian steps have no per-call epsilon and are accounted together)."""
+        if self.accounted is not None:
+            return self.accounted
         return compose(self.entries, self.adjacency)
 
     @property
     def spent_least(self) -> ApproxDP | None:
         """The calls composed under the neighbouring relation that makes them cheapest: the library states none,
         so a spend above the record under *every* relation is a mismatch (:attr:`mismatch`)."""
+        if self.accounted is not None:
+            return self.accounted
         options = [c for c in (compose(self.entries, a) for a in ("add_remove", "replace")) if c is not None]
         return min(options, key=lambda g: (g.epsilon, g.delta)) if options else None
 
@@ -143,7 +149,8 @@ class Ledger:
             if ref is None:
                 continue
             de, dd = spent.epsilon - ref.epsilon, spent.delta - ref.delta
-            if de > _TOL * max(1.0, ref.epsilon) or dd > _TOL:
+            tol = 0.02 * ref.epsilon if self.accounted is not None else _TOL * max(1.0, ref.epsilon)
+            if de > tol or dd > _TOL:
                 out[key] = {"epsilon": de, "delta": dd, "ratio": spent.epsilon / ref.epsilon
                             if ref.epsilon > 0 else math.inf}
         return out

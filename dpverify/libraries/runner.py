@@ -44,8 +44,10 @@ from dpverify.libraries.search import array_code, certify, confirm
 __all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
            "markdown_table", "ledger_report", "LEDGER_SEEDS", "ledger_cell", "ledger_text"]
 
-#: Seeds per candidate pair of the ledgers that locate causes (a call of a few milliseconds each).
+#: Seeds per candidate pair of the ledgers that locate causes (a call of a few milliseconds each), and the time
+#: after which no further seed is started (an Opacus ledger is a real training run: one seed only).
 LEDGER_SEEDS = 4
+LEDGER_SECONDS = 2.0
 
 #: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
 LIBRARIES = ("diffprivlib", "opendp", "opacus")
@@ -131,7 +133,8 @@ def _reproduction(fn: LibraryFunction, d: Any, n: Any, final: dict) -> str:
 def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: int = LEDGER_SEEDS) -> dict:
     """The ledger section of a row (module docstring): ``dataset`` and ``neighbour`` (the ledgers of one call on
     each side of ``fn.pairs[index]`` with ``seed``), ``diff``, ``mismatch`` (of the dataset side; empty: none),
-    ``causes`` (from the ledgers of every pair, ``seeds`` seeds each) and ``seconds``. Empty without a ledger."""
+    ``causes`` (from the ledgers of every pair, ``seeds`` seeds each, fewer once :data:`LEDGER_SECONDS` have
+    passed) and ``seconds``. Empty without a ledger."""
     if fn.ledger is None:
         return {}
     from dpverify.libraries.causes import locate
@@ -140,13 +143,18 @@ def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: 
     start = time.perf_counter()
     pair = fn.pairs[index]
     a, b = fn.ledger(pair[0], seed), fn.ledger(pair[1], seed)
-    ledgers = []
-    for i, p in enumerate(fn.pairs):
-        for s in range(seeds):
+    ledgers = [(getattr(pair, "label", f"pair {index}"), a, b)]
+    rejected: set[int] = set()
+    for s in range(seeds):  # seed by seed over every pair; further seeds only while the ledgers are cheap
+        if s and time.perf_counter() - start > LEDGER_SECONDS:
+            break
+        for i, p in enumerate(fn.pairs):
+            if i in rejected or (i == index and s == 0):
+                continue
             try:
                 ledgers.append((getattr(p, "label", f"pair {i}"), fn.ledger(p[0], seed + s), fn.ledger(p[1], seed + s)))
-            except Exception:  # a pair the call rejects (e.g. fewer records than clusters): nothing to record
-                break
+            except Exception:  # noqa: BLE001 - a pair the call rejects (fewer records than clusters): nothing to record
+                rejected.add(i)
     causes = locate(fn.library, fn.version, a.package_dir, ledgers) if a.package_dir else []
     mismatch = dict(a.mismatch)
     for _, x, y in ledgers:  # a mismatch on any pair (the accounting may depend on the data)
