@@ -142,6 +142,25 @@ def test_runner_labels_findings_expected_and_unavailable():
     assert [f.name for f in select([leaky, documented], "leak*")] == ["leaky"]
 
 
+def test_run_catalogue_in_forked_workers_gives_the_same_rows():
+    from dpverify.libraries.runner import run_catalogue
+
+    claim = lambda d: Claimed(1.0, 0.0, "test")  # noqa: E731
+    fns = [LibraryFunction("lib", "1.0", f"leaky{i}", _leaky_sum, claim, _pairs()[:2], adjacency="replace")
+           for i in range(2)]
+    small = Budget("small", search=200, final=200, min_search=100, min_final=100)
+    one = run_catalogue(fns, small, seed=3)
+    two = run_catalogue(fns, small, seed=3, jobs=2)
+
+    def strip(rows):  # timings differ, nothing else
+        return [{k: ({**v, "wall_time": None} if isinstance(v, dict) and "wall_time" in v else v)
+                 for k, v in r.items() if k != "seconds"} for r in rows]
+
+    assert [r["case"] for r in two] == ["lib.leaky0", "lib.leaky1"] and strip(one) == strip(two)
+    with pytest.raises(ValueError, match="jobs"):
+        run_catalogue(fns, small, jobs=0)
+
+
 # -- diffprivlib ------------------------------------------------------------------------------------------------------
 
 dpl = load("diffprivlib")

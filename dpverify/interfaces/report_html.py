@@ -458,6 +458,14 @@ def _library_section(rows: list[dict]) -> str:
                 tds.append(f"<td data-label='{esc(h)}'>{esc(text)}</td>")
         parts.append(f"<tr id='{anchor('library', r.get('case', ''))}'>{''.join(tds)}</tr>")
     parts.append("</tbody></table>")
+    from dpverify.libraries.runner import ledger_text
+
+    for r in rows:
+        lines = ledger_text(r)
+        if lines:
+            parts.append(f"<details class='ledger' id='{anchor('ledger', r.get('case', ''))}'><summary>Ledger and "
+                         f"causes: {esc(r['case'])} ({esc(r.get('label') or r.get('verdict', ''))})</summary>"
+                         f"<pre class='snippet'>{esc(chr(10).join(lines))}</pre></details>")
     for r in rows:
         if r.get("snippet"):
             expected = f"<p class='reason'>expected: {esc(r['expected'])}</p>" if r.get("expected") else ""

@@ -67,7 +67,11 @@ class LibraryFunction:
       (about 0.2 ms a release); the diffprivlib models use 4 (a fit takes 1-4 ms: fewer samples, less power);
     - ``reproducible``: False when the library draws its noise from the operating system, not from ``rng``
       (OpenDP): the auditor's reproducibility probe then warns, and the runner records that the verdict is
-      reproduced by re-running on fresh samples, not sample by sample.
+      reproduced by re-running on fresh samples, not sample by sample;
+    - ``ledger(dataset, seed) -> Ledger``: one call on ``dataset`` with the library's privacy-consuming calls
+      recorded (:mod:`dpverify.libraries.ledger`), or None when the library has no ledger yet;
+    - ``options``: the public options of the call that change its privacy path (an option sweep's row says which
+      setting it audits, e.g. ``{"fit_intercept": False}``).
     """
 
     library: str
@@ -83,6 +87,8 @@ class LibraryFunction:
     tags: tuple[str, ...] = field(default_factory=tuple)
     cost: float = 1.0
     reproducible: bool = True
+    ledger: Callable[[Any, int], Any] | None = None
+    options: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if self.adjacency not in ADJACENCIES:

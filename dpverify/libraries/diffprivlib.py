@@ -24,15 +24,33 @@ library's API allows nothing else; about 0.2 ms per tool call, 1-4 ms per model 
 """
 from __future__ import annotations
 
+import inspect
 import warnings
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from dpverify.calculus.guarantees import ApproxDP
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
+from dpverify.libraries.ledger import Ledger, Partition, diffprivlib_ledger
 from dpverify.libraries.search import array_code, record_pairs
 
-__all__ = ["catalogue", "version", "EPSILON", "float_sum_probe"]
+__all__ = ["catalogue", "version", "EPSILON", "float_sum_probe", "PARTITIONS"]
+
+#: diffprivlib's loops over disjoint parts of the data (histogram bins, a model's classes and clusters) and its
+#: one vector release with a joint sensitivity (the eigenvalues of ``covariance_eig``, L1 sensitivity 2), read in
+#: diffprivlib 0.6's source; the ledger composes their calls in parallel (:class:`~dpverify.libraries.ledger.Partition`).
+#: ``<listcomp>`` frames exist up to Python 3.11; 3.12 inlines comprehensions into the enclosing function.
+PARTITIONS = (
+    Partition("tools/histograms.py", "histogram", "i"),
+    Partition("models/naive_bayes.py", "_partial_fit", "y_i"),
+    Partition("models/naive_bayes.py", "<listcomp>", "y_i"),
+    Partition("models/naive_bayes.py", "_noisy_class_counts", "y_i"),
+    Partition("models/k_means.py", "_update_centers", "cluster"),
+    Partition("models/utils.py", "<listcomp>", "eigval", kind="vector"),
+    Partition("models/utils.py", "covariance_eig", "eigval", kind="vector"),
+)
 
 #: The epsilon every catalogue call is made with (the claim itself is read from the accountant).
 EPSILON = 1.0
@@ -60,9 +78,11 @@ def version() -> str:
 
 def _entry(name: str, release: Callable[[np.ndarray, Any, Any], Any], code: str, pairs: list,
            adjacency: str, *, expected: str = "", cost: float = 1.0, tags: tuple = (),
-           test: Any = "auto") -> LibraryFunction:
+           test: Any = "auto", options: dict | None = None, asked: float = EPSILON) -> LibraryFunction:
     """One catalogue entry. ``release(X, random_state, accountant)`` is the library call on dataset ``X``;
-    ``code`` the same call as source (a function ``release(X, s)`` body, ``s`` the seed) for the snippet."""
+    ``code`` the same call as source (a function ``release(X, s)`` body, ``s`` the seed) for the snippet;
+    ``asked`` the epsilon the call asks for (the ledger's ``asked``); ``options`` the public options the entry
+    sets that change the privacy path (an option sweep)."""
     tools, models, BudgetAccountant, PrivacyLeakWarning = _import()
 
     def one(X: np.ndarray, random_state: Any) -> np.ndarray:
@@ -97,8 +117,19 @@ def _entry(name: str, release: Callable[[np.ndarray, Any, Any], Any], code: str,
                 "a = np.array([release(D, s) for s in range(2000)])\n"
                 "b = np.array([release(D2, s) for s in range(2000, 4000)])")
 
+    def ledger(dataset: Any, seed: int) -> Ledger:
+        acc = BudgetAccountant()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            with diffprivlib_ledger(acc, asked=ApproxDP(asked, 0.0), partitions=PARTITIONS,
+                                    adjacency=adjacency) as led:
+                release(np.array(dataset, dtype=float), np.random.RandomState(seed), acc)
+        return led
+
     return LibraryFunction(LIBRARY, version(), name, mechanism, claim, pairs, adjacency=adjacency,
-                           expected=expected, snippet=snippet, test=test, tags=tags, cost=cost)
+                           expected=expected, snippet=snippet, test=test, tags=tags, cost=cost, ledger=ledger,
+                           options=dict(options or {}))
 
 
 _NO_BOUNDS = ("no bounds given: diffprivlib computes them from the data and warns PrivacyLeakWarning "
@@ -201,59 +232,137 @@ def _tools_entries() -> list[LibraryFunction]:
     return out
 
 
+@contextmanager
+def sklearn_compat() -> Iterator[str]:
+    """diffprivlib 0.6.6's ``models.LogisticRegression`` passes ``multi_class`` to scikit-learn's constructor,
+    which scikit-learn 1.8 removed (``TypeError: ... unexpected keyword argument 'multi_class'``); it works with
+    scikit-learn < 1.8 (checked with 1.7.2). On 1.8 and later this shim lets scikit-learn's constructor accept the
+    argument and store it as an attribute, as 1.7 did, for the duration of the block; diffprivlib's own code (its
+    fit, its mechanisms) is untouched. Yields a note saying whether the shim is active ("" when not needed)."""
+    import sklearn
+    import sklearn.linear_model as sl
+
+    init = sl.LogisticRegression.__init__
+    if "multi_class" in inspect.signature(init).parameters:
+        yield ""
+        return
+
+    def compat_init(self, *args, multi_class="ovr", **kwargs):
+        init(self, *args, **kwargs)
+        self.multi_class = multi_class
+
+    sl.LogisticRegression.__init__ = compat_init  # type: ignore[method-assign]
+    try:
+        yield (f"scikit-learn {sklearn.__version__} removed LogisticRegression(multi_class=...); audited through "
+               "dpverify's constructor shim (dpverify.libraries.diffprivlib.sklearn_compat): diffprivlib's fit is "
+               "unchanged; without it the call needs scikit-learn < 1.8")
+    finally:
+        sl.LogisticRegression.__init__ = init  # type: ignore[method-assign]
+
+
 def _models_entries() -> list[LibraryFunction]:
     _, models, _, _ = _import()
     eps = EPSILON
 
     def model(name: str, make: Callable, code: str, stat: Callable, labelled: bool, features: int,
-              stat_code: str) -> LibraryFunction:
+              stat_code: str, *, options: dict | None = None, expected: str = "", tags: tuple = (),
+              cost: float = 4.0, compat: bool = False, families: tuple[str, ...] = ()) -> LibraryFunction:
         def release(X, rs, acc):
-            m = make(rs, acc)
-            if labelled:
-                m.fit(X[:, :-1], X[:, -1].astype(int))
+            if compat:
+                with sklearn_compat():
+                    m = make(rs, acc)
+                    m.fit(X[:, :-1], X[:, -1].astype(int)) if labelled else m.fit(X)
             else:
-                m.fit(X)
+                m = make(rs, acc)
+                m.fit(X[:, :-1], X[:, -1].astype(int)) if labelled else m.fit(X)
             return stat(m)
 
         fit = "m.fit(X[:, :-1], X[:, -1].astype(int))" if labelled else "m.fit(X)"
-        return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}",
-                      _model_pairs(features, labelled=labelled), "replace", cost=4.0, tags=("model",))
+        pairs = [p for p in _model_pairs(features, labelled=labelled)
+                 if not families or p.label.split(":")[0] in families]
+        return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}", pairs, "replace", cost=cost,
+                      tags=("model",) + tags, options=options, expected=expected)
 
     b1 = ([0.0], [1.0])
+    bs = ([-1.0], [1.0])
     b2 = ([0.0, 0.0], [1.0, 1.0])
+    lin_stat, lin_code = (lambda m: np.r_[np.ravel(m.coef_), m.intercept_]), "np.r_[np.ravel(m.coef_), m.intercept_]"
+    log_stat = lin_stat
+    log_code = "np.r_[m.coef_.ravel(), m.intercept_]"
     return [
         model(f"models.GaussianNB(epsilon={eps}, bounds={b1}).theta_",
               lambda rs, acc: models.GaussianNB(epsilon=eps, bounds=b1, random_state=rs, accountant=acc),
               f"models.GaussianNB(epsilon={eps}, bounds={b1}, random_state=s)",
-              lambda m: m.theta_.ravel(), True, 1, "m.theta_.ravel()"),
+              lambda m: m.theta_.ravel(), True, 1, "m.theta_.ravel()", options={"bounds": "given"}),
+        model(f"models.GaussianNB(epsilon={eps}).theta_ [bounds inferred]",
+              lambda rs, acc: models.GaussianNB(epsilon=eps, random_state=rs, accountant=acc),
+              f"models.GaussianNB(epsilon={eps}, random_state=s)",
+              lambda m: m.theta_.ravel(), True, 1, "m.theta_.ravel()", options={"bounds": "inferred"},
+              expected=_NO_BOUNDS, tags=("no-bounds", "sweep")),
         model(f"models.LogisticRegression(epsilon={eps}, data_norm=1.0).coef_",
               lambda rs, acc: models.LogisticRegression(epsilon=eps, data_norm=1.0, random_state=rs, accountant=acc),
               f"models.LogisticRegression(epsilon={eps}, data_norm=1.0, random_state=s)",
-              lambda m: np.r_[m.coef_.ravel(), m.intercept_], True, 1, "np.r_[m.coef_.ravel(), m.intercept_]"),
+              log_stat, True, 1, log_code, options={"fit_intercept": True, "data_norm": "given"}, compat=True,
+              cost=40.0, families=("bounds", "outlier", "small")),
+        model(f"models.LogisticRegression(epsilon={eps}, data_norm=1.0, fit_intercept=False).coef_",
+              lambda rs, acc: models.LogisticRegression(epsilon=eps, data_norm=1.0, fit_intercept=False,
+                                                        random_state=rs, accountant=acc),
+              f"models.LogisticRegression(epsilon={eps}, data_norm=1.0, fit_intercept=False, random_state=s)",
+              log_stat, True, 1, log_code, options={"fit_intercept": False, "data_norm": "given"}, compat=True,
+              tags=("sweep",), cost=10.0, families=("bounds", "outlier", "small")),
         model(f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0, 1)).coef_",
               lambda rs, acc: models.LinearRegression(epsilon=eps, bounds_X=b1, bounds_y=(0.0, 1.0), random_state=rs,
                                                       accountant=acc),
               f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0.0, 1.0), random_state=s)",
-              lambda m: np.r_[np.ravel(m.coef_), m.intercept_], True, 1, "np.r_[np.ravel(m.coef_), m.intercept_]"),
+              lin_stat, True, 1, lin_code, options={"fit_intercept": True, "bounds": "given", "bounds_X": b1}),
+        model(f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0, 1), fit_intercept=False).coef_",
+              lambda rs, acc: models.LinearRegression(epsilon=eps, bounds_X=b1, bounds_y=(0.0, 1.0),
+                                                      fit_intercept=False, random_state=rs, accountant=acc),
+              f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0.0, 1.0), fit_intercept=False, "
+              "random_state=s)",
+              lin_stat, True, 1, lin_code, options={"fit_intercept": False, "bounds": "given", "bounds_X": b1},
+              tags=("sweep",)),
+        model(f"models.LinearRegression(epsilon={eps}, bounds_X={bs}, bounds_y=(0, 1), fit_intercept=False).coef_",
+              lambda rs, acc: models.LinearRegression(epsilon=eps, bounds_X=bs, bounds_y=(0.0, 1.0),
+                                                      fit_intercept=False, random_state=rs, accountant=acc),
+              f"models.LinearRegression(epsilon={eps}, bounds_X={bs}, bounds_y=(0.0, 1.0), fit_intercept=False, "
+              "random_state=s)",
+              lin_stat, True, 1, lin_code, options={"fit_intercept": False, "bounds": "given", "bounds_X": bs},
+              tags=("sweep", "control")),
+        model(f"models.LinearRegression(epsilon={eps}).coef_ [bounds inferred]",
+              lambda rs, acc: models.LinearRegression(epsilon=eps, random_state=rs, accountant=acc),
+              f"models.LinearRegression(epsilon={eps}, random_state=s)",
+              lin_stat, True, 1, lin_code, options={"fit_intercept": True, "bounds": "inferred"},
+              expected=_NO_BOUNDS, tags=("no-bounds", "sweep"), families=("outlier",)),
         model(f"models.PCA(1, epsilon={eps}, data_norm=1.5, bounds={b2}).explained_variance_",
               lambda rs, acc: models.PCA(n_components=1, epsilon=eps, data_norm=1.5, bounds=b2, random_state=rs,
                                          accountant=acc),
               f"models.PCA(n_components=1, epsilon={eps}, data_norm=1.5, bounds={b2}, random_state=s)",
-              lambda m: np.r_[m.mean_, m.explained_variance_], False, 2, "np.r_[m.mean_, m.explained_variance_]"),
+              lambda m: np.r_[m.mean_, m.explained_variance_], False, 2, "np.r_[m.mean_, m.explained_variance_]",
+              options={"centered": False, "bounds": "given", "data_norm": "given"}),
+        model(f"models.PCA(1, epsilon={eps}, data_norm=1.5, centered=True).explained_variance_",
+              lambda rs, acc: models.PCA(n_components=1, epsilon=eps, data_norm=1.5, centered=True, random_state=rs,
+                                         accountant=acc),
+              f"models.PCA(n_components=1, epsilon={eps}, data_norm=1.5, centered=True, random_state=s)",
+              lambda m: m.explained_variance_, False, 2, "m.explained_variance_",
+              options={"centered": True, "data_norm": "given"}, tags=("sweep",)),
         model(f"models.KMeans(2, epsilon={eps}, bounds={b1}).cluster_centers_",
               lambda rs, acc: models.KMeans(n_clusters=2, epsilon=eps, bounds=b1, random_state=rs, accountant=acc),
               f"models.KMeans(n_clusters=2, epsilon={eps}, bounds={b1}, random_state=s)",
-              lambda m: np.sort(m.cluster_centers_.ravel()), False, 1, "np.sort(m.cluster_centers_.ravel())"),
+              lambda m: np.sort(m.cluster_centers_.ravel()), False, 1, "np.sort(m.cluster_centers_.ravel())",
+              options={"bounds": "given"}, cost=8.0),
         model(f"models.StandardScaler(epsilon={eps}, bounds={b1}).mean_,var_",
               lambda rs, acc: models.StandardScaler(epsilon=eps, bounds=b1, random_state=rs, accountant=acc),
               f"models.StandardScaler(epsilon={eps}, bounds={b1}, random_state=s)",
-              lambda m: np.r_[m.mean_, m.var_], False, 1, "np.r_[m.mean_, m.var_]"),
+              lambda m: np.r_[m.mean_, m.var_], False, 1, "np.r_[m.mean_, m.var_]", options={"bounds": "given"}),
     ]
 
 
 def catalogue() -> list[LibraryFunction]:
     """diffprivlib's audited functions (module docstring): 15 tools calls (9 with bounds, 3 outside their
-    adjacency, 3 without bounds) and 6 models (ImportError with an install hint if diffprivlib is missing)."""
+    adjacency, 3 without bounds) and 12 model rows: the 6 models plus an option sweep of the options that change
+    their privacy path (``fit_intercept``, bounds given or inferred, symmetric bounds, ``centered``), each row's
+    ``options`` saying which setting it audits (ImportError with an install hint if diffprivlib is missing)."""
     return _tools_entries() + _models_entries()
 
 

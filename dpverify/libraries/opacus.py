@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -637,7 +638,65 @@ def _function(name: str) -> LibraryFunction:
     return LibraryFunction(library="opacus", version=version(), name=f"make_private[{name}]", mechanism=mechanism,
                            claim=run.claim, pairs=(pair,), adjacency="add_remove", expected=expected,
                            snippet=lambda d, n: snippet_for(config, d, n), test=test, tags=("dp-sgd", name),
-                           cost=COSTS[name])
+                           cost=COSTS[name], ledger=lambda data, seed: opacus_ledger(run, data, seed),
+                           options={"loss_reduction": config.loss_reduction, "steps": config.steps,
+                                    "batch_size": config.batch_size})
+
+
+def opacus_ledger(run: OpacusRun, dataset, seed: int = 0):
+    """The budget ledger (:mod:`dpverify.libraries.ledger`) of one real single-model run of ``run`` on ``dataset``:
+    every Gaussian noise addition Opacus makes (``opacus.optimizers.optimizer._generate_noise``: the noise std, the
+    clipping norm as the declared sensitivity, the library's ``file:line``), and the divisor the optimizer is built
+    with (``DPOptimizer(expected_batch_size=...)``, recorded with the site that passes it; it scales the noisy sum
+    when ``loss_reduction="mean"``). ``spent``: dpverify's PLD accountant of the recorded noise additions (their
+    std and sensitivity, Opacus' sample rate); ``recorded``: ``privacy_engine.accountant.get_epsilon(delta)`` at
+    the run's delta; ``asked``: none (make_private is given a noise multiplier, not a budget)."""
+    import os
+
+    from dpverify.calculus.guarantees import ApproxDP
+    from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
+    from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
+
+    torch, opacus = _import()
+    import opacus.optimizers.optimizer as om
+
+    pkg = os.path.dirname(opacus.__file__)
+    records = _records(dataset)
+    d = records.shape[1] - 1
+    led = Ledger("opacus", adjacency="add_remove", package_dir=pkg)
+    original_noise, original_init = om._generate_noise, om.DPOptimizer.__init__
+
+    def noise(std, reference, *args, **kwargs):
+        opt = sys._getframe(1).f_locals.get("self")
+        site, func, stack, _ = library_site(pkg, depth=2)
+        sens = float(getattr(opt, "max_grad_norm", math.nan))
+        led.entries.append(LedgerEntry("Gaussian", math.nan, 0.0, sens, float(std), site, func, stack))
+        return original_noise(std, reference, *args, **kwargs)
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        if self.loss_reduction == "mean":
+            site, func, stack, _ = library_site(pkg, depth=2)
+            led.entries.append(LedgerEntry("divide by expected_batch_size", 0.0, 0.0, None,
+                                           float(self.expected_batch_size), site, func, stack))
+
+    om._generate_noise, om.DPOptimizer.__init__ = noise, init  # type: ignore[method-assign]
+    try:
+        with _quiet():
+            engine, model, optimizer, loader = _make_private(
+                run.config, torch.as_tensor(records[:, :d]), torch.as_tensor(records[:, d]), run.config.batch_size,
+                d, (seed, seed + 1))
+            _train(model, optimizer, loader, run.config)
+            led.recorded = ApproxDP(float(engine.accountant.get_epsilon(delta=run.delta)), run.delta)
+    finally:
+        om._generate_noise, om.DPOptimizer.__init__ = original_noise, original_init  # type: ignore[method-assign]
+    steps = [e for e in led.entries if e.mechanism == "Gaussian"]
+    if steps and len({(e.sensitivity, e.scale) for e in steps}) == 1:
+        step = GaussianStep(steps[0].sensitivity, steps[0].scale, run._sampling(records.shape[0]))
+        acc = MechanismDescription((Repeated(step, len(steps)),), "add_remove", "path",
+                                   source="the ledger's Gaussian steps").account(run.delta)
+        led.accounted = ApproxDP(float(acc.epsilon), run.delta)
+    return led
 
 
 def _norm_statistic(outputs: np.ndarray) -> np.ndarray:

@@ -18,6 +18,14 @@ documented leak, ``LibraryFunction.expected``), ``expected, not found`` (the doc
 this budget: the audit lacked power), ``not reproduced`` (the final audit's violation did not recur: not a finding),
 ``unavailable`` (the library call itself fails in this environment, e.g. an incompatible dependency), ``error``
 (the audit failed), or ``""``.
+
+3. **ledger** -- when the function has a budget ledger (:mod:`dpverify.libraries.ledger`), one call on each side
+   of the worst pair (same seed) is recorded: ``row["ledger"]`` holds both ledgers, their diff and the mismatch
+   between the budget the calls spend (dpverify's composition), the budget the library's accountant records and
+   the budget asked for. A spend above the record is a finding on its own, without sampling
+   (``row["finding_from"]`` says ``"ledger"``, ``"sampling"`` or both). The ledgers of every candidate pair
+   (:data:`LEDGER_SEEDS` seeds each) locate the causes in the library's source (``row["causes"]``,
+   :func:`dpverify.libraries.causes.locate`).
 """
 from __future__ import annotations
 
@@ -34,7 +42,12 @@ from dpverify.libraries.base import LibraryFunction
 from dpverify.libraries.search import array_code, certify, confirm
 
 __all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
-           "markdown_table"]
+           "markdown_table", "ledger_report", "LEDGER_SEEDS", "ledger_cell", "ledger_text"]
+
+#: Seeds per candidate pair of the ledgers that locate causes (a call of a few milliseconds each), and the time
+#: after which no further seed is started (an Opacus ledger is a real training run: one seed only).
+LEDGER_SEEDS = 4
+LEDGER_SECONDS = 2.0
 
 #: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
 LIBRARIES = ("diffprivlib", "opendp", "opacus")
@@ -117,13 +130,69 @@ def _reproduction(fn: LibraryFunction, d: Any, n: Any, final: dict) -> str:
             f"{final['counts']['neighbour_in_event']} of {final['counts']['n_estimation']}.")
 
 
+def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: int = LEDGER_SEEDS) -> dict:
+    """The ledger section of a row (module docstring): ``dataset`` and ``neighbour`` (the ledgers of one call on
+    each side of ``fn.pairs[index]`` with ``seed``), ``diff``, ``mismatch`` (of the dataset side; empty: none),
+    ``causes`` (from the ledgers of every pair, ``seeds`` seeds each, fewer once :data:`LEDGER_SECONDS` have
+    passed) and ``seconds``. Empty without a ledger."""
+    if fn.ledger is None:
+        return {}
+    from dpverify.libraries.causes import locate
+    from dpverify.libraries.ledger import diff
+
+    start = time.perf_counter()
+    pair = fn.pairs[index]
+    a, b = fn.ledger(pair[0], seed), fn.ledger(pair[1], seed)
+    ledgers = [(getattr(pair, "label", f"pair {index}"), a, b)]
+    rejected: set[int] = set()
+    for s in range(seeds):  # seed by seed over every pair; further seeds only while the ledgers are cheap
+        if s and time.perf_counter() - start > LEDGER_SECONDS:
+            break
+        for i, p in enumerate(fn.pairs):
+            if i in rejected or (i == index and s == 0):
+                continue
+            try:
+                ledgers.append((getattr(p, "label", f"pair {i}"), fn.ledger(p[0], seed + s), fn.ledger(p[1], seed + s)))
+            except Exception:  # noqa: BLE001 - a pair the call rejects (fewer records than clusters): nothing to record
+                rejected.add(i)
+    causes = locate(fn.library, fn.version, a.package_dir, ledgers) if a.package_dir else []
+    mismatch = dict(a.mismatch)
+    for _, x, y in ledgers:  # a mismatch on any pair (the accounting may depend on the data)
+        for m in (x.mismatch, y.mismatch):
+            for k, v in m.items():
+                if k not in mismatch or v["epsilon"] > mismatch[k]["epsilon"]:
+                    mismatch[k] = v
+    return {"pair": getattr(pair, "label", f"pair {index}"), "seed": seed, "dataset": a.to_dict(),
+            "neighbour": b.to_dict(), "diff": diff(a, b), "mismatch": mismatch, "causes": causes,
+            "seconds": time.perf_counter() - start}
+
+
+def _add_ledger(row: dict, fn: LibraryFunction, index: int, seed: int) -> None:
+    try:
+        led = ledger_report(fn, index, seed=seed)
+    except Exception as exc:  # the ledger must never hide the audit's verdict
+        row["ledger"] = {"error": f"{type(exc).__name__}: {exc}"}
+        return
+    if not led:
+        return
+    row["ledger"] = {k: v for k, v in led.items() if k != "causes"}
+    row["causes"] = led["causes"]
+    sources = ["sampling"] if row.get("label") in ("finding", "expected") else []
+    if "spent_over_recorded" in led["mismatch"]:
+        sources.append("ledger")
+        if row.get("label") in ("", "not reproduced", None):
+            row["label"] = "finding"
+    if sources:
+        row["finding_from"] = sources
+
+
 def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confidence: float = 0.95,
                  progress: Callable[[str], None] | None = None) -> dict:
     """Search, final audit and confirmation of one function (module docstring); the report row."""
     start = time.perf_counter()
     row: dict[str, Any] = {"case": fn.qualified_name, "library": fn.library, "version": fn.version,
                            "function": fn.name, "adjacency": fn.adjacency, "expected": fn.expected,
-                           "tags": list(fn.tags), "reproducible": fn.reproducible}
+                           "tags": list(fn.tags), "reproducible": fn.reproducible, "options": dict(fn.options)}
     try:
         claim = fn.claim(fn.pairs[0][0])
     except Exception as exc:  # the library call itself fails here: not a privacy verdict
@@ -151,6 +220,7 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
     except Exception as exc:
         row.update(verdict="error", label="error", error=f"{type(exc).__name__}: {exc}",
                    seconds=time.perf_counter() - start)
+        _add_ledger(row, fn, 0, seed)
         return row
     pair = fn.pairs[found.index]
     label_name, note = getattr(pair, "label", f"pair {found.index}"), getattr(pair, "note", "")
@@ -176,24 +246,127 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
     if fn.expected:
         row["known_bad"] = True
         row["passed"] = confirmed
+    _add_ledger(row, fn, found.index, seed)
+    row["seconds"] = time.perf_counter() - start
     return row
+
+
+_FORKED: tuple = ()  # (functions, budget, seed, confidence, progress) for the forked workers of run_catalogue
+
+
+def _run_forked(index: int) -> dict:
+    fns, budget, seed, confidence, progress = _FORKED
+    return run_function(fns[index], budget, seed=seed, confidence=confidence, progress=progress)
 
 
 def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "quick", *, seed: int = 0,
                   confidence: float = 0.95, progress: Callable[[str], None] | None = None,
-                  on_row: Callable[[dict], None] | None = None) -> list[dict]:
-    """:func:`run_function` on each function in order; ``budget`` a name of :data:`BUDGETS` or a :class:`Budget`."""
+                  on_row: Callable[[dict], None] | None = None, jobs: int = 1) -> list[dict]:
+    """:func:`run_function` on each function in order; ``budget`` a name of :data:`BUDGETS` or a :class:`Budget`.
+
+    ``jobs`` > 1 runs the functions in that many forked worker processes (POSIX ``fork``: the catalogue's closures
+    need not pickle; each function's audit is seeded on its own, so the rows are the same as with ``jobs=1``, in the
+    same order). Libraries that start threads of their own before the fork (torch) are safest with ``jobs=1``."""
     if isinstance(budget, str):
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {', '.join(BUDGETS)}; got {budget!r}")
         budget = BUDGETS[budget]
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1; got {jobs!r}")
+    fns = list(functions)
     rows = []
-    for fn in functions:
+    if jobs > 1 and len(fns) > 1:
+        import multiprocessing
+
+        global _FORKED
+        _FORKED = (fns, budget, seed, confidence, progress)
+        try:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(fns))) as pool:
+                for row in pool.imap(_run_forked, range(len(fns))):
+                    rows.append(row)
+                    if on_row:
+                        on_row(row)
+        finally:
+            _FORKED = ()
+        return rows
+    for fn in fns:
         row = run_function(fn, budget, seed=seed, confidence=confidence, progress=progress)
         rows.append(row)
         if on_row:
             on_row(row)
     return rows
+
+
+def ledger_cell(row: dict) -> str:
+    """The ledger's verdict in a few characters: "ok" (spent = recorded), "spent 1.5 > rec 1", "error" or "-"."""
+    led = row.get("ledger") or {}
+    if not led:
+        return "-"
+    if "error" in led:
+        return "error"
+    mm = (led.get("mismatch") or {}).get("spent_over_recorded")
+    if not mm:
+        return "ok"
+    rec = (led.get("dataset") or {}).get("recorded") or {}
+    spent = rec.get("epsilon", 0.0) + mm["epsilon"]
+    return f"spent {spent:.4g} > rec {rec.get('epsilon', float('nan')):.4g}"
+
+
+def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
+    """The ledger and the causes of a row as text lines (the CLI's and the HTML report's detail): budget spent vs
+    recorded vs asked, the calls on D, where D and D' differ, and each cause with its file:line, evidence and
+    upstream references. Empty when the row has nothing to show (no mismatch, no difference, no cause)."""
+    led = row.get("ledger") or {}
+    causes = row.get("causes") or []
+    if not led or "error" in led:
+        return [f"ledger error: {led['error']}"] if led.get("error") else []
+    if not (led.get("mismatch") or led.get("diff") or causes):
+        return []
+
+    def g(x: dict | None) -> str:
+        if not x:
+            return "-"
+        return f"{x['epsilon']:.6g}" + (f" (delta {x['delta']:.3g})" if x.get("delta") else "")
+
+    d = led["dataset"]
+    mm = (led.get("mismatch") or {}).get("spent_over_recorded")
+    lines = [f"budget on pair {led['pair']} (seed {led['seed']}): spent {g(d.get('spent_least'))} (dpverify's "
+             f"composition of {len(d['calls'])} calls) vs recorded {g(d.get('recorded'))} (the library's accountant) "
+             f"vs asked {g(d.get('asked'))}" + (f": MISMATCH, +{mm['epsilon']:.6g} unrecorded" if mm else "")]
+    if d.get("unrecorded_spends"):
+        lines.append("  spends on accountants made inside the call: "
+                     + ", ".join(f"{e:.6g} at {site}" for (e, _), site in zip(d["unrecorded_spends"],
+                                                                               d.get("unrecorded_sites", []))))
+    lines.append("  calls on D:")
+    for c in d["calls"][:max_calls]:
+        sens = "-" if c["sensitivity"] is None else f"{c['sensitivity']:.4g}"
+        scale = "-" if c["scale"] is None else f"{c['scale']:.4g}"
+        lines.append(f"    {c['mechanism']} eps={c['epsilon']:.4g} delta={c['delta']:.3g} sensitivity={sens} "
+                     f"scale={scale} at {c['site']}")
+    if len(d["calls"]) > max_calls:
+        lines.append(f"    ... {len(d['calls']) - max_calls} more")
+    for x in led.get("diff") or []:
+        if "only_on" in x:
+            lines.append(f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}) only on {x['only_on']}")
+            continue
+        what = [f"{k} {v[0]:.4g} vs {v[1]:.4g}" if isinstance(v[0], float) else f"{k} {v[0]} vs {v[1]}"
+                for k, v in x.get("differs", {}).items()]
+        if x.get("zero_sensitivity_on"):
+            what.append("sensitivity 0 on " + " and ".join(x["zero_sensitivity_on"]))
+        if x.get("exceeds_declared"):
+            e = x["exceeds_declared"]
+            what.append(f"statistic changes by {e['realized']:.4g} > declared sensitivity {e['declared']:.4g}")
+        lines.append(f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}): " + "; ".join(what))
+    for c in causes:
+        lines.append(f"cause [{c['kind']}] {c['site']} ({c['library']} {c['version']}): {c['source']}")
+        if c.get("guard"):
+            lines.append(f"  runs only under {c['guard']}")
+        for e in c["evidence"][:2]:
+            lines.append(f"  evidence: {e}")
+        refs = [ref for u in c.get("upstream", []) for ref in u["refs"]]
+        status = "; ".join(u["status"] for u in c.get("upstream", []))
+        lines.append("  upstream: " + (", ".join(refs) + f" ({status})" if refs else "none found on the tracker"))
+    return lines
 
 
 def failed(rows: Iterable[dict]) -> bool:
@@ -218,11 +391,11 @@ def claim_and_certificate(row: dict, delta_symbol: str = "δ") -> tuple[str, str
 def markdown_table(rows: Iterable[dict]) -> str:
     """The rows as the Markdown table of docs/libraries.md: library, version, function, claimed (epsilon, delta),
     certified (final audit / confirmation), worst pair, verdict, label."""
-    lines = ["| library | version | function | claimed | certified | worst pair | verdict | label |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| library | version | function | claimed | certified | worst pair | verdict | label | ledger |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         claimed, cert = claim_and_certificate(r)
         func = str(r["function"]).replace("|", "\\|")
         lines.append(f"| {r['library']} | {r['version']} | `{func}` | {claimed} | {cert} | {r.get('pair') or '-'} | "
-                     f"{r['verdict']} | {r.get('label') or ''} |")
+                     f"{r['verdict']} | {r.get('label') or ''} | {ledger_cell(r)} |")
     return "\n".join(lines)

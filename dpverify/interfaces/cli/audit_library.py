@@ -18,13 +18,14 @@ import sys
 from dpverify.interfaces.cli import arguments
 
 #: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
-CHOICES = ("diffprivlib", "opendp", "opacus", "all")
+CHOICES = ("diffprivlib", "opendp", "opacus", "all", "corpus")
 BUDGET_NAMES = ("quick", "standard", "full")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus)")
-    p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)}")
+    p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)} (corpus: the seeded checks of "
+                                                      "real reported DP bugs, dpverify.libraries.corpus)")
     p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
                    help="samples per side per function: quick (1.6k screening + 1k final; a whole catalogue takes "
                         "one to two minutes of CPU), standard (12k + 10k), full (40k + 40k); divided by a function's "
@@ -41,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="publish into --report DIR even if it holds a report.json/report.html that dpverify did not "
                         "publish (they are kept in DIR/.dpverify-runs/run-legacy-*/)")
+    p.add_argument("--jobs", type=arguments.workers(), default=1,
+                   metavar="N", help="run the catalogue's functions in N forked worker processes (default 1; the "
+                                     "rows are the same); e.g. --jobs 2 on 2 cores")
     p.add_argument("--json", action="store_true", help="print the result rows as JSON instead of the table")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.set_defaults(func=_run)
@@ -62,22 +66,36 @@ def _catalogues(library: str) -> tuple[list, list[str]]:
 
 def print_rows(rows: list[dict], width: int | None = None) -> None:
     from dpverify.interfaces.cli.output import format_table, wrap
-    from dpverify.libraries.runner import claim_and_certificate
+    from dpverify.libraries.runner import (
+        claim_and_certificate,
+        ledger_cell,
+        ledger_text,
+    )
 
     table = []
     for r in rows:
         claimed, cert = claim_and_certificate(r, delta_symbol="d")
         table.append([r["library"], r["version"], r["function"], claimed, cert, r.get("pair") or "-",
-                      r["verdict"], r.get("label") or "", f"{r.get('seconds', 0.0):.1f}"])
+                      r["verdict"], r.get("label") or "", ledger_cell(r), f"{r.get('seconds', 0.0):.1f}"])
     print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",
-                        "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
-    for line in ("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
-                 "fresh samples);", "label: finding = a violation that reproduced and is not documented; expected = "
-                 "a documented leak, found; not reproduced = not a finding."):
+                        "ledger", "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
+    legend = (("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
+              "fresh samples);"),
+              ("label: finding = a violation that reproduced and is not documented; expected = a documented leak, "
+              "found; not reproduced = not a finding;"),
+              ("ledger: the budget the library's calls spend (dpverify's composition) against what its accountant "
+              "records; a spend above the record is a finding without sampling."))
+    for line in legend:
         print(wrap(line, width, indent="  ", subsequent="    "))
     for r in rows:
         if r.get("error"):
             print(wrap(f"{r['verdict'].upper()} {r['case']}: {r['error']}", width, indent="  ", subsequent="    "))
+    for r in rows:
+        lines = ledger_text(r)
+        if lines:
+            print(f"\n# --- ledger and causes: {r['case']} ({r.get('label') or r['verdict']}) ---")
+            for line in lines:
+                print(wrap(line, width, subsequent="      "))
     for r in rows:
         if r.get("snippet"):
             print(wrap(f"\n# --- reproduction: {r['case']} ({r['label'] or r['verdict']}) ---", width, subsequent="# "))
@@ -86,14 +104,62 @@ def print_rows(rows: list[dict], width: int | None = None) -> None:
             print(r["snippet"])
 
 
-def _run(args) -> int:
-    from dpverify.libraries.runner import failed, run_catalogue, select
+def _run_corpus(args) -> int:
+    """``dpverify audit-library corpus``: every case of :mod:`dpverify.libraries.corpus` (``--only`` matches the
+    case id); ``--json`` prints the rows; ``--report DIR`` writes ``DIR/corpus.json`` atomically."""
+    from dpverify.interfaces.cli.output import format_table, output_width, wrap
+    from dpverify.interfaces.files import jsonable, write_json_atomic
+    from dpverify.libraries import corpus
+    from dpverify.validation import UsageError
 
+    if args.only and not any(args.only in c.id for c in corpus.CASES):
+        raise UsageError(f"--only {args.only!r} matches no corpus case; the cases are: "
+                         + ", ".join(c.id for c in corpus.CASES))
+    if args.report:
+        from dpverify.interfaces.files import check_writable_dir
+
+        check_writable_dir(args.report)
+    print(f"audit-library corpus: {len(corpus.CASES)} reported bugs", file=sys.stderr, flush=True)
+    rows = corpus.run_corpus(args.only, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    if args.json:
+        from dpverify.interfaces.cli.output import print_json
+
+        print_json(jsonable({"corpus": rows}))
+    else:
+        width = output_width(args.wide)
+        print(format_table(["case", "library", "kind", "installed", "status", "time [s]"],
+                           [[r["id"], r["library"], r["kind"], r.get("version", "-"), r["status"],
+                             f"{r['seconds']:.1f}"] for r in rows], width=width))
+        for r in rows:
+            print(wrap(f"\n{r['id']}: {r['title']} [{r['status']}]", width, subsequent="  "))
+            print(wrap(f"  {r.get('detail', '')}", width, subsequent="    "))
+            print(wrap(f"  upstream: {', '.join(r['refs'])} ({r['upstream_status']})", width, subsequent="    "))
+        print(wrap("\nstatus: reproduced = the installed library still has the reported defect; fixed = it no "
+                   "longer shows it; ok = a re-implemented defect is flagged and its fix passes; failed = the check "
+                   "misbehaved; unavailable = the library is not installed.", width))
+    if args.report:
+        import os
+
+        path = os.path.join(args.report, "corpus.json")
+        write_json_atomic(path, jsonable({"corpus": rows}))
+        print(f"report: {path}", file=sys.stderr)
+    bad = corpus.failed(rows)
+    print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} corpus cases; "
+          + ", ".join(f"{sum(r['status'] == k for r in rows)} {k}"
+                      for k in ("reproduced", "fixed", "ok", "unavailable", "failed") if any(r['status'] == k for r in rows)),
+          file=sys.stderr if args.json else sys.stdout)
+    return 1 if bad else 0
+
+
+def _run(args) -> int:
     from dpverify.interfaces.cli.output import output_width
+    from dpverify.libraries.runner import failed, run_catalogue, select
     from dpverify.validation import UsageError
 
     if args.library not in CHOICES:
         raise UsageError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
+    if args.library == "corpus":
+        return _run_corpus(args)
     if args.overwrite and not args.report:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     report_dir = None
@@ -120,10 +186,11 @@ def _run(args) -> int:
     from dpverify.libraries.runner import BUDGETS
 
     budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
-    rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress)
+    rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress,
+                         jobs=args.jobs)
     if args.json:
-        from dpverify.interfaces.files import jsonable
         from dpverify.interfaces.cli.output import print_json
+        from dpverify.interfaces.files import jsonable
 
         print_json(jsonable({"rows": rows, "unavailable": missing}))
     else:
@@ -138,7 +205,7 @@ def _run(args) -> int:
         from dpverify.interfaces.report import write_report
 
         settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
-                    "seed": args.seed,
+                    "seed": args.seed, "jobs": args.jobs,
                     "only": args.only, "confidence": args.confidence, "unavailable": missing}
         paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
         print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)

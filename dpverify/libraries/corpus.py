@@ -1,0 +1,271 @@
+"""A corpus of real reported DP bugs, each a seeded check (``dpverify audit-library corpus [--json]``).
+
+Every case cites the upstream report it comes from (each reference was checked on the project's public tracker
+before it was cited) and runs one seeded check with dpverify's own tools (the budget ledger, the sampling audit,
+the curve estimator). A case is one of two kinds:
+
+- ``library``: the check runs on the *installed* library. ``reproduced`` means the installed version still has the
+  defect; ``fixed`` means it no longer shows it (then the case documents a fix). Where no fixed release exists
+  (the upstream fix is unmerged or unreleased) the case says so instead of checking a fixed version.
+- ``re-implementation``: the library is not installable here, so the defective computation and its fix are
+  re-implemented from the report (labelled as such) and both run through the same check: the defective one must
+  be flagged and the fixed one must pass (``ok``).
+
+A case whose check misbehaves (a re-implemented defect not flagged, a fix flagged, an error) is ``failed``; a
+missing library is ``unavailable``. Each case takes seconds (the target is under 60 s each on 2 cores).
+
+Cases (:data:`CASES`):
+
+1. ``diffprivlib#105``: ``models.LinearRegression`` declares the sensitivity of its X^T X coefficient from the
+   lower bound twice (0 for ``bounds_X=([0], [1])``): the ledger sees a noise addition of sensitivity 0 whose
+   statistic differs between neighbours.
+2. ``diffprivlib#104`` (item 2): ``models.LinearRegression`` spends ``epsilon / (n_features + 1)`` on each of its
+   two centring means on accountants made inside ``fit``: the ledger's composition exceeds the accountant's record.
+3. ``opacus#571``: ``loss_reduction="mean"`` divides by an expected batch size computed from the private dataset's
+   size: neighbours of 4 and 3 records are divided by 4 and 3, and the sampling audit certifies far above the
+   accountant's epsilon.
+4. ``opacus#585`` (PR #844): the RDP and PRV accountants return a negative epsilon (and the GDP accountant fails)
+   at a large noise multiplier and a large delta; a negative epsilon is no guarantee at all.
+5. ``opacus PR #829``: ``len(accountant)`` returns the number of distinct (noise, sample rate) settings, not the
+   number of steps its docstring promises.
+6. ``jax_privacy PR #270`` (re-implementation): an auditor's GDP estimator took the absolute value of a negative
+   ``mu`` as evidence and reported epsilon ~ 3.5 on identical (null) score distributions; the fixed estimator and
+   dpverify's own :func:`dpverify.audit.curve.curve_audit` report 0 on the same scores.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CASES", "CorpusCase", "failed", "run_case", "run_corpus"]
+
+
+@dataclass(frozen=True)
+class CorpusCase:
+    """One reported bug: ``id``, ``library``, ``title``, ``refs`` (upstream URLs, checked), ``upstream_status``
+    (their state when checked), ``kind`` ("library" or "re-implementation") and ``check() -> dict`` (the seeded
+    check; keys ``status``, ``detail`` and any numbers)."""
+
+    id: str
+    library: str
+    title: str
+    refs: tuple[str, ...]
+    upstream_status: str
+    kind: str
+    check: Callable[[], dict]
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
+
+
+# -- diffprivlib ----------------------------------------------------------------------------------------------------
+
+def _linear_regression(fit_intercept: bool):
+    from dpverify.libraries import diffprivlib as dpl
+
+    return next(f for f in dpl.catalogue() if f.name.startswith("models.LinearRegression")
+                and f.options.get("bounds") == "given" and f.options.get("fit_intercept") is fit_intercept
+                and f.options["bounds_X"][0][0] == 0.0)
+
+
+def _dpl_105() -> dict:
+    from dpverify.libraries.ledger import diff
+
+    fn = _linear_regression(False)
+    pair = fn.pairs[0]
+    d, n = pair
+    a, b = fn.ledger(d, 0), fn.ledger(n, 0)
+    zero = [x for x in diff(a, b) if x.get("zero_sensitivity_on")]
+    from dpverify.libraries.causes import locate
+
+    causes = [c for c in locate(fn.library, fn.version, a.package_dir, [(pair.label, a, b)])
+              if c["kind"] == "sensitivity"]
+    where = causes[0]["site"] if causes else "-"
+    return {"status": "reproduced" if zero else "fixed", "version": fn.version, "site": where,
+            "source": causes[0]["source"] if causes else "",
+            "detail": (f"{len(zero)} noise addition(s) of declared sensitivity 0 whose statistic differs between D "
+                       f"and D' (at {zero[0]['site']}; sensitivity computed at {where})") if zero else
+                      "no noise addition of sensitivity 0: the installed diffprivlib declares this one right"}
+
+
+def _dpl_104() -> dict:
+    fn = _linear_regression(True)
+    led = fn.ledger(fn.pairs[0][0], 0)
+    spent, rec = led.spent_least, led.recorded
+    mm = led.mismatch.get("spent_over_recorded")
+    return {"status": "reproduced" if mm else "fixed", "version": fn.version,
+            "spent": None if spent is None else spent.epsilon, "recorded": None if rec is None else rec.epsilon,
+            "unrecorded_sites": led.unrecorded_sites,
+            "detail": (f"the calls compose to epsilon {spent.epsilon:.6g}, the accountant records {rec.epsilon:.6g}; "
+                       f"spends on accountants made inside fit at {', '.join(led.unrecorded_sites)}") if mm else
+                      "the ledger's composition equals the accountant's record"}
+
+
+# -- Opacus ---------------------------------------------------------------------------------------------------------
+
+def _opacus_571() -> dict:
+    from dpverify.audit import audit
+    from dpverify.libraries import opacus as lib
+
+    fn = next(f for f in lib.catalogue() if f.name == "make_private[mean_full_batch_divisor_differs]")
+    d, n = fn.pairs[0]
+    claimed = fn.claim(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = audit(fn.mechanism, d, n, epsilon=claimed.epsilon, delta=claimed.delta, samples=3000, seed=0,
+                  test=fn.test)
+    sizes = [len(d), len(n)]
+    return {"status": "reproduced" if r.is_violation else "fixed", "version": lib.version(),
+            "claimed": claimed.epsilon, "delta": claimed.delta, "certified": r.epsilon_lower,
+            "exact": r.epsilon_exact,
+            "detail": (f"loss_reduction='mean', full batches of {sizes[0]} vs {sizes[1]} records: certified "
+                       f"{r.epsilon_lower:.3g} (exact {r.epsilon_exact:.3g}) against Opacus' {claimed.epsilon:.3g} "
+                       f"at delta {claimed.delta:g}, 3000 samples, seed 0")}
+
+
+def _opacus_negative_epsilon() -> dict:
+    from opacus.accountants import GaussianAccountant, PRVAccountant, RDPAccountant
+
+    out: dict[str, Any] = {}
+    for name, cls in (("rdp", RDPAccountant), ("prv", PRVAccountant), ("gdp", GaussianAccountant)):
+        acc = cls()
+        acc.step(noise_multiplier=50.0, sample_rate=0.01)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out[name] = float(acc.get_epsilon(delta=0.5))
+            except Exception as exc:  # noqa: BLE001 - an accountant that cannot answer is part of the report
+                out[name] = f"{type(exc).__name__}: {exc}"
+    bad = {k: v for k, v in out.items() if not (isinstance(v, float) and v >= 0 and math.isfinite(v))}
+    return {"status": "reproduced" if bad else "fixed", "version": _version("opacus"), "epsilons": out,
+            "detail": ("noise multiplier 50, sample rate 0.01, one step, delta 0.5: "
+                       + ", ".join(f"{k} -> {v if isinstance(v, str) else f'{v:.4g}'}" for k, v in out.items())
+                       + ("; a negative epsilon or a failure is no guarantee" if bad else ""))}
+
+
+def _opacus_len() -> dict:
+    from opacus.accountants import RDPAccountant
+
+    acc = RDPAccountant()
+    steps = 5
+    for _ in range(steps):
+        acc.step(noise_multiplier=1.0, sample_rate=0.1)
+    n = len(acc)
+    return {"status": "reproduced" if n != steps else "fixed", "version": _version("opacus"), "len": n,
+            "steps": steps, "detail": f"{steps} steps recorded, len(accountant) = {n} (documented: the number of "
+                                      "optimization steps taken so far)"}
+
+
+# -- jax_privacy PR #270 (re-implementation) -----------------------------------------------------------------------
+
+def _gdp_estimators(null_seed: int = 0, n: int = 1000, delta: float = 1e-5) -> dict:
+    """The estimator before PR #270 (absolute value of the forward mu over every threshold), the fixed one (both
+    directions, each mu guarded at 0) and dpverify's curve_audit, on identical score distributions."""
+    from scipy.stats import norm
+
+    from dpverify.audit.bounds import clopper_pearson_upper
+    from dpverify.audit.curve import curve_audit, epsilon_assuming_gaussian
+
+    rng = np.random.default_rng(null_seed)
+    s0, s1 = rng.normal(size=n), rng.normal(size=n)  # null: the same law on both sides
+    thresholds = np.quantile(np.r_[s0, s1], np.linspace(0.01, 0.99, 99))
+    alpha = 0.05 / (2 * thresholds.size)  # one Bonferroni budget over every threshold's two rates
+
+    def rates(pos, neg):
+        fp = np.array([np.count_nonzero(neg >= t) for t in thresholds])  # negatives called positive
+        fn = np.array([np.count_nonzero(pos < t) for t in thresholds])  # positives missed
+        return clopper_pearson_upper(fp, neg.size, alpha), clopper_pearson_upper(fn, pos.size, alpha)
+
+    fpr, fnr = rates(s0, s1)
+    forward = norm.isf(fpr) - norm.ppf(fnr)
+    buggy_mu = float(np.max(np.abs(forward)))  # the shortcut: a negative mu read as reverse evidence
+    rfpr, rfnr = rates(s1, s0)
+    reverse = norm.isf(rfpr) - norm.ppf(rfnr)
+    fixed_mu = max(float(np.max(forward)), float(np.max(reverse)), 0.0)
+    half = n // 2
+    cert = curve_audit(s0[:half], s1[:half], s0[half:], s1[half:], alpha=0.05)
+    eps = {k: (epsilon_assuming_gaussian(mu, delta) if mu > 0 else 0.0)
+           for k, mu in (("before PR #270", buggy_mu), ("after PR #270", fixed_mu),
+                         ("dpverify curve_audit", cert.mu_lower))}
+    return {"mu": {"before PR #270": buggy_mu, "after PR #270": fixed_mu, "dpverify curve_audit": cert.mu_lower},
+            "epsilon": eps, "delta": delta, "n": n}
+
+
+def _jax_270() -> dict:
+    r = _gdp_estimators()
+    e = r["epsilon"]
+    ok = e["before PR #270"] > 0.5 and e["after PR #270"] == 0.0 and e["dpverify curve_audit"] == 0.0
+    return {"status": "ok" if ok else "failed", **r,
+            "detail": (f"null scores ({r['n']} per side, seed 0), epsilon at delta {r['delta']:g} assuming a "
+                       "Gaussian curve: " + ", ".join(f"{k} {v:.3g}" for k, v in e.items()))}
+
+
+CASES: tuple[CorpusCase, ...] = (
+    CorpusCase("diffprivlib#105", "diffprivlib",
+               "LinearRegression: sensitivity of the X^T X coefficient from the lower bound twice",
+               ("https://github.com/IBM/differential-privacy-library/issues/105",
+                "https://github.com/IBM/differential-privacy-library/pull/110",
+                "https://github.com/IBM/differential-privacy-library/issues/104"),
+               "issue open; fix PR #110 open (unreleased): no fixed version to install", "library", _dpl_105),
+    CorpusCase("diffprivlib#104", "diffprivlib",
+               "LinearRegression: centring means spend budget the accountant never records",
+               ("https://github.com/IBM/differential-privacy-library/issues/104",),
+               "issue open (item 2): no fixed version to install", "library", _dpl_104),
+    CorpusCase("opacus#571", "opacus",
+               "loss_reduction='mean' divides by an expected batch size computed from the private dataset's size",
+               ("https://github.com/meta-pytorch/opacus/issues/571",
+                "https://github.com/meta-pytorch/opacus/issues/819"),
+               "issues open: no fixed version to install", "library", _opacus_571),
+    CorpusCase("opacus#585", "opacus", "RDP/PRV accountants return a negative epsilon, GDP fails, at large delta",
+               ("https://github.com/meta-pytorch/opacus/pull/844", "https://github.com/meta-pytorch/opacus/issues/585"),
+               "fix PR #844 open (unreleased): no fixed version to install", "library", _opacus_negative_epsilon),
+    CorpusCase("opacus-pr829", "opacus", "len(accountant) counts distinct settings, not steps",
+               ("https://github.com/meta-pytorch/opacus/pull/829",),
+               "PR #829 closed after Opacus 1.6.0: no fixed release here", "library", _opacus_len),
+    CorpusCase("jax_privacy-pr270", "jax_privacy",
+               "GDP estimator reads a negative mu as evidence: epsilon ~ 3.5 on null scores",
+               ("https://github.com/google-deepmind/jax_privacy/pull/270",),
+               "PR #270 closed; jax_privacy is not installed here: re-implemented from the PR", "re-implementation",
+               _jax_270),
+)
+
+
+def run_case(case: CorpusCase) -> dict:
+    """One case as a report row: the case's fields, the check's result, ``status`` and ``seconds``."""
+    start = time.perf_counter()
+    row: dict[str, Any] = {"id": case.id, "library": case.library, "title": case.title, "refs": list(case.refs),
+                           "upstream_status": case.upstream_status, "kind": case.kind}
+    try:
+        row.update(case.check())
+    except ImportError as exc:
+        row.update(status="unavailable", detail=f"{case.library} is not installed: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a check that errs is reported, never hidden
+        row.update(status="failed", detail=f"{type(exc).__name__}: {exc}")
+    row["seconds"] = time.perf_counter() - start
+    return row
+
+
+def run_corpus(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Every case (or those whose id contains ``only``), in order."""
+    rows = []
+    for case in CASES:
+        if only and only not in case.id:
+            continue
+        if progress:
+            progress(f"{case.id}: {case.title}")
+        rows.append(run_case(case))
+    return rows
+
+
+def failed(rows: list[dict]) -> bool:
+    """True when a case's check misbehaved or erred (exit status 1)."""
+    return any(r.get("status") == "failed" for r in rows)
