@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.backends import to_numpy
 from dpverify.calculus.guarantees import ApproxDP, PureDP
 from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.audit.abilities import PairLoss, log_density_of, white_box_statistic_of
@@ -160,11 +161,18 @@ def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, datas
     n_fit, held = plan.n_fit, plan.held
     drawn, j_next = 0, 0
     parts: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+    device_tails: list[tuple[Any, Any]] = []  # on another backend: the scored tail of the last chunk stays there
     while drawn < held:
-        c0, c1 = sampler.chunk(j_next)
+        c0, c1 = sampler.chunk(j_next, on_device=True)
+        size = c0.shape[0]
+        if not isinstance(c0, np.ndarray):  # only the held outputs come to the host
+            need = held - drawn
+            if size > need:
+                device_tails.append((c0[need:], c1[need:]))
+            c0, c1 = to_numpy(c0[:need]), to_numpy(c1[:need])
         parts[0].append(c0)
         parts[1].append(c1)
-        drawn += c0.shape[0]
+        drawn += size
         j_next += 1
         progress()
     sel0, sel1 = (np.concatenate(p) for p in parts)
@@ -177,6 +185,8 @@ def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, datas
     counts = [(count_at_least(s0, t), count_at_least(s1, t)) for (s0, s1), t in zip(values, thresholds)]
     if sel0.shape[0] > held:  # the tail of the last chunk drawn: scored, not held for thresholds
         counts = _added(counts, score_chunk(statistics, thresholds, sel0[held:], sel1[held:]))
+    for t0, t1 in device_tails:  # the same tail on a device: scored there
+        counts = _added(counts, score_chunk(statistics, thresholds, t0, t1))
     return FittedStatistics(statistics, thresholds, values, tuple(counts), j_next)
 
 

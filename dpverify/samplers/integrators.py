@@ -1,6 +1,8 @@
 """Update rules of the gradient samplers: ``init(position) -> state`` and ``step(rng, state, gradient, ...) -> state``.
 
-Pure and vectorised over chains (the leading axis of every array). ``gradient(rng, theta)`` is a gradient
+Pure and vectorised over chains (the leading axis of every array). The Langevin, SGHMC and SGNHT updates use only
+arithmetic and the generator's ``standard_normal``, so they run unchanged on numpy arrays and on torch tensors (the
+samplers' device path, :mod:`dpverify.samplers.device`). ``gradient(rng, theta)`` is a gradient
 estimator bound to the data (:mod:`dpverify.samplers.gradients`); an integrator calls it where its update rule
 evaluates the gradient, so the random draws come in the algorithm's order (mini-batch, then the injected noise).
 Per-step parameters (step size, noise scale, ...) are arguments of ``step``: a :class:`~dpverify.samplers.schedules.Schedule`
@@ -42,10 +44,25 @@ GradientFn = Callable[[np.random.Generator, np.ndarray], np.ndarray]
 
 
 def _positions(position) -> np.ndarray:
-    theta = np.asarray(position, dtype=float)
+    """``position`` as a float ``(chains, d)`` array: numpy, or a tensor of another backend kept on its device (the
+    samplers' device path, :mod:`dpverify.samplers.device`)."""
+    theta = position if _on_device(position) else np.asarray(position, dtype=float)
     if theta.ndim != 2:
-        raise ValueError(f"position must have shape (chains, d); got {theta.shape}")
+        raise ValueError(f"position must have shape (chains, d); got {tuple(theta.shape)}")
     return theta
+
+
+def _on_device(x) -> bool:
+    return not isinstance(x, np.ndarray) and type(x).__module__.split(".")[0] == "torch"
+
+
+def _zeros_like(theta):
+    return theta.new_zeros(theta.shape) if _on_device(theta) else np.zeros_like(theta)
+
+
+def _full(theta, value: float):
+    """``(chains,)`` filled with ``value``, on ``theta``'s backend."""
+    return theta.new_full((theta.shape[0],), float(value)) if _on_device(theta) else np.full(theta.shape[0], value)
 
 
 class LangevinState(NamedTuple):
@@ -94,7 +111,7 @@ class SGHMCIntegrator:
 
     def init(self, position) -> SGHMCState:
         theta = _positions(position)
-        return SGHMCState(theta, np.zeros_like(theta))
+        return SGHMCState(theta, _zeros_like(theta))
 
     def step(self, rng: np.random.Generator, state: SGHMCState, gradient: GradientFn, step_size: float,
              friction: float, noise_std: float) -> SGHMCState:
@@ -132,7 +149,7 @@ class SGNHTIntegrator:
 
     def init(self, position) -> SGNHTState:
         theta = _positions(position)
-        return SGNHTState(theta, np.zeros_like(theta), np.full(theta.shape[0], self.initial_thermostat))
+        return SGNHTState(theta, _zeros_like(theta), _full(theta, self.initial_thermostat))
 
     def step(self, rng: np.random.Generator, state: SGNHTState, gradient: GradientFn, step_size: float,
              noise_std: float) -> SGNHTState:
@@ -141,7 +158,7 @@ class SGNHTIntegrator:
         noise = noise_std * rng.standard_normal(v.shape)
         v_new = v - alpha[:, None] * v + eta * g + noise
         theta = state.theta + v_new
-        alpha_new = alpha + (np.sum(v_new**2, axis=1) / v.shape[1] - eta)
+        alpha_new = alpha + ((v_new**2).sum(axis=1) / v.shape[1] - eta)  # ndarray.sum is np.sum; torch too
         return SGNHTState(theta, v_new, alpha_new)
 
 
