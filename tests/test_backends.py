@@ -64,3 +64,23 @@ def test_default_imports_do_not_load_torch():
             "import dpverify.interfaces.suite\n"
             "assert 'torch' not in sys.modules, 'torch imported by default'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _run(args: list[str], tmp_path) -> subprocess.CompletedProcess:
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, env=env)
+
+
+def test_cli_and_plugin_check_backend_and_device(tmp_path):
+    """`dpverify audit/verify --backend/--device` and the plugin's --dp-backend/--dp-device are usage errors (exit 2)
+    naming the option and the allowed values, before any sampling. Fails if a bad value is accepted or crashes."""
+    bad = _run(["-m", "dpverify", "audit", "dp_sgld_path", "--backend", "jax"], tmp_path)
+    assert bad.returncode == 2 and "invalid choice: 'jax' (choose from 'numpy', 'torch')" in bad.stderr
+    bad = _run(["-m", "dpverify", "verify", "--no-theorems", "--backend", "numpy", "--device", "cuda"], tmp_path)
+    assert bad.returncode == 2 and "--device cuda" in bad.stderr and "needs backend='torch'" in bad.stderr
+    (tmp_path / "test_nothing.py").write_text("def test_ok():\n    pass\n")
+    bad = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--dp-backend", "torch", "--dp-device", "tpu"],
+               tmp_path)
+    assert bad.returncode == 4 and "--dp-device tpu" in bad.stderr and "'cpu', 'cuda' or 'cuda:K'" in bad.stderr

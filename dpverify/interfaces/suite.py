@@ -507,7 +507,8 @@ def run_case(
     ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
     ``client`` (a ``dask.distributed.Client``) are passed to :func:`dpverify.audit.audit`; the numbers depend on none
     of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
-    guarantee of the bound does not. ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
+    guarantee of the bound does not; a case whose sampler has no device path (DP-SGFS, OPS, the mechanisms that are
+    not gradient samplers) runs on numpy. ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
     (``verdict == "error"``), never lost.
     """
     from dpverify.audit import audit
@@ -525,6 +526,11 @@ def run_case(
             reference = declared_reference(sampler, dataset, neighbour, claim, at)
         else:
             reference = Reference(ApproxDP(epsilon, at), "given", float(epsilon), at, "given on the command line")
+        if backend != "numpy":
+            from dpverify.samplers.device import has_device_path
+
+            if not has_device_path(sampler):  # e.g. DP-SGFS, OPS, a mechanism that is not a gradient sampler
+                backend, device = "numpy", None
         result = audit(
             sampler, dataset, neighbour,
             claim=reference.guarantee,

@@ -26,6 +26,7 @@ import numpy as np
 
 from dpverify.backends import NUMPY
 from dpverify.calculus.releases import SampleSet, released_indices
+from dpverify.models.base import Model
 from dpverify.samplers.gradients import (
     FullBatchGradient,
     PoissonMinibatchGradient,
@@ -38,7 +39,7 @@ from dpverify.samplers.integrators import (
 )
 from dpverify.samplers.kernels import Kernel
 
-__all__ = ["SUPPORTED_INTEGRATORS", "DenseBatchGradient", "DeviceData", "device_kernel", "sample_on_device"]
+__all__ = ["SUPPORTED_INTEGRATORS", "DenseBatchGradient", "DeviceData", "device_kernel", "has_device_path", "sample_on_device"]
 
 #: The update rules that run on every backend unchanged.
 SUPPORTED_INTEGRATORS = (EulerMaruyama, SGHMCIntegrator, SGNHTIntegrator)
@@ -112,7 +113,20 @@ def device_kernel(sampler) -> Kernel:
     cls = type(sampler)
     if not all(getattr(cls, name).__qualname__ == f"StochasticGradientSampler.{name}" for name in ("init", "_step")):
         raise NotImplementedError(f"{sid}: no device path (the sampler has its own start or step)")
+    model = sampler.model
+    if getattr(type(model), "dense_gradient_sum", None) is Model.dense_gradient_sum:
+        raise NotImplementedError(f"{sid}: the model {type(model).__name__} has no backend-generic gradient "
+                                  "(backend='torch' supports LogisticRegression, GaussianTarget and LinearLoss)")
     return Kernel(DenseBatchGradient.of(kernel.estimator), kernel.integrator)
+
+
+def has_device_path(mechanism) -> bool:
+    """Whether ``mechanism`` is a gradient sampler that runs on another backend (:func:`device_kernel` succeeds)."""
+    try:
+        device_kernel(mechanism)
+    except (NotImplementedError, AttributeError):
+        return False
+    return True
 
 
 def sample_on_device(sampler, dataset, n: int, rng, max_elements: int) -> Any:

@@ -614,7 +614,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
             mult = xp.asarray(counts.astype(float))[None, :]
             z_x, z_y = xp.asarray(X.prepared[i:i + 1]), xp.asarray(Y.prepared[i:i + 1])
             coef_t, var2_t = xp.asarray(coef)[None, :], xp.asarray(2.0 * std**2)[None, :]
-            dev_block = max(1, DEVICE_BLOCK_ELEMENTS // max(1, (len(rep) + 2) * T))
+            dev_block = max(1, DEVICE_BLOCK_ELEMENTS // max(1, (len(rep) + 2 + d) * T))
             out = xp.zeros((paths.shape[0],))
             for lo in range(0, paths.shape[0], dev_block):
                 p = paths[lo:lo + dev_block]
