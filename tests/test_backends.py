@@ -70,7 +70,7 @@ def _run(args: list[str], tmp_path) -> subprocess.CompletedProcess:
     import os
 
     env = {**os.environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, env=env)
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
 
 
 def test_cli_and_plugin_check_backend_and_device(tmp_path):
