@@ -16,8 +16,17 @@ from dpverify.models.linear import LinearLoss
 from dpverify.models.logistic import LogisticRegression, make_logistic_dataset
 from dpverify.models.targets import GaussianTarget
 from dpverify.samplers import registry
-from dpverify.samplers.device import DenseBatchGradient, DeviceData, device_kernel
-from dpverify.samplers.gradients import minibatch_gradient_sum
+from dpverify.samplers.device import (
+    DenseBatchGradient,
+    DenseRecordGradients,
+    DeviceData,
+    device_kernel,
+)
+from dpverify.samplers.gradients import (
+    RecordGradients,
+    minibatch_gradient_sum,
+    per_record_gradients,
+)
 from dpverify.samplers.schedules import Schedule
 
 pytestmark = pytest.mark.torch
@@ -49,6 +58,9 @@ CASES = {
     "dp_sghmc": ("dp_sghmc", LinearLoss(2, R=1.0, prior_variance=4.0),
                  {"N": 40, "tau": 4, "T": 2, "epsilon": 50.0, "delta": 1e-5, "h": 1e-2, "A": 1.0, "B_hat": 0.1, "unguaranteed": True},
                  _ball(40, 2, 1.0, 5)),
+    "dp_sgfs": ("dp_sgfs", LogisticRegression(2, R=1.0),
+                {"N": 40, "tau": 5, "T": 2, "epsilon": 1.0, "delta": 1e-5, "step_size": 1e-2, "unguaranteed": True},
+                _logistic_data(40, 2, 1.0, 7)),
     "dp_sgnht": ("dp_sgnht", LogisticRegression(2, R=1.0),
                  {"N": 40, "tau": 4, "T": 2, "epsilon": 50.0, "delta": 1e-5, "eta": 1e-3, "a": 1.0, "unguaranteed": True},
                  _logistic_data(40, 2, 1.0, 6)),
@@ -108,25 +120,37 @@ def test_step_equals_the_numpy_step_given_the_same_draws(case, torch_cpu):
     s_t = kernel.init(torch_cpu.asarray(theta0))
     numpy_estimator = sampler.kernel.estimator
     for t in range(5):
-        W = dense.weights(rng, n, data.N)
-        W = None if W is None else np.asarray(W)
-        xi = rng.standard_normal((n, d))
-        idx, weights = (None, None) if W is None else _batch_args(dense, W)
+        if isinstance(dense, DenseRecordGradients):  # DP-SGFS: the same records, the gradient and covariance noise
+            idx = get_backend("numpy").fixed_size_indices(rng, n, data.N, dense.batch_size)
+            draws = [rng.standard_normal((n, d)), rng.standard_normal((n, d, d))]
 
-        def grad_np(_, theta, idx=idx, weights=weights):
-            if idx is None:
-                return numpy_estimator.estimate(None, theta, data)
-            return numpy_estimator._combine(theta, minibatch_gradient_sum(model, data, idx, theta,
-                                                                          clip=numpy_estimator.clip, weights=weights))
+            def grad_np(_, theta, idx=idx):
+                return RecordGradients(per_record_gradients(model, data, idx, theta), model.grad_log_prior(theta),
+                                       data.N)
 
-        W_t = None if W is None else torch.as_tensor(W)
+            def grad_t(_, theta, idx=torch.as_tensor(idx)):  # noqa: B008 - the batch of this step
+                return dense.records(theta, ddata, idx)
+        else:
+            W = dense.weights(rng, n, data.N)
+            W = None if W is None else np.asarray(W)
+            draws = [rng.standard_normal((n, d))]
+            idx, weights = (None, None) if W is None else _batch_args(dense, W)
 
-        def grad_t(_, theta, W_t=W_t):
-            return dense.combine(theta, ddata, W_t)
+            def grad_np(_, theta, idx=idx, weights=weights):
+                if idx is None:
+                    return numpy_estimator.estimate(None, theta, data)
+                return numpy_estimator._combine(theta, minibatch_gradient_sum(model, data, idx, theta,
+                                                                              clip=numpy_estimator.clip,
+                                                                              weights=weights))
+
+            W_t = None if W is None else torch.as_tensor(W)
+
+            def grad_t(_, theta, W_t=W_t):
+                return dense.combine(theta, ddata, W_t)
 
         params_t = sampler.kernel_schedule.at(t)
-        s_np = integrator.step(Replay([xi], None), s_np, grad_np, **params_t)
-        s_t = integrator.step(Replay([torch.as_tensor(xi)], torch_cpu), s_t, grad_t,
+        s_np = integrator.step(Replay(draws, None), s_np, grad_np, **params_t)
+        s_t = integrator.step(Replay([torch.as_tensor(x) for x in draws], torch_cpu), s_t, grad_t,
                               **{k: float(v) for k, v in params_t.items()})
         for a, b in zip(s_np, s_t):
             np.testing.assert_allclose(b.numpy(), a, rtol=1e-10, atol=1e-12)
@@ -139,7 +163,9 @@ def _halved(sampler):
     T = sampler.n_steps
     names = list(sched.at(0))
     arrays = {k: np.array([sched.at(t)[k] for t in range(T)], dtype=float) for k in names}
-    arrays["noise_std"] = arrays["noise_std"] / 2
+    for k in names:
+        if k.endswith("noise_std"):  # the injected noise (DP-SGFS: its gradient and covariance noise)
+            arrays[k] = arrays[k] / 2
     sampler._schedule = Schedule(T, **arrays)
     return sampler
 
@@ -193,12 +219,18 @@ def test_generator_is_reproducible_per_seed_and_paths_shape(torch_cpu):
 
 
 def test_unsupported_samplers_say_so(torch_cpu):
-    """DP-SGFS and OPS by MALA have no device path: a NotImplementedError naming them, never numpy numbers."""
-    model = LogisticRegression(2, R=1.0)
+    """OPS by MALA (it adapts its step as it runs) and the warm-started known-bad DP-SGLD (its own start) have no
+    device path: a NotImplementedError naming them, never numpy numbers."""
+    model = LogisticRegression(2, R=1.0, theta_radius=4.0)
     X = _logistic_data(40, 2, 1.0, 0)
-    sgfs = registry.make("dp_sgfs", model=model, N=40, tau=5, T=1, epsilon=1.0, delta=1e-5, step_size=1e-3)
-    with pytest.raises(NotImplementedError, match="dp_sgfs"):
-        sgfs.sample(X, 4, torch_cpu.generator(0))
+    ops = registry.make("ops_mcmc_logistic", model=model, N=40, epsilon=1.0, n_steps=20)
+    with pytest.raises((NotImplementedError, TypeError), match="ops_mcmc_logistic|rng must be"):
+        ops.sample(X, 4, torch_cpu.generator(0))
+    model, Xc, _, params = _path_pair()
+    warm = registry.make("dp_sgld_broken", model=model, defect="warm_start",
+                         **{k: v for k, v in params.items() if k != "release"})
+    with pytest.raises(NotImplementedError, match="dp_sgld_broken"):
+        warm.sample(Xc, 4, torch_cpu.generator(0))
 
 
 def _path_pair():

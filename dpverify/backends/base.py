@@ -112,6 +112,11 @@ class Backend:
         have probability 0 up to float64 resolution)."""
         raise NotImplementedError
 
+    def fixed_size_indices(self, rng: Any, n: int, N: int, b: int) -> Any:
+        """``(n, b)`` record indices, each row a uniform ``b``-subset of the N records (the ``b`` smallest of N
+        i.i.d. uniform keys; listed in no particular order)."""
+        raise NotImplementedError
+
     # -- counting ----------------------------------------------------------------------------------------------
     def count_at_least(self, values: Any, thresholds: np.ndarray) -> np.ndarray:
         """``#{values >= t}`` for each threshold ``t``, as numpy int64 (sort once, one binary search per
@@ -205,6 +210,10 @@ class NumpyBackend(Backend):
             return np.ones((n, N))
         kth = np.partition(keys, b - 1, axis=1)[:, b - 1:b]
         return (keys <= kth) * 1.0
+
+    def fixed_size_indices(self, rng: Any, n: int, N: int, b: int) -> np.ndarray:
+        keys = rng.random((n, N))
+        return np.argpartition(keys, b - 1, axis=1)[:, :b] if b < N else np.tile(np.arange(N), (n, 1))
 
     def count_at_least(self, values: Any, thresholds: np.ndarray) -> np.ndarray:
         v = np.sort(np.asarray(values, dtype=float))

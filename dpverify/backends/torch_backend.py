@@ -112,6 +112,10 @@ class TorchBackend(Backend):
         kth = torch.kthvalue(keys, b, dim=1, keepdim=True).values  # the b-th smallest key of each row
         return (keys <= kth).to(torch.float64)
 
+    def fixed_size_indices(self, rng: Any, n: int, N: int, b: int) -> Any:
+        keys = rng.random((n, N))
+        return torch.topk(keys, b, dim=1, largest=False, sorted=False).indices
+
     def count_at_least(self, values: Any, thresholds: np.ndarray) -> np.ndarray:
         v = torch.sort(values.reshape(-1)).values
         t = torch.as_tensor(np.asarray(thresholds, dtype=float), device=v.device)

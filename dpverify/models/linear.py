@@ -111,6 +111,10 @@ class LinearLoss(Model):
             return X.sum(0) + 0.0 * theta
         return weights @ X
 
+    def dense_record_gradients(self, prepared, idx, theta):
+        """The records ``idx[c]`` themselves (the gradient does not depend on theta): ``(chains, b, d)``."""
+        return prepared[idx] + 0.0 * theta[:, None, :]
+
     def dense_grad_log_prior(self, theta):
         """``-(theta - m_0) / s_0^2``."""
         from dpverify.backends import backend_of

@@ -179,6 +179,13 @@ class LogisticRegression(Model):
             w = w * weights
         return w @ prepared
 
+    def dense_record_gradients(self, prepared, idx, theta):
+        """``z_i sigmoid(-z_i . theta_c)`` of the records ``idx[c]``: ``(chains, b, d)``, backend-generic."""
+        from dpverify.backends import backend_of
+
+        zb = prepared[idx]
+        return backend_of(theta).sigmoid(-(zb @ theta[:, :, None])) * zb
+
     def dense_grad_log_prior(self, theta):
         """``-theta / s^2``."""
         return -theta / self.prior_variance

@@ -169,6 +169,10 @@ class GaussianTarget(Model):
             g = g * weights[..., None]
         return g.sum(1)
 
+    def dense_record_gradients(self, prepared, idx, theta):
+        """``(x_i - theta_c) / sigma^2`` of the records ``idx[c]``: ``(chains, b, d)``, backend-generic."""
+        return (prepared[idx] - theta[:, None, :]) / self.noise_variance
+
     def dense_grad_log_prior(self, theta):
         """``-(theta - m_0) / s_0^2``."""
         from dpverify.backends import backend_of

@@ -15,8 +15,9 @@ Numbers differ from the numpy backend's (another generator, another batch algori
 not; given the same batch and the same noise the step is the numpy step to float tolerance (tests/test_backends.py).
 The loop is over time steps only. Supported: the samplers whose kernel is a full-batch, fixed-size or Poisson
 gradient estimator with the Euler-Maruyama, SGHMC or SGNHT update and the standard start (DP-SGLD of Wang et al. and
-of Li et al., ULA, noisy SGD, DP-SGHMC, DP-SGNHT), on LogisticRegression, GaussianTarget or LinearLoss. Anything else
-(DP-SGFS, OPS by MALA, the known-bad variants with their own updates) is a ``NotImplementedError`` naming it.
+of Li et al., ULA, noisy SGD, DP-SGHMC, DP-SGNHT), and DP-SGFS (its record gradients, :class:`DenseRecordGradients`,
+and its update's torch.linalg branch), on LogisticRegression, GaussianTarget or LinearLoss. Anything else (OPS by
+MALA, the hybrid sampler, the known-bad variants with their own start) is a ``NotImplementedError`` naming it.
 """
 from __future__ import annotations
 
@@ -26,14 +27,16 @@ import numpy as np
 
 from dpverify.backends import NUMPY
 from dpverify.calculus.releases import SampleSet, released_indices
-from dpverify.models.base import Model
 from dpverify.samplers.gradients import (
     FullBatchGradient,
     PoissonMinibatchGradient,
+    RecordGradients,
     UniformMinibatchGradient,
+    UniformMinibatchRecordGradients,
 )
 from dpverify.samplers.integrators import (
     EulerMaruyama,
+    SGFSIntegrator,
     SGHMCIntegrator,
     SGNHTIntegrator,
 )
@@ -41,8 +44,8 @@ from dpverify.samplers.kernels import Kernel
 
 __all__ = ["SUPPORTED_INTEGRATORS", "DenseBatchGradient", "DeviceData", "device_kernel", "has_device_path", "sample_on_device"]
 
-#: The update rules that run on every backend unchanged.
-SUPPORTED_INTEGRATORS = (EulerMaruyama, SGHMCIntegrator, SGNHTIntegrator)
+#: The update rules that run on every backend (SGFS through its torch.linalg branch).
+SUPPORTED_INTEGRATORS = (EulerMaruyama, SGHMCIntegrator, SGNHTIntegrator, SGFSIntegrator)
 
 
 class DeviceData(NamedTuple):
@@ -100,6 +103,35 @@ class DenseBatchGradient:
         return self.combine(theta, data, self.weights(rng, theta.shape[0], data.N))
 
 
+class DenseRecordGradients:
+    """The per-record gradients of a uniform ``batch_size``-subset per chain and the prior's gradient (a
+    :class:`~dpverify.samplers.gradients.RecordGradients`; DP-SGFS, Wang et al. 2015, supp. Alg. 4 step 1), the
+    subset drawn as the ``batch_size`` smallest of N uniform keys (:meth:`Backend.fixed_size_indices`)."""
+
+    def __init__(self, model, batch_size: int) -> None:
+        self.model, self.batch_size = model, int(batch_size)
+
+    def __repr__(self) -> str:
+        return f"DenseRecordGradients(batch_size={self.batch_size})"
+
+    def records(self, theta, data: DeviceData, idx) -> RecordGradients:
+        """The estimate for given record indices ``idx`` ``(chains, batch_size)``."""
+        g = self.model.dense_record_gradients(data.prepared, idx, theta)
+        return RecordGradients(g, self.model.dense_grad_log_prior(theta), data.N)
+
+    def estimate(self, rng, theta, data: DeviceData) -> RecordGradients:
+        backend = getattr(rng, "backend", NUMPY)
+        return self.records(theta, data, backend.fixed_size_indices(rng, theta.shape[0], data.N, self.batch_size))
+
+
+def dense_estimator(estimator):
+    """The device counterpart of a numpy estimator: :class:`DenseRecordGradients` for DP-SGFS's record gradients,
+    else :meth:`DenseBatchGradient.of`."""
+    if type(estimator) is UniformMinibatchRecordGradients:
+        return DenseRecordGradients(estimator.model, estimator.batch_size)
+    return DenseBatchGradient.of(estimator)
+
+
 def device_kernel(sampler) -> Kernel:
     """``sampler``'s kernel with its estimator made dense (:class:`DenseBatchGradient`); a ``NotImplementedError``
     naming what has no device path."""
@@ -114,10 +146,12 @@ def device_kernel(sampler) -> Kernel:
     if not all(getattr(cls, name).__qualname__ == f"StochasticGradientSampler.{name}" for name in ("init", "_step")):
         raise NotImplementedError(f"{sid}: no device path (the sampler has its own start or step)")
     model = sampler.model
-    if getattr(type(model), "dense_gradient_sum", None) is Model.dense_gradient_sum:
+    needed = ("dense_record_gradients" if type(kernel.estimator) is UniformMinibatchRecordGradients
+              else "dense_gradient_sum")
+    if not {needed, "dense_grad_log_prior"} <= model.dense_capabilities():
         raise NotImplementedError(f"{sid}: the model {type(model).__name__} has no backend-generic gradient "
                                   "(backend='torch' supports LogisticRegression, GaussianTarget and LinearLoss)")
-    return Kernel(DenseBatchGradient.of(kernel.estimator), kernel.integrator)
+    return Kernel(dense_estimator(kernel.estimator), kernel.integrator)
 
 
 def has_device_path(mechanism) -> bool:

@@ -164,7 +164,13 @@ class SGNHTIntegrator:
 
 def project_psd(M: np.ndarray) -> np.ndarray:
     """Frobenius projection of (a batch of) square matrices on the PSD cone: ``Q max(Lambda, 0) Q^T`` of the
-    symmetric part ``(M + M^T)/2`` (Higham 1988)."""
+    symmetric part ``(M + M^T)/2`` (Higham 1988). numpy arrays or torch tensors (``torch.linalg.eigh``)."""
+    if _on_device(M):
+        import torch
+
+        S = 0.5 * (M + M.transpose(-1, -2))
+        w, Q = torch.linalg.eigh(S)
+        return (Q * w.clamp(min=0.0)[..., None, :]) @ Q.transpose(-1, -2)
     S = 0.5 * (M + np.swapaxes(M, -1, -2))
     w, Q = np.linalg.eigh(S)
     return (Q * np.maximum(w, 0.0)[..., None, :]) @ np.swapaxes(Q, -1, -2)
@@ -201,10 +207,15 @@ class SGFSIntegrator:
     def init(self, position) -> SGFSState:
         theta = _positions(position)
         d = theta.shape[1]
+        if _on_device(theta):
+            return SGFSState(theta, theta.new_zeros((theta.shape[0], d, d)))
         return SGFSState(theta, np.zeros((theta.shape[0], d, d)))
 
     def step(self, rng: np.random.Generator, state: SGFSState, gradient, step_size: float,
              gradient_noise_std: float, covariance_noise_std: float, averaging_weight: float) -> SGFSState:
+        if _on_device(state.theta):
+            return self._device_step(rng, state, gradient, step_size, gradient_noise_std, covariance_noise_std,
+                                     averaging_weight)
         theta = state.theta
         c, d = theta.shape
         est = gradient(rng, theta)  # step 1: the mini-batch's per-record gradients
@@ -220,6 +231,28 @@ class SGFSIntegrator:
         precond = (tau + N) * N / tau * fisher + 4 * (self.F @ self.F.T) / eta  # step 5
         rhs = est.prior + N * g_tilde
         return SGFSState(theta + 2 * np.linalg.solve(precond, rhs[..., None])[..., 0], fisher)
+
+    def _device_step(self, rng, state: SGFSState, gradient, step_size: float, gradient_noise_std: float,
+                     covariance_noise_std: float, averaging_weight: float) -> SGFSState:
+        """:meth:`step` on torch tensors: the same steps 1-5 in the same order of draws (torch.linalg)."""
+        import torch
+
+        theta = state.theta
+        c, d = theta.shape
+        F = torch.as_tensor(self.F, dtype=theta.dtype, device=theta.device)
+        est = gradient(rng, theta)
+        g, N, tau, eta = est.records, est.N, est.records.shape[1], step_size
+        g_bar = g.mean(1)
+        Z = gradient_noise_std * rng.standard_normal((c, d))
+        W = covariance_noise_std * rng.standard_normal((c, d, d))
+        g_tilde = g_bar + Z @ F.T
+        centred = g - g_bar[:, None, :]
+        V = project_psd(centred.transpose(1, 2) @ centred / (tau - 1) + W)
+        kappa = averaging_weight
+        fisher = (1 - kappa) * state.fisher + kappa * V
+        precond = (tau + N) * N / tau * fisher + 4 * (F @ F.T) / eta
+        rhs = est.prior + N * g_tilde
+        return SGFSState(theta + 2 * torch.linalg.solve(precond, rhs[..., None])[..., 0], fisher)
 
 
 class MALAState(NamedTuple):
