@@ -17,12 +17,18 @@ subprocess's resident memory after imports, before the first chunk. "cpu s" is t
 of the wall time on an idle core (the "<60s" verdict is on wall time). "sys s" and "faults" (minor page faults) show
 the kernel's share: every first touch of freshly mapped memory (large temporaries, the path array) is a page fault.
 
-Usage: ``python benchmarks/samplers.py [--quick] [--only ID ...] [--blas-threads K] [--table loop|audit|both]
-[--workers W]``. ``--workers 2`` splits each audit-scale row's chains between two processes run at once (the chunks
+Usage: ``python benchmarks/samplers.py [--quick] [--only ID ...] [--blas-threads K] [--table loop|audit|both|closing]
+[--workers W] [--backend numpy|torch] [--device cpu|cuda] [--chains N ...]``. ``--workers 2`` splits each audit-scale row's chains between two processes run at once (the chunks
 are independent, so an auditor can do the same on 2 cores).
 ``--quick``: batches 10x smaller, and 10^5 chains per audit-scale row (the 10^6 time is then extrapolated, marked
 "~"). On a shared, loaded machine OpenBLAS's threads can make small matrix products 10-100x slower;
 ``--blas-threads 1`` (threadpoolctl) avoids it.
+
+Backends (issue 26, docs/gpu.md): ``--table audit --backend torch --device cuda [--chains N]`` runs the audit-scale
+rows on a GPU (chunks follow the device's free memory; peak MB is ``torch.cuda.max_memory_allocated``).
+``--table closing [--chains 1e6 1e7 1e8] [--rows numpy:cpu torch:cpu torch:cuda]`` prints the closing table: the whole
+DP-SGLD path audit (sampling, white-box statistic, counting, bound; d = 10, N = 100, T = 100) per backend and device:
+chains per side, wall seconds, peak memory, certified epsilon. CPU rows above ``--max-cpu-chains`` (1e6) are skipped.
 """
 from __future__ import annotations
 
@@ -111,8 +117,12 @@ def audit_cases() -> dict:
     return rows
 
 
-def _audit_row(label: str, n_chains: int, chunk: int, seed: int = 0) -> dict:
-    """Run one audit-scale row in this process: ``n_chains`` chains in chunks; seconds and peak memory."""
+def _audit_row(label: str, n_chains: int, chunk: int, seed: int = 0, backend: str = "numpy",
+               device: str | None = None) -> dict:
+    """Run one audit-scale row in this process: ``n_chains`` chains in chunks; seconds and peak memory. On the torch
+    backend the chains run on ``device`` with the backend's generator (chunks follow the device's free memory) and
+    the peak memory is the device's (``torch.cuda.max_memory_allocated``) on CUDA."""
+    from dpverify.backends import get_backend
     from dpverify.samplers import registry
 
     sid, params, kind, d, N = audit_cases()[label]
@@ -124,7 +134,15 @@ def _audit_row(label: str, n_chains: int, chunk: int, seed: int = 0) -> dict:
         model = GaussianTarget(d, R=1.0)
         data = _gaussian_data(N, d, data_rng)
     sampler = registry.make(sid, model=model, **params)
-    rng = np.random.default_rng(np.random.SeedSequence(1).spawn(seed + 1)[seed])  # independent stream per worker
+    seq = np.random.SeedSequence(1).spawn(seed + 1)[seed]  # independent stream per worker
+    array_backend = get_backend(backend, device)
+    if array_backend.name == "numpy":
+        rng = np.random.default_rng(seq)
+    else:
+        rng = array_backend.generator(seq)
+        if array_backend.device != "cpu":
+            chunk = array_backend.chunk_size(sampler.output_bytes(), maximum=1 << 21)
+        array_backend.reset_peak_memory()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     t0, start, cpu_start = time.time(), time.perf_counter(), time.process_time()
     done = 0
@@ -133,21 +151,27 @@ def _audit_row(label: str, n_chains: int, chunk: int, seed: int = 0) -> dict:
         out = sampler.sample(data, m, rng)
         del out
         done += m
+    array_backend.synchronize()
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     end = resource.getrusage(resource.RUSAGE_SELF)
+    device_peak = array_backend.peak_memory()
     return {"label": label, "chains": n_chains, "steps": sampler.n_steps, "seconds": elapsed, "cpu_seconds": cpu,
             "t_start": t0, "t_end": t0 + elapsed,
             "sys_seconds": end.ru_stime - usage.ru_stime, "page_faults": end.ru_minflt - usage.ru_minflt,
-            "base_mb": usage.ru_maxrss / 1024, "peak_mb": end.ru_maxrss / 1024,
+            "base_mb": usage.ru_maxrss / 1024,
+            "peak_mb": end.ru_maxrss / 1024 if device_peak is None else device_peak / 2**20, "chunk": chunk,
             "path_mb": min(chunk, n_chains) * (sampler.n_steps + 1) * d * 8 / 2**20}
 
 
-def audit_table(quick: bool, only, blas_threads, workers: int = 1) -> None:
+def audit_table(quick: bool, only, blas_threads, workers: int = 1, chains: int | None = None,
+                backend: str = "numpy", device: str | None = None) -> None:
     """One line per audit-scale row. With ``workers`` > 1 the chains are split evenly between that many
     subprocesses started together (each with its own random stream, chunks of 2^17): "wall s" runs from the first
     worker's first chunk to the last worker's end (imports excluded, as for one worker), "cpu s", "sys s" and "faults" are summed, "peak MB" is the largest worker's (all are resident
     at once, so the machine needs about ``workers`` times that)."""
-    n = 10**5 if quick else 10**6
+    n = chains if chains is not None else (10**5 if quick else 10**6)
+    print(f"# backend {backend}, device {device or 'cpu'}; peak MB: ru_maxrss on the CPU, "
+          "torch.cuda.max_memory_allocated on CUDA", flush=True)
     header = (f"{'audit-scale row':<32} {'chains':>8} {'workers':>7} {'wall s':>7} {'cpu s':>7} {'chains/s':>9} "
               f"{'s per 1e6':>9} {'cpu/1e6':>8} {'sys s':>6} {'faults':>8} {'<60s':>5} {'chunk':>7} {'path MB':>8} "
               f"{'base MB':>8} {'peak MB':>8}")
@@ -159,7 +183,8 @@ def audit_table(quick: bool, only, blas_threads, workers: int = 1) -> None:
         procs = []
         for w in range(workers):
             share = n // workers + (1 if w < n % workers else 0)
-            cmd = [sys.executable, __file__, "--audit-row", label, "--chains", str(share), "--seed", str(w)]
+            cmd = [sys.executable, __file__, "--audit-row", label, "--chains", str(share), "--seed", str(w),
+                   "--backend", backend] + ([] if device is None else ["--device", device])
             if blas_threads is not None:
                 cmd += ["--blas-threads", str(blas_threads)]
             procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
@@ -178,8 +203,94 @@ def audit_table(quick: bool, only, blas_threads, workers: int = 1) -> None:
         mark = "" if n >= 10**6 else "~"
         print(f"{label:<32} {n:>8} {workers:>7} {wall:>7.1f} {cpu:>7.1f} {n / wall:>9.0f} "
               f"{mark + format(per_million, '.1f'):>9} {mark + format(cpu_million, '.1f'):>8} {sys_s:>6.1f} "
-              f"{faults:>8} {'yes' if per_million < 60 else 'NO':>5} {AUDIT_CHUNK:>7} {r0['path_mb']:>8.0f} "
+              f"{faults:>8} {'yes' if per_million < 60 else 'NO':>5} {r0['chunk']:>7} {r0['path_mb']:>8.0f} "
               f"{r0['base_mb']:>8.0f} {max(r['peak_mb'] for r in results):>8.0f}", flush=True)
+
+
+# -- closing table (issue 26): the whole DP-SGLD path audit on each backend ------------------------------------------
+
+#: The audited run: DP-SGLD (Li et al. 2019, Alg. 1) released as a path, d = 10, N = 100, T = 100, on the logistic
+#: gradient canary pair (the suite's dp_sgld_path case at d = 10, T = 100), claiming the PLD accountant's epsilon.
+CLOSING_PARAMS = dict(N=100, tau=10, T=100, epsilon=None, delta=1e-3, step_size=0.444, L=1.0, release="path",
+                      claim="accountant")
+#: The fit and threshold budgets of the closing audits: the white-box statistic needs no fit, and 2^16 outputs per
+#: side fix its candidate thresholds; everything else is drawn and counted chunk by chunk on the backend.
+CLOSING_FIT_CAP, CLOSING_THRESHOLD_SAMPLE = 2**12, 2**16
+
+
+def _closing_row(backend: str, device: str | None, chains: int, seed: int = 0) -> dict:
+    """One closing-table row in this process: the whole audit (sampling, statistic, counting, bound) of
+    ``chains`` outputs per side; wall seconds of ``audit()``, peak memory, certified epsilon."""
+    from dpverify.audit import audit
+    from dpverify.backends import get_backend
+    from dpverify.models.canary import model_canary_pair
+    from dpverify.samplers import registry
+
+    model = LogisticRegression(10, R=4.0, prior_variance=100.0)
+    X, Y = model_canary_pair(model, 100, kind="null")
+    sampler = registry.make("dp_sgld_li", model=model, theta0=(-2.0,) + (0.0,) * 9, **CLOSING_PARAMS)
+    claim = sampler.guarantee()  # the accountant's epsilon (PLD), computed before the clock starts
+    sampler.pair_privacy_loss(X, Y)  # the pair's exact PLD, likewise (cached)
+    array_backend = get_backend(backend, device)
+    chunk = AUDIT_CHUNK if array_backend.device == "cpu" else None  # CUDA: the device's free memory decides
+    array_backend.reset_peak_memory()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    result = audit(sampler, X, Y, claim=claim, samples=chains, seed=seed, test="likelihood_ratio",
+                   chunk_size=chunk, fit_cap=CLOSING_FIT_CAP, threshold_sample=CLOSING_THRESHOLD_SAMPLE,
+                   backend=backend, device=device,
+                   progress=lambda done, total: print(f"#   {backend}:{device or 'cpu'} chunk {done}/{total}",
+                                                      file=sys.stderr, flush=True))
+    array_backend.synchronize()
+    wall = time.perf_counter() - start
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    device_peak = array_backend.peak_memory()
+    return {"backend": backend, "device": device or "cpu", "chains": chains, "wall": wall,
+            "peak_mb": end.ru_maxrss / 1024 if device_peak is None else device_peak / 2**20,
+            "peak_kind": "ru_maxrss" if device_peak is None else "cuda max allocated",
+            "base_mb": usage.ru_maxrss / 1024, "epsilon_lower": result.epsilon_lower,
+            "epsilon_claimed": claim.epsilon, "exact": sampler.exact_epsilon(X, Y, claim.delta),
+            "verdict": str(getattr(result.verdict, "value", result.verdict)),
+            "chunk": chunk if chunk is not None else "device", "free_mb": array_backend.free_memory() / 2**20}
+
+
+def closing_table(chains_list: list[int], rows: list[str], max_cpu_chains: int) -> None:
+    """The closing table of issue 26: one line per (backend:device, chains per side), each row in a fresh
+    subprocess (its own peak memory). CPU rows above ``max_cpu_chains`` are skipped (printed as such)."""
+    print("# closing table: the whole DP-SGLD path audit (d = 10, N = 100, T = 100, Poisson q = 0.1, clip 1, "
+          "canary pair, white-box statistic); wall = audit() incl. sampling, statistic, counting, bound", flush=True)
+    header = (f"{'backend':<7} {'device':<7} {'chains/side':>12} {'wall s':>8} {'peak MB':>9} {'peak of':<18} "
+              f"{'eps certified':>13} {'eps claimed':>11} {'verdict':<12} {'chunk':>7}")
+    print(header)
+    print("-" * len(header), flush=True)
+    for chains in chains_list:
+        for row in rows:
+            backend, _, device = row.partition(":")
+            device = device or "cpu"
+            if device == "cpu" and chains > max_cpu_chains:
+                print(f"{backend:<7} {device:<7} {chains:>12} {'skipped (> --max-cpu-chains)':>30}", flush=True)
+                continue
+            cmd = [sys.executable, __file__, "--closing-row", f"{backend}:{device}", "--chains", str(chains)]
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+            if proc.returncode:
+                print(f"{backend:<7} {device:<7} {chains:>12} failed (exit {proc.returncode}; see stderr)", flush=True)
+                continue
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(f"{r['backend']:<7} {r['device']:<7} {r['chains']:>12} {r['wall']:>8.1f} {r['peak_mb']:>9.0f} "
+                  f"{r['peak_kind']:<18} {r['epsilon_lower']:>13.4f} {r['epsilon_claimed']:>11.4f} "
+                  f"{r['verdict']:<12} {r['chunk']!s:>7}", flush=True)
+
+
+def _default_rows() -> list[str]:
+    rows = ["numpy:cpu", "torch:cpu"]
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            rows.append("torch:cuda")
+    except ImportError:
+        rows.remove("torch:cpu")
+    return rows
 
 
 def _rate(sampler, data, n: int, per_chain: bool, seed: int) -> tuple[float, float]:
@@ -194,29 +305,64 @@ def _rate(sampler, data, n: int, per_chain: bool, seed: int) -> tuple[float, flo
     return n / elapsed, elapsed
 
 
+def _set_torch_threads(backend: str, device: str | None) -> None:
+    """torch on the CPU: one intra-op thread unless TORCH_THREADS says otherwise (on a loaded 2-core machine two
+    threads spin and run 10x slower)."""
+    if backend == "torch" and (device or "cpu") == "cpu":
+        import os
+
+        import torch
+
+        torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="batches 10x smaller (a smoke run)")
     parser.add_argument("--only", nargs="+", default=None,
                         help="sampler IDs to run (audit-scale rows: substrings of the row label)")
     parser.add_argument("--blas-threads", type=int, default=None, help="limit BLAS threads (needs threadpoolctl)")
-    parser.add_argument("--table", choices=("loop", "audit", "both"), default="both",
-                        help="batch-vs-loop table, audit-scale table (10^6 chains in chunks), or both")
+    parser.add_argument("--table", choices=("loop", "audit", "both", "closing"), default="both",
+                        help="batch-vs-loop table, audit-scale table (10^6 chains in chunks), both, or the closing "
+                             "table of backends (the whole DP-SGLD path audit per backend and device)")
+    parser.add_argument("--backend", choices=("numpy", "torch"), default="numpy",
+                        help="audit-scale table: the array backend the chains run on")
+    parser.add_argument("--device", default=None, help="audit-scale table with --backend torch: cpu, cuda, cuda:K")
+    parser.add_argument("--rows", nargs="+", default=None,
+                        help="closing table: backend:device rows (default: numpy:cpu torch:cpu, and torch:cuda "
+                             "when CUDA is available)")
+    parser.add_argument("--max-cpu-chains", type=float, default=1e6,
+                        help="closing table: skip CPU rows above this many chains per side (default 1e6)")
     parser.add_argument("--workers", type=int, default=1,
                         help="audit-scale rows: split the chains between this many processes run together")
     parser.add_argument("--audit-row", default=None, help=argparse.SUPPRESS)  # internal: one row in a subprocess
-    parser.add_argument("--chains", type=int, default=10**6, help=argparse.SUPPRESS)
+    parser.add_argument("--chains", type=float, nargs="+", default=None,
+                        help="chains per side: audit-scale rows (default 1e6, 1e5 with --quick) or the closing "
+                             "table (default 1e5; several values give several row groups, e.g. 1e6 1e7 1e8)")
+    parser.add_argument("--closing-row", default=None, help=argparse.SUPPRESS)  # internal: one row in a subprocess
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.blas_threads is not None:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
+    chains = None if args.chains is None else [int(c) for c in args.chains]
     if args.audit_row is not None:
-        print(json.dumps(_audit_row(args.audit_row, args.chains, AUDIT_CHUNK, args.seed)))
+        print(json.dumps(_audit_row(args.audit_row, chains[0] if chains else 10**6, AUDIT_CHUNK, args.seed,
+                                    args.backend, args.device)))
+        return
+    if args.closing_row is not None:
+        backend, _, device = args.closing_row.partition(":")
+        _set_torch_threads(backend, device)
+        print(json.dumps(_closing_row(backend, device or None, chains[0] if chains else 10**5, args.seed)))
+        return
+    if args.table == "closing":
+        closing_table(chains or [10**5], args.rows or _default_rows(), int(args.max_cpu_chains))
         return
     if args.table in ("audit", "both"):
-        audit_table(args.quick, args.only, args.blas_threads, args.workers)
+        _set_torch_threads(args.backend, args.device)
+        audit_table(args.quick, args.only, args.blas_threads, args.workers, chains[0] if chains else None,
+                    args.backend, args.device)
         if args.table == "audit":
             return
         print()

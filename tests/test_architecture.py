@@ -21,17 +21,18 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "dpverify"
 
 #: Which top-level parts of dpverify each part may import (besides itself). ``validation`` holds argument checks
-#: every layer uses; ``__init__``/``__main__`` are the package's own files (``dpverify.__version__`` may be read from
+#: every layer uses; ``backends`` the array backends (numpy, torch) the models, samplers and auditor run on; ``__init__``/``__main__`` are the package's own files (``dpverify.__version__`` may be read from
 #: anywhere).
 ALLOWED: dict[str, set[str]] = {
     "validation": set(),
+    "backends": set(),
     "calculus": {"validation"},
     "theorems": {"calculus", "validation"},
-    "models": {"calculus", "validation"},
-    "samplers": {"models", "theorems", "calculus", "validation"},
-    "audit": {"calculus", "validation"},
+    "models": {"backends", "calculus", "validation"},
+    "samplers": {"backends", "models", "theorems", "calculus", "validation"},
+    "audit": {"backends", "calculus", "validation"},
     "libraries": {"audit", "calculus", "validation"},
-    "interfaces": {"audit", "calculus", "libraries", "models", "samplers", "theorems", "validation"},
+    "interfaces": {"audit", "backends", "calculus", "libraries", "models", "samplers", "theorems", "validation"},
     "__main__": {"interfaces"},
     "__init__": set(),
 }

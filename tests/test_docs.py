@@ -51,7 +51,7 @@ def test_site_builds_with_every_page(site):
                  "pytest-plugin/index.html", "errata/index.html", "samplers/index.html", "api/index.html",
                  "theorems/index.html", "notebooks/index.html", "benchmark-suite/index.html",
                  "floating-point/index.html", "libraries/index.html", "opacus/index.html",
-                 "distributed/index.html"):
+                 "distributed/index.html", "gpu/index.html"):
         assert (site / page).is_file(), page
     notebooks = sorted((DOCS / "notebooks").glob("*.ipynb"))
     assert len(notebooks) == 8  # 01-06, 07_final_state_privacy, 08_one_run_audits

@@ -69,6 +69,7 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.audit.search",
     "dpverify.audit.parallel",
     "dpverify.audit.distributed",
+    "dpverify.backends",
     "dpverify.audit.known_bad",
     "dpverify.audit.one_run",
     "dpverify.audit.one_run_bounds",

@@ -10,7 +10,8 @@ own seed (:class:`~dpverify.audit.split.ChunkSampler`), evaluated and reduced to
 :class:`ChunkWork` is that function of a task ``("score", j, None)`` or ``("count", j, events)``; :func:`runner_for`
 runs it in this process, in worker processes (:class:`~dpverify.audit.parallel.ChunkRunner`) or on a Dask cluster
 (:class:`~dpverify.audit.distributed.DaskRunner`). Integer sums do not depend on where or in which order the chunks
-are counted, so the audit's numbers do not either.
+are counted, so the audit's numbers do not either. With ``backend="torch"`` a chunk is drawn, evaluated and counted on
+the audit's device; only the integer counts come back (:class:`DeviceChunk`).
 """
 from __future__ import annotations
 
@@ -23,15 +24,49 @@ from dpverify.audit.parallel import ChunkRunner
 from dpverify.audit.split import ChunkSampler
 from dpverify.audit.statistics import DistinctRows, Statistic, count_at_least
 
-__all__ = ["ChunkWork", "Progress", "score_chunk", "count_chunk", "runner_for"]
+__all__ = ["ChunkWork", "DeviceChunk", "Progress", "score_chunk", "count_chunk", "runner_for"]
 
 #: One count per side for each candidate threshold of one statistic.
 ScoreCounts = list[tuple[np.ndarray, np.ndarray]]
 
 
+class DeviceChunk:
+    """A chunk of outputs held on another backend's device (:mod:`dpverify.backends`): a statistic that takes that
+    backend's arrays (``function.backend_generic``, e.g. the samplers' white-box path statistic) is evaluated there
+    and its values counted there, so the outputs never leave the device; any other statistic gets the chunk copied to
+    the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
+
+    def __init__(self, outputs: Any):
+        from dpverify.backends import backend_of
+
+        self.outputs = outputs
+        self.backend = backend_of(outputs)
+        self._host: DistinctRows | None = None
+
+    def apply(self, statistic: Statistic) -> Any:
+        if getattr(statistic.function, "backend_generic", False):
+            return statistic.function(self.outputs)
+        if self._host is None:
+            self._host = DistinctRows(self.backend.to_numpy(self.outputs))
+        return self._host.apply(statistic)
+
+
+def _at_least(values: Any, thresholds: np.ndarray) -> np.ndarray:
+    """``#{values >= t}`` per sorted threshold, on the device that holds ``values``."""
+    if isinstance(values, np.ndarray):
+        return count_at_least(values, thresholds)
+    from dpverify.backends import backend_of
+
+    return backend_of(values).count_at_least(values, thresholds)
+
+
 def score_chunk(statistics: Sequence[Statistic], thresholds: Sequence[np.ndarray], c0: np.ndarray,
                 c1: np.ndarray) -> ScoreCounts:
-    """For each statistic, ``(#{s(x) >= t} on c0, on c1)`` at each of its candidate thresholds ``t``."""
+    """For each statistic, ``(#{s(x) >= t} on c0, on c1)`` at each of its candidate thresholds ``t``. ``c0``/``c1``
+    may be torch tensors on a device (:class:`DeviceChunk`)."""
+    if not (isinstance(c0, np.ndarray) and isinstance(c1, np.ndarray)):
+        d0, d1 = DeviceChunk(c0), DeviceChunk(c1)
+        return [(_at_least(d0.apply(stat), t), _at_least(d1.apply(stat), t)) for stat, t in zip(statistics, thresholds)]
     r0, r1 = DistinctRows(c0), DistinctRows(c1)  # each chunk prepared once for all statistics
     return [(count_at_least(r0.apply(stat), t), count_at_least(r1.apply(stat), t))
             for stat, t in zip(statistics, thresholds)]
@@ -40,15 +75,20 @@ def score_chunk(statistics: Sequence[Statistic], thresholds: Sequence[np.ndarray
 def count_chunk(statistics: Sequence[Statistic], events: Sequence[tuple[int, float]], c0: np.ndarray,
                 c1: np.ndarray) -> np.ndarray:
     """``out[side, e] = #{statistics[i](x) >= t}`` on side ``c0`` (0) and ``c1`` (1) for each event ``e = (i, t)``;
-    each statistic is evaluated once per chunk."""
+    each statistic is evaluated once per chunk (on the device when the chunk is a torch tensor, :class:`DeviceChunk`)."""
     values: dict = {}
-    r0, r1 = DistinctRows(c0), DistinctRows(c1)
+    device = not (isinstance(c0, np.ndarray) and isinstance(c1, np.ndarray))
+    r0, r1 = (DeviceChunk(c0), DeviceChunk(c1)) if device else (DistinctRows(c0), DistinctRows(c1))
     out = np.zeros((2, len(events)), dtype=np.int64)
     for e, (i, threshold) in enumerate(events):
         if i not in values:
             values[i] = (r0.apply(statistics[i]), r1.apply(statistics[i]))
-        out[0, e] = np.count_nonzero(values[i][0] >= threshold)
-        out[1, e] = np.count_nonzero(values[i][1] >= threshold)
+        if device:
+            out[0, e] = _at_least(values[i][0], np.array([threshold]))[0]
+            out[1, e] = _at_least(values[i][1], np.array([threshold]))[0]
+        else:
+            out[0, e] = np.count_nonzero(values[i][0] >= threshold)
+            out[1, e] = np.count_nonzero(values[i][1] >= threshold)
     return out
 
 
@@ -64,7 +104,7 @@ class ChunkWork:
 
     def __call__(self, task: tuple) -> Any:
         kind, j, events = task
-        c0, c1 = self.sampler.chunk(j)
+        c0, c1 = self.sampler.chunk(j, on_device=True)  # numpy arrays, or tensors on the audit's device
         if kind == "score":
             return score_chunk(self.statistics, self.thresholds, c0, c1)
         return count_chunk(self.statistics, events, c0, c1)

@@ -61,7 +61,14 @@ Parameters of :func:`audit`:
   (both bound the memory; below them the audit is the unbounded one);
 - ``workers``: processes that draw and count the chunks after the fit (:mod:`.parallel`); ``client``: a
   ``dask.distributed.Client`` whose cluster draws and counts them instead (:mod:`.distributed`; the ``distributed``
-  extra). The numbers depend on neither; ``client`` with ``workers > 1`` is a ``ValueError``.
+  extra). The numbers depend on neither; ``client`` with ``workers > 1`` is a ``ValueError``;
+- ``backend`` ("numpy", the default and reference, or "torch") and ``device`` (torch: "cpu", "cuda", "cuda:K"): the
+  array backend the chunks after the fit are drawn, evaluated and counted on (:mod:`dpverify.backends`). Chunk ``j``
+  of a side is drawn with the backend's own generator seeded from the same ``SeedSequence`` grandchild, so a run is
+  reproducible per backend and device; the numbers differ between backends, every guarantee is the same. A statistic
+  that takes the backend's arrays (the samplers' white-box path statistic) is evaluated on the device and only
+  integer counts come back; others get the chunk copied to the host. ``chunk_size`` None: ``DEFAULT_CHUNK_SIZE`` on
+  numpy, on another backend what fits the device's free memory (:func:`device_chunk_size`). One process only.
 
 Memory and processes: besides at most ``fit_cap + threshold_sample`` outputs per side held for fitting and fixing the
 candidate thresholds, only one chunk per side and per process is in memory at a time, whatever ``samples`` is. Every
@@ -74,6 +81,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
+from dpverify.backends import Backend, get_backend
 from dpverify.calculus.claimed import Guarantee
 from dpverify.audit.abilities import AccountantAnswer, Mechanism, PrivacyLossMasses, read_facts
 from dpverify.audit.certify import certify
@@ -96,14 +104,27 @@ TESTS = TestKind.values()[1:]
 MODES = Mode.values()
 
 
+def device_chunk_size(mechanism: Any, backend: Backend) -> int:
+    """The default ``chunk_size``: :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` on numpy; on another backend the
+    largest power of 2 whose outputs and step temporaries fit the device's free memory budget
+    (:meth:`~dpverify.backends.Backend.chunk_size` of ``mechanism.output_bytes()`` when it has it, as the gradient
+    samplers do), at most the default."""
+    if backend.name == "numpy":
+        return DEFAULT_CHUNK_SIZE
+    size = getattr(mechanism, "output_bytes", None)  # the gradient samplers say what one output takes on a device
+    per_output = float(size()) if callable(size) else 8.0 * 1000  # else: 1000 float64 values per output assumed
+    return backend.chunk_size(per_output, fraction=0.2, maximum=DEFAULT_CHUNK_SIZE)  # both sides: 40% of free memory
+
+
 def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee | None = None,
           epsilon: float | None = None, delta: float | None = None, samples: int = 100_000, confidence: float = 0.95,
           seed: int = 0, test: str | Callable = "auto", exact_epsilon: float | None = None,
-          selection_fraction: float = DEFAULT_SELECTION_FRACTION, chunk_size: int = DEFAULT_CHUNK_SIZE,
+          selection_fraction: float = DEFAULT_SELECTION_FRACTION, chunk_size: int | None = None,
           candidates: int = 1, adjacency: str | None = None, accountant: AccountantAnswer | None = None,
           privacy_loss: PrivacyLossMasses | None = None, power_factor: float = POWER_FACTOR,
           progress: Callable[[int, int], None] | None = None, mode: str = "mathematical", workers: int = 1,
-          fit_cap: int = FIT_CAP, threshold_sample: int = THRESHOLD_SAMPLE, client: Any = None) -> AuditResult:
+          fit_cap: int = FIT_CAP, threshold_sample: int = THRESHOLD_SAMPLE, client: Any = None,
+          backend: str = "numpy", device: str | None = None) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour) against ``claim``
     (or ``epsilon``/``delta``).
 
@@ -113,6 +134,12 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
     start = time.perf_counter()
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(dataset, n, rng); got {type(mechanism).__name__}")
+    array_backend = get_backend(backend, device)
+    if array_backend.name != "numpy" and (workers != 1 or client is not None):
+        raise ValueError(f"backend={backend!r} draws and counts every chunk on its device in this process: leave "
+                         "workers at 1 and client at None")
+    if chunk_size is None:
+        chunk_size = device_chunk_size(mechanism, array_backend)
     plan = make_plan(claim=claim, epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
                      test=test, selection_fraction=selection_fraction, chunk_size=chunk_size, candidates=candidates,
                      power_factor=power_factor, mode=mode, workers=workers, fit_cap=fit_cap,
@@ -121,7 +148,7 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
                        privacy_loss=privacy_loss)
     if adjacency is not None:
         check_adjacent(dataset, neighbour, adjacency)
-    sampler = ChunkSampler(mechanism, (dataset, neighbour), plan.split, plan.seed)
+    sampler = ChunkSampler(mechanism, (dataset, neighbour), plan.split, plan.seed, backend=array_backend)
     first_estimation = len(sampler.selection_sizes)
     report = Progress(progress, sampler.n_chunks)
     fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report)

@@ -40,6 +40,16 @@ def _rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
     return values if decimals is None else np.round(values, decimals)
 
 
+def _device_values(llr: Callable, x, decimals: int | None):
+    """``llr(x)`` for a torch tensor ``x``, checked and rounded on its device (:mod:`dpverify.backends`)."""
+    from dpverify.backends import backend_of
+
+    values = llr(x)
+    if backend_of(values).any_nan(values):
+        raise ValueError("the mechanism's log_likelihood_ratio gave NaN for some outputs")
+    return values if decimals is None else values.round(decimals=decimals)
+
+
 def _check_decimals(decimals: int | None) -> int | None:
     if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer))
                                  or decimals < 0):
@@ -76,10 +86,14 @@ def whitebox_statistic(mechanism: HasWhiteBoxStatistic, dataset, neighbour, *,
     description = llr.description if isinstance(llr, Labelled) else "white-box log p_D(x) - log p_D'(x)"
 
     def s(x: np.ndarray) -> np.ndarray:
+        if not isinstance(x, np.ndarray) and getattr(llr, "backend_generic", False):
+            return _device_values(llr, x, decimals)  # another backend's outputs: values stay on its device
         values = np.asarray(llr(x), dtype=float)
         if np.isnan(values).any():
             raise ValueError("the mechanism's log_likelihood_ratio gave NaN for some outputs")
         return _rounded(values, decimals)
+
+    s.backend_generic = getattr(llr, "backend_generic", False)  # type: ignore[attr-defined]
 
     if decimals is None:
         return Statistic("likelihood_ratio:unrounded", f"{description}, unrounded", s)

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.backends import to_numpy
 from dpverify.calculus.guarantees import ApproxDP, PureDP
 from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.audit.abilities import PairLoss, log_density_of, white_box_statistic_of
@@ -160,23 +161,44 @@ def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, datas
     n_fit, held = plan.n_fit, plan.held
     drawn, j_next = 0, 0
     parts: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+    # On another backend (:mod:`dpverify.backends`) the held outputs are also kept on the device, where the statistics
+    # that take its arrays are evaluated, and the scored tail of the last chunk stays there.
+    device_held: tuple[list[Any], list[Any]] = ([], [])
+    device_tails: list[tuple[Any, Any]] = []
     while drawn < held:
-        c0, c1 = sampler.chunk(j_next)
+        c0, c1 = sampler.chunk(j_next, on_device=True)
+        size = c0.shape[0]
+        if not isinstance(c0, np.ndarray):  # only the held outputs come to the host
+            need = held - drawn
+            if size > need:
+                device_tails.append((c0[need:], c1[need:]))
+            device_held[0].append(c0[:need])
+            device_held[1].append(c1[:need])
+            c0, c1 = to_numpy(c0[:need]), to_numpy(c1[:need])
         parts[0].append(c0)
         parts[1].append(c1)
-        drawn += c0.shape[0]
+        drawn += size
         j_next += 1
         progress()
     sel0, sel1 = (np.concatenate(p) for p in parts)
     del parts
     statistics = tuple(candidate_statistics(plan, mechanism, dataset, neighbour, sel0[:n_fit], sel1[:n_fit]))
     r0, r1 = DistinctRows(sel0[n_fit:held]), DistinctRows(sel1[n_fit:held])
-    values = tuple((r0.apply(stat), r1.apply(stat)) for stat in statistics)
-    del r0, r1
+
+    def held_values(stat: Statistic) -> tuple[np.ndarray, np.ndarray]:
+        if device_held[0] and getattr(stat.function, "backend_generic", False):  # on the device, values to the host
+            v0, v1 = (np.concatenate([to_numpy(stat.function(c)) for c in side]) for side in device_held)
+            return v0[n_fit:held], v1[n_fit:held]
+        return r0.apply(stat), r1.apply(stat)
+
+    values = tuple(held_values(stat) for stat in statistics)
+    del r0, r1, device_held
     thresholds = tuple(threshold_candidates(s0, s1) for s0, s1 in values)
     counts = [(count_at_least(s0, t), count_at_least(s1, t)) for (s0, s1), t in zip(values, thresholds)]
     if sel0.shape[0] > held:  # the tail of the last chunk drawn: scored, not held for thresholds
         counts = _added(counts, score_chunk(statistics, thresholds, sel0[held:], sel1[held:]))
+    for t0, t1 in device_tails:  # the same tail on a device: scored there
+        counts = _added(counts, score_chunk(statistics, thresholds, t0, t1))
     return FittedStatistics(statistics, thresholds, values, tuple(counts), j_next)
 
 

@@ -205,7 +205,11 @@ class ChunkSampler:
 
     names = ("dataset", "neighbour")
 
-    def __init__(self, mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int, check_rng: bool = True):
+    def __init__(self, mechanism: Callable, datasets: tuple, plan: SplitPlan, seed: int, check_rng: bool = True,
+                 backend: Any = None):
+        #: the array backend the chunks are drawn on (None: numpy, ``default_rng``; else a
+        #: :class:`~dpverify.backends.Backend` whose own generator is seeded from the same chunk seed)
+        self.backend = None if backend is None or backend.name == "numpy" else backend
         root = np.random.SeedSequence(seed)
         sides = root.spawn(2)
         if check_rng:
@@ -224,9 +228,13 @@ class ChunkSampler:
     def n_chunks(self) -> int:
         return len(self.sizes)
 
-    def side(self, side: int, j: int) -> np.ndarray:
-        """Chunk ``j`` of one side (0: dataset, 1: neighbour)."""
+    def side(self, side: int, j: int, on_device: bool = False) -> np.ndarray:
+        """Chunk ``j`` of one side (0: dataset, 1: neighbour). On another backend (``backend``) the mechanism gets that
+        backend's generator seeded from the chunk's seed; its outputs are returned on the device when ``on_device``
+        (checked there), else copied to the host."""
         size = self.sizes[j]
+        if self.backend is not None:
+            return self._device_side(side, j, size, on_device)
         out = check_outputs(
             self.mechanism(self.datasets[side], size, np.random.default_rng(self.chunk_seeds[side][j])),
             size, self.names[side], self.shape,
@@ -235,9 +243,26 @@ class ChunkSampler:
             self.shape = out.shape[1:]
         return out
 
-    def chunk(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Chunk ``j`` of both sides."""
-        return self.side(0, j), self.side(1, j)
+    def _device_side(self, side: int, j: int, size: int, on_device: bool) -> Any:
+        backend = self.backend
+        assert backend is not None
+        out = self.mechanism(self.datasets[side], size, backend.generator(self.chunk_seeds[side][j]))
+        if isinstance(out, np.ndarray) or not on_device:
+            out = check_outputs(backend.to_numpy(out), size, self.names[side], self.shape)
+        else:
+            shape = tuple(out.shape)
+            if shape[0] != size or (self.shape is not None and shape[1:] != tuple(self.shape)):
+                raise ValueError(f"mechanism returned outputs of shape {shape} on {self.names[side]}; expected "
+                                 f"{size} outputs" + ("" if self.shape is None else f" of shape {tuple(self.shape)}"))
+            if not backend.all_finite(out):
+                raise ValueError(f"mechanism returned non-finite outputs on {self.names[side]}")
+        if self.shape is None:
+            self.shape = tuple(out.shape[1:])
+        return out
+
+    def chunk(self, j: int, on_device: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ``j`` of both sides (on the backend's device when ``on_device``, see :meth:`side`)."""
+        return self.side(0, j, on_device), self.side(1, j, on_device)
 
 
 def draw(

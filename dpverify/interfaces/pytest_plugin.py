@@ -12,8 +12,9 @@
   :func:`dpverify.interfaces.testing.assert_dp_one_run` (one training run with m canaries) with the marker's epsilon,
   if any, as the claim (else the run's accountant) and the session's ``--dp-seed``;
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
-  mathematical|implementation`` and ``--dp-workers W`` (passed to :func:`dpverify.audit.audit`), each checked as it
-  is parsed (:mod:`dpverify.interfaces.cli.arguments`: a usage error names the option and its range);
+  mathematical|implementation``, ``--dp-workers W`` and ``--dp-backend numpy|torch`` / ``--dp-device cpu|cuda`` (the
+  array backend of the gradient samplers' audits, :mod:`dpverify.backends`; other mechanisms stay on numpy) (passed
+  to :func:`dpverify.audit.audit`), each checked as it is parsed (:mod:`dpverify.interfaces.cli.arguments`: a usage error names the option and its range);
 - option ``--dp-scheduler ADDRESS|local``: every audit's samples are drawn and counted on a Dask cluster (the
   ``distributed`` extra; :mod:`dpverify.audit.distributed`): a running one at ADDRESS (``tcp://host:8786``) or, with
   ``local``, a LocalCluster of ``--dp-workers`` processes (default 2) started at the first audit of the session and
@@ -82,6 +83,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dp-scheduler", default=None, metavar="ADDRESS|local",
                     help="draw and count every audit's samples on a Dask cluster: a scheduler address "
                          "(tcp://host:8786) or 'local' (a LocalCluster for the session); needs dpverify[distributed]")
+    group.addoption("--dp-backend", default=None, choices=("numpy", "torch"),
+                    help="array backend of every audit of a gradient sampler: numpy (default, the reference) or torch "
+                         "(needs dpverify[torch]; other mechanisms stay on numpy; docs/gpu.md)")
+    group.addoption("--dp-device", default=None, metavar="cpu|cuda|cuda:K",
+                    help="device of --dp-backend torch (default cpu)")
     group.addoption("--dp-explain", action="store_true", default=False,
                     help="after the session's audit table, also print what each column means")
 
@@ -131,6 +137,18 @@ def pytest_configure(config: pytest.Config) -> None:
         if scheduler != "local" and workers is not None:
             raise pytest.UsageError(f"--dp-workers is the cluster's own with --dp-scheduler {scheduler}; give "
                                     "--dp-workers only with --dp-scheduler local")
+    backend, device = config.getoption("--dp-backend", default=None), config.getoption("--dp-device", default=None)
+    if backend is not None or device is not None:
+        from dpverify.backends import get_backend
+
+        try:
+            get_backend(backend or "numpy", device)
+        except (TypeError, ValueError) as exc:
+            raise pytest.UsageError(f"--dp-backend {backend or 'numpy'}"
+                                    + (f" --dp-device {device}" if device else "") + f": {exc}") from None
+        if (backend or "numpy") != "numpy" and (scheduler is not None or (workers or 1) > 1):
+            raise pytest.UsageError("--dp-backend torch draws and counts on its device in one process: drop "
+                                    "--dp-workers and --dp-scheduler")
     report = config.getoption("--dp-report", default=None)
     if report is not None and not _is_worker(config):
         check_report_target(report)
@@ -276,7 +294,8 @@ class DpAuditor:
         out.update(self.claim)
         scheduled = opt("--dp-scheduler") is not None
         for key, flag in (("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed"),
-                          ("mode", "--dp-mode"), ("workers", "--dp-workers")):
+                          ("mode", "--dp-mode"), ("workers", "--dp-workers"), ("backend", "--dp-backend"),
+                          ("device", "--dp-device")):
             if opt(flag) is not None and not (scheduled and key == "workers"):  # then the Dask workers
                 out[key] = opt(flag)
         if scheduled and "workers" not in overrides:
@@ -295,6 +314,12 @@ class DpAuditor:
 
         kwargs = self.settings(**overrides)
         kwargs.setdefault("name", self.node.nodeid)
+        if kwargs.get("backend", "numpy") != "numpy" and "backend" not in overrides:
+            from dpverify.samplers.device import has_device_path
+
+            if not has_device_path(mechanism):  # --dp-backend applies to the gradient samplers only
+                kwargs.pop("backend")
+                kwargs.pop("device", None)
         return assert_dp(mechanism, dataset, neighbour, **kwargs)
 
 

@@ -494,6 +494,8 @@ def run_case(
     mode: str = "mathematical",
     workers: int = 1,
     client: Any = None,
+    backend: str = "numpy",
+    device: str | None = None,
 ) -> CaseResult:
     """Audit ``case``'s implementation against the privacy its declared algorithm has on the case's pair
     (:func:`declared_reference`), or against an explicit ``epsilon`` at ``delta``.
@@ -504,7 +506,9 @@ def run_case(
     deltas at least its own (below, with no curve known for the pair, the case's result says why in its error).
     ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
     ``client`` (a ``dask.distributed.Client``) are passed to :func:`dpverify.audit.audit`; the numbers depend on none
-    of them. ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
+    of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
+    guarantee of the bound does not; a case whose sampler has no device path (DP-SGFS, OPS, the mechanisms that are
+    not gradient samplers) runs on numpy. ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
     (``verdict == "error"``), never lost.
     """
     from dpverify.audit import audit
@@ -522,6 +526,11 @@ def run_case(
             reference = declared_reference(sampler, dataset, neighbour, claim, at)
         else:
             reference = Reference(ApproxDP(epsilon, at), "given", float(epsilon), at, "given on the command line")
+        if backend != "numpy":
+            from dpverify.samplers.device import has_device_path
+
+            if not has_device_path(sampler):  # e.g. DP-SGFS, OPS, a mechanism that is not a gradient sampler
+                backend, device = "numpy", None
         result = audit(
             sampler, dataset, neighbour,
             claim=reference.guarantee,
@@ -534,6 +543,8 @@ def run_case(
             mode=mode,
             workers=workers,
             client=client,
+            backend=backend,
+            device=device,
         )
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, claim.to_dict(), result,
                           time.perf_counter() - start, known_bad=case.known_bad, reference=reference.to_dict(),

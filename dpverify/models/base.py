@@ -221,6 +221,31 @@ class Model(ABC):
         full-data MCMC (e.g. OPS by MALA). Default: :meth:`log_likelihood` summed and :meth:`full_data_gradient`."""
         return self.log_likelihood(prepared, theta).sum(axis=-1), self.full_data_gradient(prepared, theta)
 
+    # -- the device path (backend-generic: numpy arrays or torch tensors; :mod:`dpverify.samplers.device`) ------------
+    def dense_capabilities(self) -> frozenset[str]:
+        """The backend-generic methods below that this model implements (the samplers' device path needs
+        ``dense_gradient_sum`` and ``dense_grad_log_prior``; DP-SGFS's needs ``dense_record_gradients``)."""
+        names = ("dense_gradient_sum", "dense_record_gradients", "dense_grad_log_prior")
+        return frozenset(n for n in names if getattr(type(self), n) is not getattr(Model, n))
+
+    def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
+        """``sum_{i=1}^N W[c, i] clip_L(grad_theta log p(x_i | theta_c))`` per chain, ``(chains, d)``, with dense weights
+        ``W`` ``(chains, N)`` (None: every weight 1); ``prepared``, ``theta`` and ``W`` are arrays of one backend
+        (:mod:`dpverify.backends`). What the samplers' device path calls (batches as 0/1 weight rows). Models without
+        it raise ``NotImplementedError`` naming themselves."""
+        raise NotImplementedError(f"{type(self).__name__} has no backend-generic gradient (dense_gradient_sum): "
+                                  "backend='torch' supports LogisticRegression, GaussianTarget and LinearLoss")
+
+    def dense_record_gradients(self, prepared, idx, theta):
+        """``grad_theta log p(x_i | theta_c)`` of the records ``idx[c]`` (``(chains, b)``), ``(chains, b, d)``,
+        backend-generic (what DP-SGFS's device path needs)."""
+        raise NotImplementedError(f"{type(self).__name__} has no backend-generic per-record gradient "
+                                  "(dense_record_gradients)")
+
+    def dense_grad_log_prior(self, theta):
+        """``grad log prior(theta)``, backend-generic (numpy arrays or torch tensors)."""
+        raise NotImplementedError(f"{type(self).__name__} has no backend-generic prior gradient (dense_grad_log_prior)")
+
     # -- Bertazzi et al. 2025's constants (Assumptions 5.1, 5.3, 5.5) ------------------------------------------------
     def ula_constants(self, N: int) -> dict:
         """``{"m", "M", "K", "K_path"}`` of Bertazzi et al. 2025, Assumptions 5.1 / 5.3, for N records (ULA)."""

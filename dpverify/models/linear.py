@@ -99,6 +99,29 @@ class LinearLoss(Model):
     def grad_log_prior(self, theta):
         return -(np.asarray(theta, dtype=float) - self.prior_mean) / self.prior_variance
 
+    def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
+        """``sum_i W[c, i] clip(x_i)`` (the gradient does not depend on theta), backend-generic."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        X = prepared
+        if clip is not None:
+            X = X / xp.maximum(xp.norm(X) / clip, 1.0)[:, None]
+        if weights is None:
+            return X.sum(0) + 0.0 * theta
+        return weights @ X
+
+    def dense_record_gradients(self, prepared, idx, theta):
+        """The records ``idx[c]`` themselves (the gradient does not depend on theta): ``(chains, b, d)``."""
+        return prepared[idx] + 0.0 * theta[:, None, :]
+
+    def dense_grad_log_prior(self, theta):
+        """``-(theta - m_0) / s_0^2``."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        return -(theta - xp.asarray(self.prior_mean)) / self.prior_variance
+
     def posterior(self, X) -> tuple[np.ndarray, float]:
         """The posterior ``N(mu_0 + s_0^2 sum_i x_i, s_0^2 I)``: (mean, variance per coordinate)."""
         X = self.validate_dataset(X)

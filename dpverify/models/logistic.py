@@ -164,6 +164,32 @@ class LogisticRegression(Model):
         """``sum_i grad log p(x_i | theta) = sigmoid(-theta Z^T) Z`` (``(chains, d)``): one matrix product of margins."""
         return expit(-(theta @ prepared.T)) @ prepared
 
+    def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
+        """``sum_i W[c, i] min(sigmoid(-z_i . theta_c), clip / ||z_i||) z_i`` (the clipped gradient of record i is
+        ``min(w_i, clip/||z_i||) z_i`` with ``w_i = sigmoid(-z_i . theta)``, as in :meth:`minibatch_gradient`): the
+        margins ``theta Z^T`` as one dense ``(chains, N)`` product, backend-generic."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        w = xp.sigmoid(-(theta @ prepared.T))
+        if clip is not None:
+            with np.errstate(divide="ignore"):
+                w = xp.minimum(w, clip / xp.norm(prepared))  # inf for z_i = 0 (never clipped)
+        if weights is not None:
+            w = w * weights
+        return w @ prepared
+
+    def dense_record_gradients(self, prepared, idx, theta):
+        """``z_i sigmoid(-z_i . theta_c)`` of the records ``idx[c]``: ``(chains, b, d)``, backend-generic."""
+        from dpverify.backends import backend_of
+
+        zb = prepared[idx]
+        return backend_of(theta).sigmoid(-(zb @ theta[:, :, None])) * zb
+
+    def dense_grad_log_prior(self, theta):
+        """``-theta / s^2``."""
+        return -theta / self.prior_variance
+
     def canary_records(self, direction: int = 0) -> CanaryRecords:
         """Canary ``(R e_j, +1)``, counterpart ``(R e_j, -1)``, null record ``(0, +1)``: the signed features are
         ``z = +-R e_j`` and ``z sigmoid(-z.theta) - (-z) sigmoid(z.theta) = z`` at every theta, so the gradient

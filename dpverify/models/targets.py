@@ -153,6 +153,33 @@ class GaussianTarget(Model):
     def grad_log_prior(self, theta):
         return -(np.asarray(theta, dtype=float) - self.prior_mean) / self.prior_variance
 
+    def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
+        """``sum_i W[c, i] clip((x_i - theta_c) / sigma^2)``: without clipping ``(W X - (sum_i W[c, i]) theta_c) /
+        sigma^2``; with it the per-record gradients ``(chains, N, d)`` clipped to norm ``clip`` and summed. Backend-generic."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        if clip is None:
+            if weights is None:
+                return (prepared.sum(0) - prepared.shape[0] * theta) / self.noise_variance
+            return (weights @ prepared - weights.sum(-1)[:, None] * theta) / self.noise_variance
+        g = (prepared[None, :, :] - theta[:, None, :]) / self.noise_variance
+        g = g / xp.maximum(xp.norm(g) / clip, 1.0)[..., None]
+        if weights is not None:
+            g = g * weights[..., None]
+        return g.sum(1)
+
+    def dense_record_gradients(self, prepared, idx, theta):
+        """``(x_i - theta_c) / sigma^2`` of the records ``idx[c]``: ``(chains, b, d)``, backend-generic."""
+        return (prepared[idx] - theta[:, None, :]) / self.noise_variance
+
+    def dense_grad_log_prior(self, theta):
+        """``-(theta - m_0) / s_0^2``."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        return -(theta - xp.asarray(self.prior_mean)) / xp.asarray(self.prior_variance)
+
     # -- the linear structure ---------------------------------------------------
     def precision(self, N: int) -> np.ndarray:
         """Diagonal of ``A = diag(1/s_0^2) + (N/sigma^2) I``, the Hessian of ``U^D`` (data-independent)."""

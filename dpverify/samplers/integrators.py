@@ -1,6 +1,8 @@
 """Update rules of the gradient samplers: ``init(position) -> state`` and ``step(rng, state, gradient, ...) -> state``.
 
-Pure and vectorised over chains (the leading axis of every array). ``gradient(rng, theta)`` is a gradient
+Pure and vectorised over chains (the leading axis of every array). The Langevin, SGHMC and SGNHT updates use only
+arithmetic and the generator's ``standard_normal``, so they run unchanged on numpy arrays and on torch tensors (the
+samplers' device path, :mod:`dpverify.samplers.device`). ``gradient(rng, theta)`` is a gradient
 estimator bound to the data (:mod:`dpverify.samplers.gradients`); an integrator calls it where its update rule
 evaluates the gradient, so the random draws come in the algorithm's order (mini-batch, then the injected noise).
 Per-step parameters (step size, noise scale, ...) are arguments of ``step``: a :class:`~dpverify.samplers.schedules.Schedule`
@@ -42,10 +44,25 @@ GradientFn = Callable[[np.random.Generator, np.ndarray], np.ndarray]
 
 
 def _positions(position) -> np.ndarray:
-    theta = np.asarray(position, dtype=float)
+    """``position`` as a float ``(chains, d)`` array: numpy, or a tensor of another backend kept on its device (the
+    samplers' device path, :mod:`dpverify.samplers.device`)."""
+    theta = position if _on_device(position) else np.asarray(position, dtype=float)
     if theta.ndim != 2:
-        raise ValueError(f"position must have shape (chains, d); got {theta.shape}")
+        raise ValueError(f"position must have shape (chains, d); got {tuple(theta.shape)}")
     return theta
+
+
+def _on_device(x) -> bool:
+    return not isinstance(x, np.ndarray) and type(x).__module__.split(".")[0] == "torch"
+
+
+def _zeros_like(theta):
+    return theta.new_zeros(theta.shape) if _on_device(theta) else np.zeros_like(theta)
+
+
+def _full(theta, value: float):
+    """``(chains,)`` filled with ``value``, on ``theta``'s backend."""
+    return theta.new_full((theta.shape[0],), float(value)) if _on_device(theta) else np.full(theta.shape[0], value)
 
 
 class LangevinState(NamedTuple):
@@ -94,7 +111,7 @@ class SGHMCIntegrator:
 
     def init(self, position) -> SGHMCState:
         theta = _positions(position)
-        return SGHMCState(theta, np.zeros_like(theta))
+        return SGHMCState(theta, _zeros_like(theta))
 
     def step(self, rng: np.random.Generator, state: SGHMCState, gradient: GradientFn, step_size: float,
              friction: float, noise_std: float) -> SGHMCState:
@@ -132,7 +149,7 @@ class SGNHTIntegrator:
 
     def init(self, position) -> SGNHTState:
         theta = _positions(position)
-        return SGNHTState(theta, np.zeros_like(theta), np.full(theta.shape[0], self.initial_thermostat))
+        return SGNHTState(theta, _zeros_like(theta), _full(theta, self.initial_thermostat))
 
     def step(self, rng: np.random.Generator, state: SGNHTState, gradient: GradientFn, step_size: float,
              noise_std: float) -> SGNHTState:
@@ -141,13 +158,19 @@ class SGNHTIntegrator:
         noise = noise_std * rng.standard_normal(v.shape)
         v_new = v - alpha[:, None] * v + eta * g + noise
         theta = state.theta + v_new
-        alpha_new = alpha + (np.sum(v_new**2, axis=1) / v.shape[1] - eta)
+        alpha_new = alpha + ((v_new**2).sum(axis=1) / v.shape[1] - eta)  # ndarray.sum is np.sum; torch too
         return SGNHTState(theta, v_new, alpha_new)
 
 
 def project_psd(M: np.ndarray) -> np.ndarray:
     """Frobenius projection of (a batch of) square matrices on the PSD cone: ``Q max(Lambda, 0) Q^T`` of the
-    symmetric part ``(M + M^T)/2`` (Higham 1988)."""
+    symmetric part ``(M + M^T)/2`` (Higham 1988). numpy arrays or torch tensors (``torch.linalg.eigh``)."""
+    if _on_device(M):
+        import torch
+
+        S = 0.5 * (M + M.transpose(-1, -2))
+        w, Q = torch.linalg.eigh(S)
+        return (Q * w.clamp(min=0.0)[..., None, :]) @ Q.transpose(-1, -2)
     S = 0.5 * (M + np.swapaxes(M, -1, -2))
     w, Q = np.linalg.eigh(S)
     return (Q * np.maximum(w, 0.0)[..., None, :]) @ np.swapaxes(Q, -1, -2)
@@ -184,10 +207,15 @@ class SGFSIntegrator:
     def init(self, position) -> SGFSState:
         theta = _positions(position)
         d = theta.shape[1]
+        if _on_device(theta):
+            return SGFSState(theta, theta.new_zeros((theta.shape[0], d, d)))
         return SGFSState(theta, np.zeros((theta.shape[0], d, d)))
 
     def step(self, rng: np.random.Generator, state: SGFSState, gradient, step_size: float,
              gradient_noise_std: float, covariance_noise_std: float, averaging_weight: float) -> SGFSState:
+        if _on_device(state.theta):
+            return self._device_step(rng, state, gradient, step_size, gradient_noise_std, covariance_noise_std,
+                                     averaging_weight)
         theta = state.theta
         c, d = theta.shape
         est = gradient(rng, theta)  # step 1: the mini-batch's per-record gradients
@@ -203,6 +231,28 @@ class SGFSIntegrator:
         precond = (tau + N) * N / tau * fisher + 4 * (self.F @ self.F.T) / eta  # step 5
         rhs = est.prior + N * g_tilde
         return SGFSState(theta + 2 * np.linalg.solve(precond, rhs[..., None])[..., 0], fisher)
+
+    def _device_step(self, rng, state: SGFSState, gradient, step_size: float, gradient_noise_std: float,
+                     covariance_noise_std: float, averaging_weight: float) -> SGFSState:
+        """:meth:`step` on torch tensors: the same steps 1-5 in the same order of draws (torch.linalg)."""
+        import torch
+
+        theta = state.theta
+        c, d = theta.shape
+        F = torch.as_tensor(self.F, dtype=theta.dtype, device=theta.device)
+        est = gradient(rng, theta)
+        g, N, tau, eta = est.records, est.N, est.records.shape[1], step_size
+        g_bar = g.mean(1)
+        Z = gradient_noise_std * rng.standard_normal((c, d))
+        W = covariance_noise_std * rng.standard_normal((c, d, d))
+        g_tilde = g_bar + Z @ F.T
+        centred = g - g_bar[:, None, :]
+        V = project_psd(centred.transpose(1, 2) @ centred / (tau - 1) + W)
+        kappa = averaging_weight
+        fisher = (1 - kappa) * state.fisher + kappa * V
+        precond = (tau + N) * N / tau * fisher + 4 * (F @ F.T) / eta
+        rhs = est.prior + N * g_tilde
+        return SGFSState(theta + 2 * torch.linalg.solve(precond, rhs[..., None])[..., 0], fisher)
 
 
 class MALAState(NamedTuple):

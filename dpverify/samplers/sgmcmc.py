@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.backends import backend_of, is_device_generator
 from dpverify.validation import check_finite_array, check_positive_int
 from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.calculus.mechanism_description import (
@@ -72,8 +73,15 @@ __all__ = [
     "wang_iterations",
 ]
 
+#: Elements of the per-block margins of the white-box path statistic on a device (2^26 float64: 512 MiB).
+DEVICE_BLOCK_ELEMENTS = 2**26
 #: The most float64 values one call may allocate for outputs (2 GiB); the auditor asks for chunks well below it.
 MAX_OUTPUT_ELEMENTS = 2**28
+
+
+def is_device_array(x) -> bool:
+    """Whether ``x`` is an array of another backend than numpy (a torch tensor)."""
+    return not isinstance(x, np.ndarray) and type(x).__module__.split(".")[0] == "torch"
 
 
 class StochasticGradientSampler(Sampler):
@@ -183,10 +191,23 @@ class StochasticGradientSampler(Sampler):
                 path[:, slot[k + 1]] = state.theta
         return state, path
 
+    def output_bytes(self) -> float:
+        """Bytes one output and its step temporaries take on a device (:func:`dpverify.samplers.device.output_bytes`):
+        what the auditor sizes its chunks by on another backend."""
+        from dpverify.samplers.device import output_bytes
+
+        return output_bytes(self)
+
     def sample(self, dataset, n: int, rng) -> np.ndarray:
         """``n`` independent runs: final states ``(n, d)``, paths ``(n, n_steps + 1, d)`` or sample sets
-        ``(n, count, d)`` (the iterates a :class:`~dpverify.calculus.releases.SampleSet` keeps) per ``output``."""
+        ``(n, count, d)`` (the iterates a :class:`~dpverify.calculus.releases.SampleSet` keeps) per ``output``. With
+        ``rng`` a generator of another backend (:mod:`dpverify.backends`, e.g. torch on CUDA) the chains run on that
+        backend and the outputs are its arrays (:mod:`dpverify.samplers.device`)."""
         n = check_positive_int(n, "n")
+        if is_device_generator(rng):  # another backend's generator: run there (dpverify.samplers.device)
+            from dpverify.samplers.device import sample_on_device
+
+            return sample_on_device(self, dataset, n, rng, MAX_OUTPUT_ELEMENTS)
         if isinstance(self.output, SampleSet):
             return self.run(dataset, n, rng, record=released_indices(self.output, self.n_steps))[1]
         state, path = self.run(dataset, n, rng, record_path=self.output == "path")
@@ -551,6 +572,8 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         block = max(1, 2_000_000 // max(1, (len(rep) + 2) * d * T))
 
         def statistic(paths: np.ndarray) -> np.ndarray:
+            if is_device_array(paths):  # torch tensors stay on their device (the same formula, dense gradients)
+                return device_statistic(paths)
             paths = np.asarray(paths, dtype=float)
             if paths.ndim != 3 or paths.shape[1:] != (T + 1, d):
                 raise ValueError(f"outputs must be paths of shape (n, {T + 1}, {d}); got {paths.shape}")
@@ -579,5 +602,43 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
                 out[lo:lo + block] = llr.reshape(p.shape[0], T).sum(axis=1)
             return out
 
+        def device_statistic(paths):
+            """The same sum on another backend's paths (:mod:`dpverify.backends`): the other records' mean gradient
+            as the model's dense weighted sum over the distinct records (weights = multiplicities), in blocks of
+            chains whose ``(block T, distinct records)`` margins fit :data:`DEVICE_BLOCK_ELEMENTS`."""
+            xp = backend_of(paths)
+            if paths.ndim != 3 or tuple(paths.shape[1:]) != (T + 1, d):
+                raise ValueError(f"outputs must be paths of shape (n, {T + 1}, {d}); got {tuple(paths.shape)}")
+            model, clip, w = self.model, self._clip, self._data_weight
+            z_rep = xp.asarray(X.prepared[rep])
+            mult = xp.asarray(counts.astype(float))[None, :]
+            z_x, z_y = xp.asarray(X.prepared[i:i + 1]), xp.asarray(Y.prepared[i:i + 1])
+            coef_t, var2_t = xp.asarray(coef)[None, :], xp.asarray(2.0 * std**2)[None, :]
+            dev_block = max(1, DEVICE_BLOCK_ELEMENTS // max(1, (len(rep) + 2 + d) * T))
+            out = xp.zeros((paths.shape[0],))
+            for lo in range(0, paths.shape[0], dev_block):
+                p = paths[lo:lo + dev_block]
+                nb = p.shape[0]
+                theta = p[:, :-1].reshape(-1, d)
+                nxt = p[:, 1:].reshape(-1, d)
+                c = coef_t.expand(nb, T).reshape(-1, 1)
+                var2 = var2_t.expand(nb, T).reshape(-1)
+                prior = self._prior_weight * model.dense_grad_log_prior(theta)
+                g_o = model.dense_gradient_sum(z_rep, theta, mult.expand(theta.shape[0], -1), clip) / max(1, len(others))
+                g_x = model.dense_gradient_sum(z_x, theta, None, clip)
+                g_y = model.dense_gradient_sum(z_y, theta, None, clip)
+                base_in = theta + c * (prior + w * k_in * g_o)
+                r_x = ((nxt - base_in - c * w * g_x) ** 2).sum(1)
+                r_y = ((nxt - base_in - c * w * g_y) ** 2).sum(1)
+                if q >= 1:
+                    llr = (r_y - r_x) / var2
+                else:
+                    r_o = ((nxt - theta - c * (prior + w * k_out * g_o)) ** 2).sum(1)
+                    llr = (xp.logaddexp(log_q - r_x / var2, log_1mq - r_o / var2)
+                           - xp.logaddexp(log_q - r_y / var2, log_1mq - r_o / var2))
+                out[lo:lo + nb] = llr.reshape(nb, T).sum(1)
+            return out
+
         statistic.description = "white-box path log-likelihood ratio (per-step Gaussian mixture)"
+        statistic.backend_generic = True  # takes torch paths too, and keeps them on their device
         return statistic

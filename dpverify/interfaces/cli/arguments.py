@@ -15,7 +15,7 @@ import argparse
 import math
 import re
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 #: The most samples per side an audit takes from the command line or the pytest plugin. The auditor plans its
 #: chunks up front (one entry per chunk of 2^20 samples), and 10^12 samples per side is already days of drawing on
@@ -175,3 +175,30 @@ def cli_spelling(message: str, hints: dict[str, str] | None = None) -> str:
         for variant in (python, python[:1].swapcase() + python[1:]):
             message = message.replace(variant, cli)
     return message
+
+
+def add_backend_arguments(p: Any) -> None:
+    """``--backend numpy|torch`` and ``--device cpu|cuda|cuda:K`` (:mod:`dpverify.backends`, docs/gpu.md)."""
+    from dpverify.backends import BACKENDS
+
+    p.add_argument("--backend", choices=BACKENDS, default="numpy",
+                   help="array backend that draws and counts the samples: numpy (default, the reference) or torch "
+                        "(needs dpverify[torch]; numbers differ from numpy's, the guarantee does not)")
+    p.add_argument("--device", default=None, metavar="cpu|cuda|cuda:K",
+                   help="device of --backend torch (default cpu)")
+
+
+def check_backend_arguments(args) -> None:
+    """``--backend``/``--device`` checked before any sampling: a bad pair, a missing torch or a missing CUDA device
+    is a usage error naming the option."""
+    from dpverify.backends import get_backend
+    from dpverify.validation import UsageError
+
+    try:
+        get_backend(args.backend, args.device)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--backend {args.backend}" + (f" --device {args.device}" if args.device else "")
+                         + f": {exc}") from None
+    if args.backend != "numpy" and (args.scheduler is not None or (args.workers or 1) > 1):
+        raise UsageError(f"--backend {args.backend} draws and counts every chunk on its device in one process: drop "
+                         "--workers and --scheduler")

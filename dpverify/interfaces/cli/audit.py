@@ -68,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
                    help="draw and count the samples as tasks on a Dask cluster: a scheduler address (tcp://host:8786) "
                         "or 'local' (a LocalCluster for this audit); needs dpverify[distributed]")
+    arguments.add_backend_arguments(p)
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.add_argument("--explain", action="store_true", help="also print what each column of the table means")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
@@ -192,6 +193,7 @@ def _run(args) -> int:
     with user_input():
         case = get_case(args.case_id)
     params = parse_params(args.param, declared_parameters(case.sampler))
+    arguments.check_backend_arguments(args)
     _check_buildable(case, params)
     if args.scheduler is not None:
         from dpverify.interfaces.cli.verify import cluster_for
@@ -246,6 +248,8 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
             mode=args.mode,
             workers=workers,
             client=client,
+            backend=args.backend,
+            device=args.device,
         )
     finally:
         progress.close()

@@ -61,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.add_argument("--no-theorems", action="store_true", help="skip the theorem checks")
     p.add_argument("--no-audits", action="store_true", help="skip the audits")
+    arguments.add_backend_arguments(p)
     p.set_defaults(func=_run)
 
 
@@ -120,8 +121,10 @@ def run_case_accepts_progress() -> bool:
 def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None) -> dict:
     from dpverify.interfaces.suite import run_case
 
-    case_id, budget, seed = job
-    kwargs = {"progress": progress} if progress is not None and run_case_accepts_progress() else {}
+    case_id, budget, seed = job[:3]
+    kwargs: dict[str, Any] = {"progress": progress} if progress is not None and run_case_accepts_progress() else {}
+    if len(job) > 3 and job[3] != "numpy":  # (..., backend, device): the gradient samplers' cases on that backend
+        kwargs.update(backend=job[3], device=job[4])
     return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
 
 
@@ -141,13 +144,14 @@ def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
 
 
 def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, dict],
-                on_result: Callable[[dict], None], inherited_fds: tuple[int, ...] = ()) -> list[dict]:
+                on_result: Callable[[dict], None], inherited_fds: tuple[int, ...] = (), backend: str = "numpy",
+                device: str | None = None) -> list[dict]:
     """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume);
     ``inherited_fds``: descriptors worker processes must close (see :func:`_worker_init`)."""
     results: dict[str, dict] = dict(done)
     for case_id in done:
         progress.advance(case_id, f"{done[case_id].get('verdict')} (from the checkpoint)")
-    jobs = [(c.id, budget, seed) for c in cases if c.id not in done]
+    jobs = [(c.id, budget, seed, backend, device) for c in cases if c.id not in done]
 
     def finish(res: dict) -> None:
         results[res["case"]] = res
@@ -392,6 +396,7 @@ def _run(args) -> int:
         raise UsageError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
     if args.overwrite and not args.report:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
+    arguments.check_backend_arguments(args)
     thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
     settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
                 "theorems": not args.no_theorems, "audits": not args.no_audits}
@@ -447,7 +452,8 @@ def _run(args) -> int:
         with Progress(len(cases), "audits") as progress:
             audits = _run_audits(cases, args.budget, args.seed, workers, progress, done["audit"],
                                  lambda res: save({"type": "audit", "case": res["case"], "result": res}),
-                                 inherited_fds=run.descriptors() if run is not None else ())
+                                 inherited_fds=run.descriptors() if run is not None else (),
+                                 backend=args.backend, device=args.device)
 
     from dpverify.interfaces.cli.output import output_width, wrap
 

@@ -1,0 +1,63 @@
+"""Array backends for the samplers' kernels and the auditor's counting: numpy (the default and the reference) and
+torch (CPU or CUDA).
+
+A :class:`Backend` is a thin kernel layer, not a second copy of the samplers: the handful of array operations, random
+draws and device facts that the gradient samplers' device path (:mod:`dpverify.samplers.device`) and the auditor's
+device counting (:mod:`dpverify.audit.chunk_work`) need, written once per backend.
+
+- :func:`get_backend` -- ``get_backend("numpy")`` or ``get_backend("torch", device="cuda")``; a bad name or a missing
+  device is a ``ValueError`` naming the argument and the allowed values;
+- :meth:`Backend.generator` -- the backend's own random generator seeded from a ``numpy.random.SeedSequence`` child
+  (numpy: ``default_rng(ss)``; torch: a ``torch.Generator`` on the device, ``manual_seed`` from 64 bits of
+  ``ss.generate_state``). A run is reproducible per backend and per device; the numbers differ between backends (the
+  generators differ), the laws and every statistical guarantee do not;
+- :meth:`Backend.chunk_size` -- how many outputs fit in a fraction of the device's free memory.
+
+Nothing here imports torch until a torch backend is asked for.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpverify.backends.base import (
+    BACKENDS,
+    NUMPY,
+    Backend,
+    DeviceGenerator,
+    NumpyBackend,
+    check_backend,
+    is_device_generator,
+)
+
+__all__ = ["BACKENDS", "Backend", "DeviceGenerator", "NumpyBackend", "backend_of", "check_backend", "get_backend",
+           "is_device_generator", "to_numpy"]
+
+
+def get_backend(backend: str = "numpy", device: str | None = None) -> Backend:
+    """The :class:`Backend` for ``backend`` (one of :data:`BACKENDS`) on ``device`` (torch: ``"cpu"`` by default,
+    ``"cuda"`` or ``"cuda:K"``). ``device="cuda"`` without a CUDA device, or torch not installed, is a ``ValueError``
+    saying so."""
+    backend, device = check_backend(backend, device)
+    if backend == "numpy":
+        return NUMPY
+    from dpverify.backends.torch_backend import (
+        TorchBackend,  # torch: imported only when asked for
+    )
+
+    return TorchBackend(device or "cpu")
+
+
+def backend_of(x: Any) -> Backend:
+    """The backend whose array ``x`` is (numpy for anything that is not a torch tensor)."""
+    if isinstance(x, np.ndarray) or type(x).__module__.split(".")[0] != "torch":
+        return NUMPY
+    from dpverify.backends.torch_backend import TorchBackend
+
+    return TorchBackend(str(x.device))
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """``x`` as a numpy array (a torch tensor is copied to the host)."""
+    return backend_of(x).to_numpy(x)

@@ -1,0 +1,224 @@
+"""The backend interface and the numpy backend (see :mod:`dpverify.backends`)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BACKENDS", "NUMPY", "Backend", "DeviceGenerator", "NumpyBackend", "check_backend", "is_device_generator"]
+
+#: The backends ``backend=`` accepts (numpy is the default and the reference).
+BACKENDS = ("numpy", "torch")
+#: Fraction of the device's free memory one chunk of outputs and its temporaries may take (:meth:`Backend.chunk_size`).
+MEMORY_FRACTION = 0.4
+
+
+def check_backend(backend: Any, device: Any = None) -> tuple[str, str | None]:
+    """``(backend, device)`` validated: ``backend`` one of :data:`BACKENDS`; ``device`` None (the backend's default),
+    or for torch ``"cpu"``, ``"cuda"`` or ``"cuda:K"`` (numpy runs on the CPU only). A ``ValueError`` names the
+    argument and the allowed values."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}; got {backend!r}")
+    if device is None:
+        return backend, None
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a string ('cpu', 'cuda' or 'cuda:K') or None; got {device!r}")
+    if backend == "numpy" and device != "cpu":
+        raise ValueError(f"device={device!r} needs backend='torch' (the numpy backend runs on the CPU only)")
+    if backend == "torch" and not (device == "cpu" or device == "cuda" or
+                                   (device.startswith("cuda:") and device[5:].isdigit())):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:K' for backend='torch'; got {device!r}")
+    return backend, device
+
+
+class DeviceGenerator:
+    """A backend's random generator (numpy's own ``Generator`` is used as is): ``standard_normal(shape)`` and
+    ``random(shape)`` (uniform on [0, 1)) return arrays of the backend, float64, on its device."""
+
+    backend: Backend
+
+    def standard_normal(self, shape) -> Any:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def random(self, shape) -> Any:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+
+def is_device_generator(rng: Any) -> bool:
+    """Whether ``rng`` is a non-numpy backend's generator (:class:`DeviceGenerator`): the samplers then run their
+    device path (:mod:`dpverify.samplers.device`)."""
+    return isinstance(rng, DeviceGenerator)
+
+
+class Backend:
+    """The array operations of the device path, for one backend and device (module docstring of
+    :mod:`dpverify.backends`). Arrays are float64 throughout, as in the numpy reference."""
+
+    name: str = ""
+    device: str = "cpu"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(device={self.device!r})"
+
+    # -- arrays ------------------------------------------------------------------------------------------------
+    def generator(self, seed: np.random.SeedSequence | int) -> Any:
+        raise NotImplementedError
+
+    def asarray(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def zeros(self, shape) -> Any:
+        raise NotImplementedError
+
+    def sigmoid(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def minimum(self, x: Any, y: Any) -> Any:
+        raise NotImplementedError
+
+    def maximum(self, x: Any, y: Any) -> Any:
+        raise NotImplementedError
+
+    def sqrt(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def logaddexp(self, x: Any, y: Any) -> Any:
+        raise NotImplementedError
+
+    def norm(self, x: Any) -> Any:
+        """Euclidean norm over the last axis."""
+        raise NotImplementedError
+
+    def all_finite(self, x: Any) -> bool:
+        raise NotImplementedError
+
+    def any_nan(self, x: Any) -> bool:
+        raise NotImplementedError
+
+    # -- batches -----------------------------------------------------------------------------------------------
+    def poisson_weights(self, rng: Any, n: int, N: int, q: float) -> Any:
+        """``(n, N)`` 0/1 float weights, each entry 1 with probability ``q`` independently: Poisson subsampling
+        (Li et al. 2019, Alg. 1 step 2) as ``U < q`` for ``U ~ Uniform[0, 1)`` (exact up to the generator's
+        float64 resolution)."""
+        return (rng.random((n, N)) < q) * 1.0
+
+    def fixed_size_weights(self, rng: Any, n: int, N: int, b: int) -> Any:
+        """``(n, N)`` 0/1 float weights with exactly ``b`` ones per row, the ones a uniform ``b``-subset of the N
+        records: the ``b`` smallest of N i.i.d. uniform keys (every subset equally likely by exchangeability; ties
+        have probability 0 up to float64 resolution)."""
+        raise NotImplementedError
+
+    def fixed_size_indices(self, rng: Any, n: int, N: int, b: int) -> Any:
+        """``(n, b)`` record indices, each row a uniform ``b``-subset of the N records (the ``b`` smallest of N
+        i.i.d. uniform keys; listed in no particular order)."""
+        raise NotImplementedError
+
+    # -- counting ----------------------------------------------------------------------------------------------
+    def count_at_least(self, values: Any, thresholds: np.ndarray) -> np.ndarray:
+        """``#{values >= t}`` for each threshold ``t``, as numpy int64 (sort once, one binary search per
+        threshold)."""
+        raise NotImplementedError
+
+    # -- memory ------------------------------------------------------------------------------------------------
+    def free_memory(self) -> int:
+        """Bytes free for this backend's arrays (the device's free memory; for the CPU the available RAM)."""
+        return _available_ram()
+
+    def chunk_size(self, bytes_per_output: float, *, fraction: float = MEMORY_FRACTION, minimum: int = 1024,
+                   maximum: int = 1 << 24) -> int:
+        """Outputs per chunk so that ``chunk * bytes_per_output <= fraction * free memory`` (a power of 2, clamped to
+        ``[minimum, maximum]``): chunks follow the device's free memory."""
+        if not bytes_per_output > 0:
+            raise ValueError(f"bytes_per_output must be > 0; got {bytes_per_output!r}")
+        fit = int(fraction * self.free_memory() // bytes_per_output)
+        size = 1 << max(0, fit.bit_length() - 1) if fit > 0 else 1
+        return int(min(maximum, max(minimum, size)))
+
+    def synchronize(self) -> None:
+        """Wait for the device's queued work (timings); nothing on the CPU."""
+
+    def peak_memory(self) -> int | None:
+        """Peak bytes allocated on the device since the last reset (None on the CPU: use ``ru_maxrss``)."""
+        return None
+
+    def reset_peak_memory(self) -> None:
+        """Start a new peak-memory measurement (nothing on the CPU)."""
+
+
+def _available_ram() -> int:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+
+
+class NumpyBackend(Backend):
+    """numpy on the CPU: the reference. Its generator is ``numpy.random.default_rng(seed)``."""
+
+    name = "numpy"
+    device = "cpu"
+
+    def generator(self, seed: np.random.SeedSequence | int) -> np.random.Generator:
+        return np.random.default_rng(seed)
+
+    def asarray(self, x: Any) -> np.ndarray:
+        return np.asarray(x, dtype=float)
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def zeros(self, shape) -> np.ndarray:
+        return np.zeros(shape)
+
+    def sigmoid(self, x: Any) -> np.ndarray:
+        from scipy.special import expit
+
+        return expit(x)
+
+    def minimum(self, x: Any, y: Any) -> np.ndarray:
+        return np.minimum(x, y)
+
+    def maximum(self, x: Any, y: Any) -> np.ndarray:
+        return np.maximum(x, y)
+
+    def sqrt(self, x: Any) -> np.ndarray:
+        return np.sqrt(x)
+
+    def logaddexp(self, x: Any, y: Any) -> np.ndarray:
+        return np.logaddexp(x, y)
+
+    def norm(self, x: Any) -> np.ndarray:
+        return np.linalg.norm(x, axis=-1)
+
+    def all_finite(self, x: Any) -> bool:
+        return bool(np.isfinite(x).all())
+
+    def any_nan(self, x: Any) -> bool:
+        return bool(np.isnan(x).any())
+
+    def fixed_size_weights(self, rng: Any, n: int, N: int, b: int) -> np.ndarray:
+        keys = rng.random((n, N))
+        if b >= N:
+            return np.ones((n, N))
+        kth = np.partition(keys, b - 1, axis=1)[:, b - 1:b]
+        return (keys <= kth) * 1.0
+
+    def fixed_size_indices(self, rng: Any, n: int, N: int, b: int) -> np.ndarray:
+        keys = rng.random((n, N))
+        return np.argpartition(keys, b - 1, axis=1)[:, :b] if b < N else np.tile(np.arange(N), (n, 1))
+
+    def count_at_least(self, values: Any, thresholds: np.ndarray) -> np.ndarray:
+        v = np.sort(np.asarray(values, dtype=float))
+        return (v.size - np.searchsorted(v, np.asarray(thresholds, dtype=float), side="left")).astype(np.int64)
+
+
+#: The numpy backend (one instance).
+NUMPY = NumpyBackend()
