@@ -166,7 +166,8 @@ def has_device_path(mechanism) -> bool:
 def sample_on_device(sampler, dataset, n: int, rng, max_elements: int) -> Any:
     """``sampler.sample(dataset, n, rng)`` on ``rng``'s backend (module docstring): the final states ``(n, d)``, the
     paths ``(n, n_steps + 1, d)`` or the sample sets ``(n, count, d)``, as arrays of that backend (at most
-    ``max_elements`` values)."""
+    ``max_elements`` values; on a CUDA device up to half its free memory in float64 values, since the auditor sizes
+    its chunks by that memory)."""
     backend = rng.backend
     kernel = device_kernel(sampler)
     data = sampler.prepare_data(dataset)  # validated on the host, once
@@ -179,6 +180,10 @@ def sample_on_device(sampler, dataset, n: int, rng, max_elements: int) -> Any:
     else:
         record = None
     kept = 1 if record is None else len(record)
+    if str(getattr(backend, "device", "cpu")).startswith("cuda"):
+        # on an accelerator the host-memory cap does not apply: the auditor sizes its chunks by the device's free
+        # memory (output_bytes); allow up to half of it in float64 values
+        max_elements = max(max_elements, backend.free_memory() // 16)
     if n * kept * d > max_elements:
         raise ValueError(f"n = {n} runs of {T} steps in dimension {d} would need {n * kept * d} values (more than "
                          f"{max_elements}); ask for fewer runs per call")
