@@ -28,9 +28,6 @@ every test, as expected. About 3 minutes for the ten runs on the shared 2-core m
 """
 from __future__ import annotations
 
-import argparse
-import importlib.util
-import shutil
 import sys
 from pathlib import Path
 
@@ -38,15 +35,8 @@ REPO = Path(__file__).resolve().parent.parent
 TESTS = ("test_audit_vector_statistics.py", "test_audit_validity_vector.py")
 
 
-def _auditor_module():
-    spec = importlib.util.spec_from_file_location("_mutation_auditor", REPO / "mutation" / "auditor.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-_base = _auditor_module()
+sys.path.insert(0, str(REPO / "mutation"))  # run as a script or imported: the sibling auditor.py's machinery
+import auditor as _base  # noqa: E402
 Edit, Bug, PatchError = _base.Edit, _base.Bug, _base.PatchError
 
 VS = "audit/vector_statistics.py"
@@ -80,47 +70,13 @@ POWER_ONLY_UNCAUGHT = frozenset({"fit_on_scoring"})
 
 def prepare(root: Path, bug) -> list[str]:
     """Copy the package, this module's tests, conftest and pytest's settings into ``root``; apply ``bug``."""
-    shutil.copytree(REPO / "dpverify", root / "dpverify", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (root / "tests").mkdir()
-    for name in (*TESTS, "conftest.py"):
-        if (REPO / "tests" / name).exists():
-            shutil.copy2(REPO / "tests" / name, root / "tests" / name)
-    shutil.copy2(REPO / "pyproject.toml", root / "pyproject.toml")
-    (root / "_mutation_guard.py").write_text(_base.GUARD_PLUGIN)
-    if bug is not None:
-        _base.apply_bug(root / "dpverify", bug)
-    return [f"tests/{name}" for name in TESTS]
+    return _base.copy_with_tests(root, bug, [REPO / "tests" / name for name in TESTS])
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bugs", default=",".join(b.name for b in BUGS),
-                        help="comma-separated mutations (default: all): " + ", ".join(b.name for b in BUGS))
-    parser.add_argument("--keep", action="store_true", help="keep the temporary copies")
-    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per pytest run")
-    args = parser.parse_args(argv)
-    chosen = _base.choose_bugs(parser, args.bugs, BUGS)
-    runs = _base.run_copies(chosen, prepare, prefix="dpverify-mutation-vector-", slow=False, timeout=args.timeout,
-                            keep=args.keep)
-    if isinstance(runs, int):
-        return runs
-    print()
-    print("Mutation test of the additive vector statistic (tests/" + ", tests/".join(TESTS) + ")")
-    print(_base.table(runs))
-    print()
-    for run in runs[1:]:
-        for test_id in run.failed:
-            print(f"  {run.name}: {test_id}: {run.messages.get(test_id, '')[:160]}")
-    missed = [run.name for run in runs[1:] if not run.failed]
-    expected = [name for name in missed if name in POWER_ONLY_UNCAUGHT]
-    if expected:
-        print(f"not caught, as expected (power only, no test measures it): {', '.join(expected)}")
-    missed = [name for name in missed if name not in POWER_ONLY_UNCAUGHT]
-    if missed:
-        print(f"NOT CAUGHT: {', '.join(missed)}", file=sys.stderr)
-        return 1
-    print(f"all {len(runs) - 1 - len(expected)} other mutations caught")
-    return 0
+    return _base.script_main(argv, doc=__doc__, bugs=BUGS, prepare=prepare, prefix="dpverify-mutation-vector-",
+                             title="Mutation test of the additive vector statistic (tests/" + ", tests/".join(TESTS) + ")",
+                             expected_misses=POWER_ONLY_UNCAUGHT)
 
 
 if __name__ == "__main__":

@@ -260,3 +260,17 @@ def test_from_release_adapter_is_seeded_and_finds_a_leak():
     # the outlier (1e6) moves the sum by ~1e6 with Laplace(1) noise: separated on every sample, certified near the
     # saturation of 480 estimation samples (~4.9), in both the final audit and its confirmation
     assert row["label"] == "finding" and row["pair"] == "outlier:replace" and row["confirm_certified"] > 3.0
+
+
+def test_library_audits_hand_the_claim_object_to_the_auditor():
+    """Issue 22: no float-pair claim between the libraries and the auditor. The library's Claimed (with where it was
+    read) reaches every audit of the search and of the confirmation, and the report says where the claim came from."""
+    from dpverify.libraries.search import certify, confirm
+
+    fn = LibraryFunction("lib", "0", "leaky_sum", _leaky_sum, lambda d: Claimed(1.0, 0.0, "the epsilon argument"),
+                         _pairs(), adjacency="replace")
+    found = certify(fn, search_budget=600, final_samples=400, seed=0)
+    again = confirm(fn, found.dataset, found.neighbour, samples=400, seed=0)
+    for result in (*found.finals, again):
+        assert isinstance(result.claim, Claimed) and result.claim.source == "the epsilon argument"
+        assert result.to_dict()["claim"]["source"] == "the epsilon argument"

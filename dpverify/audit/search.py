@@ -30,6 +30,7 @@ import numpy as np
 from scipy import optimize
 
 from dpverify.validation import check_positive_int, check_probability
+from dpverify.calculus.claimed import Guarantee
 from dpverify.audit.core import AuditResult, audit
 from dpverify.audit.datasets import check_adjacent, replace_one
 
@@ -173,7 +174,8 @@ def _score(result: AuditResult) -> tuple[float, float]:
     return float(result.epsilon_lower), float(sel if np.isfinite(sel) else 0.0)
 
 
-def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon: float, delta: float = 0.0,
+def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: Guarantee | None = None,
+                        epsilon: float | None = None, delta: float | None = None,
                         search_budget: int, final_samples: int, confidence: float = 0.95, seed: int = 0,
                         test="auto", top: int = 1, min_screen: int = 40, adjacency: str | None = None,
                         mode: str = "mathematical", skip: tuple = (ValueError, ArithmeticError)) -> CertifiedSearch:
@@ -187,6 +189,10 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon:
        :func:`dpverify.audit.split.check_outputs` rejects) is recorded as skipped with the reason.
     2. Final audit: the ``top`` best pairs are audited again with ``final_samples`` per side and fresh seeds
        (``SeedSequence([seed, 1])``), each at confidence ``1 - alpha/top``, alpha = 1 - confidence.
+
+    ``claim`` is the guarantee object every audit tests (as :func:`~dpverify.audit.core.audit` takes it, e.g. a
+    library's :class:`~dpverify.libraries.base.Claimed`); ``epsilon``/``delta`` remain the shorthand for an
+    ``ApproxDP``.
 
     Validity: the choice of pairs is a function of the screening samples alone, independent of the final
     samples, so conditional on the choice each final bound is a valid Clopper-Pearson bound; the union bound
@@ -214,8 +220,8 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon:
     for k, ((d, n), s) in enumerate(zip(pairs, screen_seeds)):
         label = getattr(pairs[k], "label", f"pair {k}")
         try:
-            r = audit(mechanism, d, n, epsilon=epsilon, delta=delta, samples=per_pair, confidence=confidence,
-                      seed=s, test=test, adjacency=adjacency, mode=mode)
+            r = audit(mechanism, d, n, claim=claim, epsilon=epsilon, delta=delta, samples=per_pair,
+                      confidence=confidence, seed=s, test=test, adjacency=adjacency, mode=mode)
         except skip as exc:
             screening.append({"pair": label, "skipped": f"{type(exc).__name__}: {exc}"})
             continue
@@ -229,8 +235,8 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, epsilon:
     ranked.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
     chosen = [k for _, k in ranked[:top]]
     per_final = 1.0 - (1.0 - confidence) / len(chosen)
-    finals = tuple(audit(mechanism, pairs[k][0], pairs[k][1], epsilon=epsilon, delta=delta, samples=final_samples,
-                         confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode)
+    finals = tuple(audit(mechanism, pairs[k][0], pairs[k][1], claim=claim, epsilon=epsilon, delta=delta,
+                         samples=final_samples, confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode)
                    for k, s in zip(chosen, final_seeds))
     j = int(np.argmax([r.epsilon_lower for r in finals]))
     k = chosen[j]

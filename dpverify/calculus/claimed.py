@@ -88,6 +88,9 @@ def describe_claim(claim: Guarantee) -> dict:
         out["method"] = claim.method
     if isinstance(claim, PrivacyProfile) and claim.description:
         out["description"] = claim.description
+    source = getattr(claim, "source", None)
+    if isinstance(source, str) and source:
+        out["source"] = source  # where a library's claim was read (dpverify.libraries.base.Claimed)
     description = getattr(claim, "description", None) or getattr(claim, "basis", None)
     if "description" not in out and isinstance(description, str) and description:
         out["description"] = description  # a trade-off curve, a PLD

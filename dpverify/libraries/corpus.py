@@ -121,8 +121,7 @@ def _opacus_571() -> dict:
     claimed = fn.claim(d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = audit(fn.mechanism, d, n, epsilon=claimed.epsilon, delta=claimed.delta, samples=3000, seed=0,
-                  test=fn.test)
+        r = audit(fn.mechanism, d, n, claim=claimed, samples=3000, seed=0, test=fn.test)
     sizes = [len(d), len(n)]
     return {"status": "reproduced" if r.is_violation else "fixed", "version": lib.version(),
             "claimed": claimed.epsilon, "delta": claimed.delta, "certified": r.epsilon_lower,

@@ -315,20 +315,14 @@ def _models_entries() -> list[LibraryFunction]:
                                                       accountant=acc),
               f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0.0, 1.0), random_state=s)",
               lin_stat, True, 1, lin_code, options={"fit_intercept": True, "bounds": "given", "bounds_X": b1}),
-        model(f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0, 1), fit_intercept=False).coef_",
-              lambda rs, acc: models.LinearRegression(epsilon=eps, bounds_X=b1, bounds_y=(0.0, 1.0),
-                                                      fit_intercept=False, random_state=rs, accountant=acc),
-              f"models.LinearRegression(epsilon={eps}, bounds_X={b1}, bounds_y=(0.0, 1.0), fit_intercept=False, "
-              "random_state=s)",
-              lin_stat, True, 1, lin_code, options={"fit_intercept": False, "bounds": "given", "bounds_X": b1},
-              tags=("sweep",)),
-        model(f"models.LinearRegression(epsilon={eps}, bounds_X={bs}, bounds_y=(0, 1), fit_intercept=False).coef_",
-              lambda rs, acc: models.LinearRegression(epsilon=eps, bounds_X=bs, bounds_y=(0.0, 1.0),
-                                                      fit_intercept=False, random_state=rs, accountant=acc),
-              f"models.LinearRegression(epsilon={eps}, bounds_X={bs}, bounds_y=(0.0, 1.0), fit_intercept=False, "
-              "random_state=s)",
-              lin_stat, True, 1, lin_code, options={"fit_intercept": False, "bounds": "given", "bounds_X": bs},
-              tags=("sweep", "control")),
+        *(model(f"models.LinearRegression(epsilon={eps}, bounds_X={bx}, bounds_y=(0, 1), fit_intercept=False).coef_",
+                lambda rs, acc, bx=bx: models.LinearRegression(epsilon=eps, bounds_X=bx, bounds_y=(0.0, 1.0),
+                                                               fit_intercept=False, random_state=rs, accountant=acc),
+                f"models.LinearRegression(epsilon={eps}, bounds_X={bx}, bounds_y=(0.0, 1.0), fit_intercept=False, "
+                "random_state=s)",
+                lin_stat, True, 1, lin_code, options={"fit_intercept": False, "bounds": "given", "bounds_X": bx},
+                tags=tags)
+          for bx, tags in ((b1, ("sweep",)), (bs, ("sweep", "control")))),
         model(f"models.LinearRegression(epsilon={eps}).coef_ [bounds inferred]",
               lambda rs, acc: models.LinearRegression(epsilon=eps, random_state=rs, accountant=acc),
               f"models.LinearRegression(epsilon={eps}, random_state=s)",

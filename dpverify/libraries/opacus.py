@@ -753,8 +753,7 @@ def measure(name: str, *, samples: int = 20_000, seed: int = 0, confidence: floa
     claimed = run.claim(dataset)
     start = time.perf_counter()
     with scaled_noise(noise_factor):
-        result = audit(run.bind(dataset.shape[0]), dataset, neighbour, epsilon=claimed.epsilon, delta=claimed.delta,
-                       samples=samples, seed=seed, test="auto" if whitebox else _norm_statistic,
+        result = audit(run.bind(dataset.shape[0]), dataset, neighbour, claim=claimed, samples=samples, seed=seed, test="auto" if whitebox else _norm_statistic,
                        confidence=confidence)
     elapsed = time.perf_counter() - start
     return {

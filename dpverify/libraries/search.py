@@ -119,7 +119,7 @@ def certify(fn: LibraryFunction, *, search_budget: int, final_samples: int, conf
     Every audit is checked against ``fn.adjacency`` (a catalogue whose pairs are not adjacent is a ValueError)."""
     pairs = list(fn.pairs if pairs is None else pairs)
     claim = fn.claim(pairs[0][0])
-    return search_then_certify(fn.mechanism, pairs, epsilon=claim.epsilon, delta=claim.delta,
+    return search_then_certify(fn.mechanism, pairs, claim=claim,
                                search_budget=search_budget, final_samples=final_samples, confidence=confidence,
                                seed=seed, test=fn.test, top=top, adjacency=fn.adjacency)
 
@@ -131,7 +131,7 @@ def confirm(fn: LibraryFunction, dataset: Any, neighbour: Any, *, samples: int, 
     is; for OpenDP, which draws from the operating system, they are new anyway)."""
     claim = fn.claim(dataset)
     s = int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
-    return audit(fn.mechanism, dataset, neighbour, epsilon=claim.epsilon, delta=claim.delta, samples=samples,
+    return audit(fn.mechanism, dataset, neighbour, claim=claim, samples=samples,
                  confidence=confidence, seed=s, test=fn.test, adjacency=fn.adjacency)
 
 
