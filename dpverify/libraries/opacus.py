@@ -59,7 +59,7 @@ from dpverify.libraries.base import Claimed, LibraryFunction
 __all__ = [
     "INSTALL_HINT", "DEFAULT_DELTA", "DPSGDConfig", "OpacusRun", "canary_pair", "catalogue", "version",
     "opacus_parameters", "averaged_gaussian_epsilon", "averaged_gaussian_delta", "measure", "snippet_for",
-    "scaled_noise",
+    "scaled_noise", "torch_and_opacus",
 ]
 
 INSTALL_HINT = "pip install 'dpverify[opacus]'"
@@ -76,19 +76,19 @@ OPACUS_CLIP_EPS = 1e-6
 LOSS_REDUCTIONS = ("sum", "mean")
 
 
-def _import():
-    """torch and opacus, or an ImportError with the install hint."""
+def torch_and_opacus(purpose: str = "the Opacus audits") -> tuple:
+    """The modules torch and opacus, or an ImportError naming ``purpose`` with the install hint."""
     try:
         import opacus
         import torch
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(f"the Opacus audits need torch and opacus: {INSTALL_HINT} ({exc})") from exc
+        raise ImportError(f"{purpose} cannot run without torch and opacus: {INSTALL_HINT} ({exc})") from exc
     return torch, opacus
 
 
 def version() -> str:
     """The installed Opacus version (ImportError with the install hint when missing)."""
-    _, opacus = _import()
+    _, opacus = torch_and_opacus()
     return str(opacus.__version__)
 
 
@@ -175,7 +175,7 @@ def _quiet():
 def _make_private(config: DPSGDConfig, features, labels, loader_batch: int, n_params: int, seeds: tuple[int, int]):
     """``PrivacyEngine().make_private`` on ``nn.Linear(n_params, 1)`` at zero and a DataLoader over
     (features, labels); returns (engine, model, optimizer, loader)."""
-    torch, opacus = _import()
+    torch, opacus = torch_and_opacus()
     from torch.utils.data import DataLoader, TensorDataset
 
     model = torch.nn.Linear(n_params, 1, bias=False, dtype=torch.float64)
@@ -196,7 +196,7 @@ def _make_private(config: DPSGDConfig, features, labels, loader_batch: int, n_pa
 
 def _train(model, optimizer, loader, config: DPSGDConfig) -> np.ndarray:
     """``config.steps`` DP-SGD steps (the Opacus training loop); the iterates, ``(steps, n_params)``."""
-    torch, _ = _import()
+    torch, _ = torch_and_opacus()
     path = []
     while len(path) < config.steps:
         for xb, yb in loader:
@@ -231,7 +231,7 @@ def opacus_parameters(records: int, config: DPSGDConfig) -> OpacusParameters:
 
 @lru_cache(maxsize=256)
 def _opacus_parameters(records: int, config: DPSGDConfig) -> OpacusParameters:
-    torch, _ = _import()
+    torch, _ = torch_and_opacus()
     with _quiet():
         _, _, optimizer, loader = _make_private(config, torch.zeros(records, 1, dtype=torch.float64),
                                                 torch.zeros(records, dtype=torch.float64), config.batch_size, 1,
@@ -274,7 +274,7 @@ class OpacusRun:
         return out
 
     def _chunk(self, records: np.ndarray, k: int, seeds: tuple[int, int], params: OpacusParameters) -> np.ndarray:
-        torch, _ = _import()
+        torch, _ = torch_and_opacus()
         M, d = records.shape[0], records.shape[1] - 1
         features = torch.zeros(k * M, k * d, dtype=torch.float64)
         x = torch.as_tensor(records[:, :d])
@@ -294,7 +294,7 @@ class OpacusRun:
     def claim(self, dataset) -> Claimed:
         """Opacus' own epsilon at ``self.delta`` (default :data:`DEFAULT_DELTA`) for one real single-model run on
         ``dataset`` (the same call and number of optimizer steps): ``privacy_engine.accountant.get_epsilon(delta)``."""
-        torch, _ = _import()
+        torch, _ = torch_and_opacus()
         records = _records(dataset)
         d = records.shape[1] - 1
         with _quiet():
@@ -657,7 +657,7 @@ def opacus_ledger(run: OpacusRun, dataset, seed: int = 0):
     from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
     from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
 
-    torch, opacus = _import()
+    torch, opacus = torch_and_opacus()
     import opacus.optimizers.optimizer as om
 
     pkg = os.path.dirname(opacus.__file__)
@@ -709,7 +709,7 @@ def _norm_statistic(outputs: np.ndarray) -> np.ndarray:
 def catalogue() -> list[LibraryFunction]:
     """Every audited Opacus call (:data:`CASES`) as a :class:`~dpverify.libraries.base.LibraryFunction` (ImportError
     with the install hint when torch or opacus is missing)."""
-    _import()
+    torch_and_opacus()
     return [_function(name) for name in CASES]
 
 
@@ -722,7 +722,7 @@ class scaled_noise:
         self.factor = check_real("factor", factor, low=0.0)
 
     def __enter__(self):
-        _import()
+        torch_and_opacus()
         import opacus.optimizers.optimizer as module
 
         self._module, self._original = module, module._generate_noise

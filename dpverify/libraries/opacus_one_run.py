@@ -32,22 +32,13 @@ import numpy as np
 from dpverify.calculus.guarantees import Conversion
 from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, PoissonSampling, Repeated
 from dpverify.calculus.tradeoff import TradeOffCurve
-from dpverify.libraries.opacus import INSTALL_HINT, DPSGDConfig, opacus_parameters
+from dpverify.libraries.opacus import DPSGDConfig, opacus_parameters, torch_and_opacus
 from dpverify.validation import check_finite_array, check_positive_int
 
 __all__ = ["OpacusCanaryRun", "SCORES"]
 
 #: ``OpacusCanaryRun(score=...)``.
 SCORES = ("whitebox", "loss")
-
-
-def _torch_opacus():
-    try:
-        import opacus
-        import torch
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(f"the Opacus one-run audit needs torch and opacus: {INSTALL_HINT} ({exc})") from exc
-    return torch, opacus
 
 
 @contextlib.contextmanager
@@ -116,7 +107,7 @@ class OpacusCanaryRun:
 
     def run(self, included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Train once (Opacus) with canary j present exactly when ``included[j]``; the m canaries' scores."""
-        torch, opacus = _torch_opacus()
+        torch, opacus = torch_and_opacus("the Opacus one-run audit")
         from torch.utils.data import DataLoader, TensorDataset
 
         included = np.asarray(included, dtype=bool)
@@ -195,7 +186,7 @@ class OpacusCanaryRun:
     def opacus_epsilon(self, delta: float) -> float:
         """Opacus' own accountant for the same run: ``create_accountant(config.accountant)`` stepped ``steps`` times
         at (noise_multiplier, sample_rate), then ``get_epsilon(delta)``."""
-        _, opacus = _torch_opacus()
+        _, opacus = torch_and_opacus("the Opacus one-run audit")
         from opacus.accountants import create_accountant
 
         accountant = create_accountant(self.config.accountant)
