@@ -84,6 +84,17 @@ def is_device_array(x) -> bool:
     return not isinstance(x, np.ndarray) and type(x).__module__.split(".")[0] == "torch"
 
 
+def _step_log_likelihood_ratio(r_x, r_y, r_o, var2, log_q: float, log_1mq: float, logaddexp):
+    """Per-step log-likelihood ratio of the white-box path statistic from the squared residuals of the next iterate
+    against the step mean with the differing record in the batch on each side (``r_x``, ``r_y``) and without it
+    (``r_o``; ``None`` for full batches), ``var2 = 2 s^2``: ``(r_y - r_x) / var2`` for full batches, else
+    ``log[q e^{-r_x/var2} + (1-q) e^{-r_o/var2}] - log[q e^{-r_y/var2} + (1-q) e^{-r_o/var2}]``. Arrays of either
+    backend, with its ``logaddexp``."""
+    if r_o is None:
+        return (r_y - r_x) / var2
+    return logaddexp(log_q - r_x / var2, log_1mq - r_o / var2) - logaddexp(log_q - r_y / var2, log_1mq - r_o / var2)
+
+
 class StochasticGradientSampler(Sampler):
     """Common loop of the gradient-based samplers: ``init``, ``step``, ``run``, ``sample``.
 
@@ -592,13 +603,9 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
                 base_in = theta + c * (prior + w * k_in * g_o)
                 r_x = np.sum((nxt - base_in - c * w * g_x) ** 2, axis=1)
                 r_y = np.sum((nxt - base_in - c * w * g_y) ** 2, axis=1)
+                r_o = None if q >= 1 else np.sum((nxt - theta - c * (prior + w * k_out * g_o)) ** 2, axis=1)
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    if q >= 1:
-                        llr = (r_y - r_x) / var2
-                    else:
-                        r_o = np.sum((nxt - theta - c * (prior + w * k_out * g_o)) ** 2, axis=1)
-                        llr = (np.logaddexp(log_q - r_x / var2, log_1mq - r_o / var2)
-                               - np.logaddexp(log_q - r_y / var2, log_1mq - r_o / var2))
+                    llr = _step_log_likelihood_ratio(r_x, r_y, r_o, var2, log_q, log_1mq, np.logaddexp)
                 out[lo:lo + block] = llr.reshape(p.shape[0], T).sum(axis=1)
             return out
 
@@ -630,12 +637,8 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
                 base_in = theta + c * (prior + w * k_in * g_o)
                 r_x = ((nxt - base_in - c * w * g_x) ** 2).sum(1)
                 r_y = ((nxt - base_in - c * w * g_y) ** 2).sum(1)
-                if q >= 1:
-                    llr = (r_y - r_x) / var2
-                else:
-                    r_o = ((nxt - theta - c * (prior + w * k_out * g_o)) ** 2).sum(1)
-                    llr = (xp.logaddexp(log_q - r_x / var2, log_1mq - r_o / var2)
-                           - xp.logaddexp(log_q - r_y / var2, log_1mq - r_o / var2))
+                r_o = None if q >= 1 else ((nxt - theta - c * (prior + w * k_out * g_o)) ** 2).sum(1)
+                llr = _step_log_likelihood_ratio(r_x, r_y, r_o, var2, log_q, log_1mq, xp.logaddexp)
                 out[lo:lo + nb] = llr.reshape(nb, T).sum(1)
             return out
 
