@@ -126,8 +126,14 @@ def test_library_audit_report_loads_cleanly_with_its_reproduction(browser, tmp_p
     table = page.locator("#library-table")
     assert table.locator("tr").count() == 2
     assert table.get_by_text("tools.mean(epsilon=1.0)").count() == 1 and table.get_by_text("expected").count() >= 1
-    snippet = page.locator("#libraries pre.snippet").inner_text()
+    snippet = page.locator("#libraries pre.snippet.reproduction").inner_text()
     assert "diffprivlib" in snippet and "mean" in snippet
+    # The ledger sits in a closed <details>: opening it shows the call that declared sensitivity 0 and its line.
+    ledger = page.locator("#libraries details.ledger")
+    assert ledger.count() == 1
+    ledger.locator("summary").click()
+    text = ledger.locator("pre.snippet.ledger-text").inner_text()
+    assert "sensitivity 0" in text and "diffprivlib/tools/utils.py" in text
 
 
 WIDTHS = (800, 1400)

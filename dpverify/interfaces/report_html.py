@@ -465,12 +465,12 @@ def _library_section(rows: list[dict]) -> str:
         if lines:
             parts.append(f"<details class='ledger' id='{anchor('ledger', r.get('case', ''))}'><summary>Ledger and "
                          f"causes: {esc(r['case'])} ({esc(r.get('label') or r.get('verdict', ''))})</summary>"
-                         f"<pre class='snippet'>{esc(chr(10).join(lines))}</pre></details>")
+                         f"<pre class='snippet ledger-text'>{esc(chr(10).join(lines))}</pre></details>")
     for r in rows:
         if r.get("snippet"):
             expected = f"<p class='reason'>expected: {esc(r['expected'])}</p>" if r.get("expected") else ""
             parts.append(f"<h3>Reproduction: {esc(r['case'])} ({esc(r.get('label') or r.get('verdict', ''))})</h3>"
-                         f"{expected}<pre class='snippet'>{esc(r['snippet'])}</pre>")
+                         f"{expected}<pre class='snippet reproduction'>{esc(r['snippet'])}</pre>")
     parts.append("</section>")
     return "\n".join(parts)
 
