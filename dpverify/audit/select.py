@@ -31,7 +31,9 @@ noise was broadcast over its coordinates was certified 0.12, "consistent", by it
 the price is the selection noise of the extra candidates. A declared statistic the mechanism cannot give for this
 pair (a ``ValueError`` from it, e.g. a release statistic on a pair that is not a verified canary) is left out in
 ``auto`` mode. When both kinds are candidates, the best event of each is counted on the estimation part
-(:func:`both_kinds_counted`, at one more Bonferroni share), so the Neyman-Pearson statistic's power is kept too. Implementation mode adds the floating-point statistics of :mod:`dpverify.audit.floating_point`.
+(:func:`both_kinds_counted`, at one more Bonferroni share), so the Neyman-Pearson statistic's power is kept too --
+unless the selection ranks one clearly above the other (:class:`SelectionEvidence`: by more than three standard
+errors of its estimate), and an event that is the same set as another on the selection outputs is counted once. Implementation mode adds the floating-point statistics of :mod:`dpverify.audit.floating_point`.
 """
 from __future__ import annotations
 
@@ -69,7 +71,8 @@ from dpverify.audit.statistics import (
 from dpverify.audit.vector_statistics import additive_log_ratio, vector_candidates
 
 __all__ = ["FittedStatistics", "ChosenEvent", "ChosenEvents", "CurveChoice", "candidate_statistics",
-           "fit_statistics", "choose_events", "choose_curve_test", "privacy_loss_event", "LOSS_STATISTICS"]
+           "fit_statistics", "choose_events", "SelectionEvidence", "SAME_SET_FRACTION", "SEPARATION_SE",
+           "choose_curve_test", "privacy_loss_event", "LOSS_STATISTICS"]
 
 #: Statistics whose values are the privacy loss log dP_D/dP_D' itself (exactly, when the pair's law is known).
 LOSS_STATISTICS = ("likelihood_ratio", "whitebox_llr")
@@ -267,29 +270,125 @@ def choose_events(fitted: FittedStatistics, runner: Any, plan: AuditPlan, privac
         pool.extend(ChosenEvent(i, stat, event) for event in best_events(k0, plan.n_score, k1, plan.n_score, t,
                                                                          delta=plan.delta, alpha=plan.alpha))
     pool.sort(key=lambda chosen: -chosen.event.score)
-    chosen = both_kinds_counted(pool, pool[:plan.candidates])
+    selection = SelectionEvidence(fitted, counts, plan.n_score, plan.delta)
+    chosen = selection.distinct(both_kinds_counted(pool, pool[:plan.candidates], selection.ranks_above))
     curve_claim_ = _curve_claim(plan)
     tests = len(chosen) + 1 + (curve_claim_ is not None)  # the events, the privacy-loss event, the curve test
     oracle = privacy_loss_event(pool, privacy_loss, plan.split.n_estimation, plan.alpha, plan.delta, tests)
     if oracle is not None:
-        chosen.append(oracle)
+        chosen = selection.distinct(chosen + [oracle])
     curve = choose_curve_test(fitted, counts, plan, tests=len(chosen) + 1)
     return ChosenEvents(tuple(chosen), fitted, curve)
 
 
-def both_kinds_counted(pool: list[ChosenEvent], chosen: list[ChosenEvent]) -> list[ChosenEvent]:
+#: Two events differing on at most this fraction of the outputs in them (on each side of the threshold sample) are
+#: counted as one (:meth:`SelectionEvidence.same_set`).
+SAME_SET_FRACTION = 0.01
+#: How many standard errors of the selection's estimate one event's score must lead another's by before the
+#: selection is trusted to rank them (:meth:`SelectionEvidence.ranks_above`).
+SEPARATION_SE = 3.0
+
+
+class SelectionEvidence:
+    """What the selection part says about the events it chose: their counts on the scoring outputs and their
+    membership on the threshold sample (``fitted.threshold_values``). Two uses, both of which only ever *drop* events
+    from the estimation count, chosen from selection data alone -- so the certificate stays valid for any mechanism
+    (Ding et al. 2018, Sec. 4: the events may be any function of samples the estimation never sees), and each event
+    dropped gives its Bonferroni share back to the others:
+
+    - :meth:`distinct`: an event that is (nearly) the same set as one kept before it -- the same orientation, and on
+      each side of the threshold sample at most 1 % of its outputs differ (:data:`SAME_SET_FRACTION`) -- is counted
+      once. A monotone transform of a statistic gives the same event up to where the two thresholds fall (the output
+      itself and the likelihood ratio of a Laplace or report-noisy-max pair), and counting it twice only halved the
+      confidence each got.
+    - :meth:`ranks_above`: whether event ``a``'s selection score leads ``b``'s by more than :data:`SEPARATION_SE`
+      standard errors of ``a``'s estimated epsilon (the delta method on the two binomial frequencies:
+      ``var = p_hi (1 - p_hi) / (n (p_hi - delta)^2) + (1 - p_lo) / (n p_lo)``); :func:`both_kinds_counted` uses it
+      to count the other kind's best event only where the selection cannot rank the two.
+    """
+
+    def __init__(self, fitted: FittedStatistics, counts: list[tuple[np.ndarray, np.ndarray]], n_score: int,
+                 delta: float):
+        self.fitted = fitted
+        self.counts = counts
+        self.n_score = n_score
+        self.delta = delta
+
+    def _scoring_counts(self, chosen: ChosenEvent) -> tuple[int, int] | None:
+        """``(#in event under M(D), under M(D'))`` on the scoring outputs, None if the threshold is not a fitted one."""
+        thresholds = self.fitted.thresholds[chosen.index]
+        where = np.flatnonzero(thresholds == chosen.event.threshold)
+        if where.size == 0:
+            return None
+        k0, k1 = (int(k[where[0]]) for k in self.counts[chosen.index])
+        if chosen.event.complement:
+            k0, k1 = self.n_score - k0, self.n_score - k1
+        return k0, k1
+
+    def _members(self, chosen: ChosenEvent) -> tuple[np.ndarray, np.ndarray]:
+        """Which threshold-sample outputs of each side are in the event."""
+        t, flip = chosen.event.threshold, chosen.event.complement
+        return tuple((s >= t) != flip for s in self.fitted.threshold_values[chosen.index])  # type: ignore[return-value]
+
+    def same_set(self, a: ChosenEvent, b: ChosenEvent) -> bool:
+        """Whether ``a`` and ``b`` are the same event as far as the selection can see: the same orientation, and on each
+        side of the threshold sample they differ on at most :data:`SAME_SET_FRACTION` of the outputs in the smaller
+        (two thresholds a hair apart on a statistic and a monotone transform of it)."""
+        if a.event.d_high != b.event.d_high:
+            return False
+        for m_a, m_b in zip(self._members(a), self._members(b)):
+            differ = int(np.count_nonzero(m_a != m_b))
+            if differ > SAME_SET_FRACTION * min(int(m_a.sum()), int(m_b.sum())):
+                return False
+        return True
+
+    def distinct(self, chosen: list[ChosenEvent]) -> list[ChosenEvent]:
+        """``chosen`` without the events that repeat an earlier kept one (:meth:`same_set`); order kept."""
+        out: list[ChosenEvent] = []
+        for c in chosen:
+            if not any(self.same_set(kept, c) for kept in out):
+                out.append(c)
+        return out
+
+    def standard_error(self, chosen: ChosenEvent) -> float:
+        """Standard error of the epsilon estimate ``log((p_hi - delta) / p_lo)`` of ``chosen`` on the scoring
+        outputs (inf where a frequency is 0 or not above delta)."""
+        counts = self._scoring_counts(chosen)
+        if counts is None:
+            return math.inf
+        k_hi, k_lo = counts if chosen.event.d_high else counts[::-1]
+        n = self.n_score
+        p_hi, p_lo = k_hi / n, k_lo / n
+        if not (p_lo > 0 and p_hi > self.delta):
+            return math.inf
+        return math.sqrt(p_hi * (1 - p_hi) / (n * (p_hi - self.delta) ** 2) + (1 - p_lo) / (n * p_lo))
+
+    def ranks_above(self, a: ChosenEvent, b: ChosenEvent) -> bool:
+        """True when the selection clearly prefers ``a`` to ``b`` (class docstring)."""
+        return a.event.score - b.event.score > SEPARATION_SE * self.standard_error(a)
+
+
+def both_kinds_counted(pool: list[ChosenEvent], chosen: list[ChosenEvent],
+                       ranks_above: Any = None) -> list[ChosenEvent]:
     """``chosen`` with, when the pool holds both, the best event of a declared likelihood-ratio statistic and the best
-    of a black-box one: each is counted on the estimation part (Bonferroni), so neither a lucky black-box event on
-    the selection part costs the audit the Neyman-Pearson test's power, nor a declared statistic blind to the
-    implementation's departures costs it the black-box statistics' view (module docstring)."""
+    of a black-box one, unless the selection ranks the chosen kind's best clearly above the other's
+    (``ranks_above(best, other)``, :meth:`SelectionEvidence.ranks_above`): each is then counted on the estimation
+    part (Bonferroni), so neither a lucky black-box event on the selection part costs the audit the Neyman-Pearson
+    test's power, nor a declared statistic blind to the implementation's departures costs it the black-box
+    statistics' view (module docstring). Where the selection separates them, the loser would not have won on the
+    estimation part either, and its Bonferroni share goes back to the winner. ``ranks_above=None``: always both."""
     declared = [c for c in pool if c.statistic.name in LOSS_STATISTICS]
     black_box = [c for c in pool if c.statistic.name not in LOSS_STATISTICS]
     out = list(chosen)
-    if declared and black_box:
-        if not any(c.statistic.name in LOSS_STATISTICS for c in out):
-            out.append(declared[0])
-        if not any(c.statistic.name not in LOSS_STATISTICS for c in out):
-            out.append(black_box[0])
+    if declared and black_box and out:
+        best = out[0]
+        for kind, other in ((LOSS_STATISTICS, declared[0]), (None, black_box[0])):
+            has_kind = any((c.statistic.name in LOSS_STATISTICS) == (kind is not None) for c in out)
+            if has_kind:
+                continue
+            if ranks_above is not None and ranks_above(best, other):
+                continue
+            out.append(other)
     return out
 
 
