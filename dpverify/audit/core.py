@@ -68,7 +68,8 @@ Parameters of :func:`audit`:
   reproducible per backend and device; the numbers differ between backends, every guarantee is the same. A statistic
   that takes the backend's arrays (the samplers' white-box path statistic) is evaluated on the device and only
   integer counts come back; others get the chunk copied to the host. ``chunk_size`` None: ``DEFAULT_CHUNK_SIZE`` on
-  numpy, on another backend what fits the device's free memory (:func:`device_chunk_size`). One process only.
+  numpy, on another backend what fits the device's free memory (:func:`device_chunk_size`). One process only. The
+  result records ``backend`` and ``device``.
 
 Memory and processes: besides at most ``fit_cap + threshold_sample`` outputs per side held for fitting and fixing the
 candidate thresholds, only one chunk per side and per process is in memory at a time, whatever ``samples`` is. Every
@@ -157,7 +158,8 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
         chosen = choose_events(fitted, runner, plan, facts.privacy_loss, first_estimation, report)
         counts = count_events(chosen, runner, plan, range(first_estimation, sampler.n_chunks), report)
     certificate = certify(chosen, counts, plan, facts)
-    result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start)
+    result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start,
+                             backend=array_backend.name, device=array_backend.device)
     note = pair_note(dataset, neighbour) if adjacency is None else None
     if note is not None and (note[0] == "identical" or result.verdict is Verdict.VIOLATION):
         result = replace(result, verdict_reason=f"{result.verdict_reason}; {note[1]}")

@@ -22,8 +22,9 @@
 - a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
   certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.interfaces.report`) with the
   reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon
-  (``--dp-explain`` adds what each column means), and with ``--dp-report`` the same as JSON (written atomically:
-  temporary file, then rename). The report path is checked when the session starts: a directory, an unwritable path
+  (``--dp-explain`` adds what each column means), and with ``--dp-report`` the same as JSON, with the session's
+  settings (:func:`report_settings`) and each row's ``backend``/``device`` (written atomically: temporary file, then
+  rename). The report path is checked when the session starts: a directory, an unwritable path
   or an existing file that is not a dpverify report (the user's own) is a usage error then, not a lost file at the
   end;
 - pytest-xdist (``pytest -n 2``): each worker sends its audits to the controller when it finishes, which prints one
@@ -389,6 +390,19 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
                                                + (f" ({error})" if error else ""))
 
 
+def report_settings(config: pytest.Config) -> dict:
+    """The session's options as the ``--dp-report`` records them: samples, confidence, seed, mode, workers, scheduler,
+    and the ``--dp-backend``/``--dp-device`` asked for ("numpy"/"cpu" when not given; each audit row also says which
+    backend it ran on, since a mechanism without a device path stays on numpy)."""
+    opt = config.getoption
+    out = {key: opt(flag, default=None) for key, flag in (
+        ("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed"), ("mode", "--dp-mode"),
+        ("workers", "--dp-workers"), ("scheduler", "--dp-scheduler"))}
+    out["backend"] = opt("--dp-backend", default=None) or "numpy"
+    out["device"] = opt("--dp-device", default=None) or "cpu"
+    return out
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     if _is_worker(config):
         return  # the controller prints and writes the session's audits
@@ -431,7 +445,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
 
         try:
             write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "generator": "dpverify pytest "
-                                     "plugin", "summary": counts, "missing_workers": lost, "audits": rows})
+                                     "plugin", "settings": report_settings(config), "summary": counts,
+                                     "missing_workers": lost, "audits": rows})
         except OSError as exc:  # checked at start-up; this is e.g. a full disk or a path removed meanwhile
             terminalreporter.write_line(f"dpverify: could not write the report to {path}: "
                                         f"{exc.strerror or exc}", red=True)

@@ -270,8 +270,8 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     print(wrap(f"audit case {case.id}: sampler {case.sampler}; pair: {case.pair}", width))
     print(wrap(f"parameters: {case_settings(case, params)}", width, indent="  ", subsequent="    "))
     print(format_table(list(AUDIT_HEADERS), [audit_cells(a, marks)]))
-    print(wrap(f"samples per side {r.samples}; confidence {r.confidence}; seed {r.seed}; time {res.seconds:.2f} s",
-               width))
+    print(wrap(f"samples per side {r.samples}; confidence {r.confidence}; seed {r.seed}; backend {r.backend} on "
+               f"{r.device}; time {res.seconds:.2f} s", width))
     print(wrap(f"verdict: {r.verdict}: {r.verdict_reason or '-'}", width))
     for note in loose_claim_notes(res.case, a):
         print(wrap(f"loose claim: {note}", width))

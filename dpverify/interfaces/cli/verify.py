@@ -398,8 +398,11 @@ def _run(args) -> int:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     arguments.check_backend_arguments(args)
     thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
+    # the backend and device asked for (--backend/--device; a case without a device path still runs on numpy, and its
+    # row says so): part of the settings a --resume must match, since the numbers are reproducible per backend only
     settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
-                "theorems": not args.no_theorems, "audits": not args.no_audits}
+                "theorems": not args.no_theorems, "audits": not args.no_audits, "backend": args.backend,
+                "device": args.device or "cpu"}
 
     run = report_dir = None
     done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
