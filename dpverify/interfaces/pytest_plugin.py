@@ -18,7 +18,9 @@
 - option ``--dp-scheduler ADDRESS|local``: every audit's samples are drawn and counted on a Dask cluster (the
   ``distributed`` extra; :mod:`dpverify.audit.distributed`): a running one at ADDRESS (``tcp://host:8786``) or, with
   ``local``, a LocalCluster of ``--dp-workers`` processes (default 2) started at the first audit of the session and
-  closed at its end. The numbers equal those of a run without it;
+  closed at its end. The numbers equal those of a run without it. With ``--dp-backend torch --dp-device cuda`` each
+  chunk is drawn on its worker's own GPU; ``--dp-resources GPU=1`` keeps the chunks on workers started with
+  ``--resources GPU=1``;
 - a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
   certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.interfaces.report`) with the
   reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon
@@ -89,6 +91,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(needs dpverify[torch]; other mechanisms stay on numpy; docs/gpu.md)")
     group.addoption("--dp-device", default=None, metavar="cpu|cuda|cuda:K",
                     help="device of --dp-backend torch (default cpu)")
+    group.addoption("--dp-resources", type=arguments.dask_resources(), default=None, metavar="NAME=AMOUNT",
+                    help="with --dp-scheduler: draw every audit's chunks only on Dask workers started with these "
+                         "resources, e.g. GPU=1 (docs/distributed.md)")
     group.addoption("--dp-explain", action="store_true", default=False,
                     help="after the session's audit table, also print what each column means")
 
@@ -147,9 +152,12 @@ def pytest_configure(config: pytest.Config) -> None:
         except (TypeError, ValueError) as exc:
             raise pytest.UsageError(f"--dp-backend {backend or 'numpy'}"
                                     + (f" --dp-device {device}" if device else "") + f": {exc}") from None
-        if (backend or "numpy") != "numpy" and (scheduler is not None or (workers or 1) > 1):
-            raise pytest.UsageError("--dp-backend torch draws and counts on its device in one process: drop "
-                                    "--dp-workers and --dp-scheduler")
+        if (backend or "numpy") != "numpy" and scheduler is None and (workers or 1) > 1:
+            raise pytest.UsageError("--dp-backend torch drives its device from one process: drop --dp-workers, or "
+                                    "use --dp-scheduler with one Dask worker per device (docs/distributed.md)")
+    if config.getoption("--dp-resources", default=None) is not None and scheduler is None:
+        raise pytest.UsageError("--dp-resources pins the chunk tasks to Dask workers that have them: it needs "
+                                "--dp-scheduler")
     report = config.getoption("--dp-report", default=None)
     if report is not None and not _is_worker(config):
         check_report_target(report)
@@ -301,6 +309,8 @@ class DpAuditor:
                 out[key] = opt(flag)
         if scheduled and "workers" not in overrides:
             out["client"] = session_client(self.config)
+            if opt("--dp-resources") is not None:
+                out["resources"] = opt("--dp-resources")
         out.update(overrides)
         if "epsilon" not in out and "claim" not in out:
             raise pytest.UsageError(
@@ -397,7 +407,7 @@ def report_settings(config: pytest.Config) -> dict:
     opt = config.getoption
     out = {key: opt(flag, default=None) for key, flag in (
         ("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed"), ("mode", "--dp-mode"),
-        ("workers", "--dp-workers"), ("scheduler", "--dp-scheduler"))}
+        ("workers", "--dp-workers"), ("scheduler", "--dp-scheduler"), ("dask_resources", "--dp-resources"))}
     out["backend"] = opt("--dp-backend", default=None) or "numpy"
     out["device"] = opt("--dp-device", default=None) or "cpu"
     return out

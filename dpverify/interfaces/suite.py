@@ -502,6 +502,7 @@ def run_case(
     client: Any = None,
     backend: str = "numpy",
     device: str | None = None,
+    resources: dict | None = None,
 ) -> CaseResult:
     """Audit ``case``'s implementation against the privacy its declared algorithm has on the case's pair
     (:func:`declared_reference`), or against an explicit ``epsilon`` at ``delta``.
@@ -511,8 +512,8 @@ def run_case(
     run's exact epsilon there, 2.93, not the 1.615 of delta = 1e-3); the sampler's (epsilon, delta) claim only at
     deltas at least its own (below, with no curve known for the pair, the case's result says why in its error).
     ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
-    ``client`` (a ``dask.distributed.Client``) are passed to :func:`dpverify.audit.audit`; the numbers depend on none
-    of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
+    ``client`` (a ``dask.distributed.Client``, and the Dask ``resources`` its chunk tasks need) are passed to
+    :func:`dpverify.audit.audit`; the numbers depend on none of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
     guarantee of the bound does not; a case whose sampler has no device path (DP-SGFS, OPS, the mechanisms that are
     not gradient samplers) runs on numpy; the result records the backend and device the case ran on
     (``CaseResult.backend``/``device``, error rows included). ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
@@ -554,6 +555,7 @@ def run_case(
             client=client,
             backend=backend,
             device=device,
+            resources=resources,
         )
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, claim.to_dict(), result,
                           time.perf_counter() - start, known_bad=case.known_bad, reference=reference.to_dict(),

@@ -68,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
                    help="draw and count the samples as tasks on a Dask cluster: a scheduler address (tcp://host:8786) "
                         "or 'local' (a LocalCluster for this audit); needs dpverify[distributed]")
+    arguments.add_dask_resources_argument(p, "draw and count the chunks")
     arguments.add_backend_arguments(p)
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.add_argument("--explain", action="store_true", help="also print what each column of the table means")
@@ -250,6 +251,7 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
             client=client,
             backend=args.backend,
             device=args.device,
+            **({"resources": args.dask_resources} if args.dask_resources is not None else {}),
         )
     finally:
         progress.close()
