@@ -186,3 +186,23 @@ def test_sgld(dp_auditor):
     bad = pytester.runpytest_subprocess("--dp-resources", "GPU=1")
     assert bad.ret == 4
     bad.stderr.fnmatch_lines(["*--dp-resources pins the chunk tasks*it needs --dp-scheduler*"])
+
+
+def test_verify_runs_each_torch_case_whole_on_a_worker_with_the_in_process_numbers(one_torch_thread, tmp_path):
+    """``dpverify verify --only dp_sgld_path --backend torch --device cpu --scheduler local``: the case runs as one task
+    on a Dask worker, on the torch backend there; its report row says torch on cpu and its audit equals
+    ``run_case`` of the same case in this process (wall times aside)."""
+    from dpverify.interfaces.cli import main
+    from dpverify.interfaces.suite import run_case
+
+    out = tmp_path / "run"
+    assert main(["verify", "--only", "dp_sgld_path", "--no-theorems", "--backend", "torch", "--device", "cpu",
+                 "--scheduler", "local", "--workers", "1", "--report", str(out)]) == 0
+    data = json.loads((out / "report.json").read_text())
+    assert (data["settings"]["backend"], data["settings"]["scheduler"]) == ("torch", "local")
+    (row,) = data["audits"]
+    assert (row["backend"], row["device"], row["audit"]["backend"]) == ("torch", "cpu", "torch")
+    here = run_case("dp_sgld_path", budget="quick", seed=0, backend="torch", device="cpu").to_dict()["audit"]
+    on_worker = dict(row["audit"])
+    here.pop("wall_time"), on_worker.pop("wall_time")
+    assert json.loads(json.dumps(here)) == on_worker
