@@ -113,7 +113,7 @@ def test_workers_still_refused_with_torch_and_resources_need_a_client():
         check_resources(["GPU"])
     with pytest.raises(ValueError, match=r"resources\['GPU'\] must be a finite number > 0"):
         check_resources({"GPU": 0})
-    assert check_resources({"GPU": 1}) == {"GPU": 1.0}
+    assert check_resources({"GPU": 1}) == {"GPU": 1.0} == check_resources({"GPU": np.int64(1)})
 
 
 def test_resources_no_worker_has_are_an_error_not_a_hang(gpu_cluster):
@@ -206,3 +206,15 @@ def test_verify_runs_each_torch_case_whole_on_a_worker_with_the_in_process_numbe
     on_worker = dict(row["audit"])
     here.pop("wall_time"), on_worker.pop("wall_time")
     assert json.loads(json.dumps(here)) == on_worker
+
+
+@pytest.mark.parametrize("command", [["audit", "dp_sgld_path"], ["verify", "--only", "dp_sgld_path", "--no-theorems"]])
+def test_cli_resources_no_worker_has_are_a_usage_error(command, capsys):
+    """``--scheduler local --dask-resources GPU=1``: the local cluster's workers have no GPU resource, so the tasks
+    could never run: a usage error (exit 2) naming the option and saying how to start such workers, not a hang."""
+    from dpverify.interfaces.cli import main
+
+    assert main([*command, "--scheduler", "local", "--workers", "1", "--dask-resources", "GPU=1"]) == 2
+    err = capsys.readouterr().err
+    assert "--dask-resources: resources={'GPU': 1}: no worker of the cluster has them" in err
+    assert "--resources GPU=1" in err

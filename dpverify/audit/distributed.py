@@ -44,7 +44,7 @@ from dpverify.validation import check_positive_int
 
 __all__ = [
     "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "check_resources", "connect",
-    "local_cluster", "require_distributed", "total_threads", "worker_pids",
+    "local_cluster", "require_distributed", "require_resources", "resource_threads", "total_threads", "worker_pids",
 ]
 
 #: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
@@ -87,6 +87,7 @@ def check_resources(resources: Any) -> dict[str, float]:
     and > 0), e.g. ``{"GPU": 1}``; a ``TypeError``/``ValueError`` naming ``resources`` otherwise. A task that needs
     them runs only on workers started with them (``dask worker ... --resources GPU=1``; Dask's "Worker Resources")."""
     import math
+    import numbers
 
     if not isinstance(resources, dict) or not resources:
         raise TypeError(f"resources must be a non-empty dict of Dask worker resources such as {{'GPU': 1}}; got "
@@ -95,7 +96,7 @@ def check_resources(resources: Any) -> dict[str, float]:
     for name, amount in resources.items():
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"resources: every name must be a non-empty string such as 'GPU'; got {name!r}")
-        if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not math.isfinite(amount) or amount <= 0:
+        if isinstance(amount, bool) or not isinstance(amount, numbers.Real) or not math.isfinite(amount) or amount <= 0:
             raise ValueError(f"resources[{name!r}] must be a finite number > 0 (how much of {name} one chunk task "
                              f"holds); got {amount!r}")
         out[name] = float(amount)
@@ -111,6 +112,15 @@ def resource_threads(client: Any, resources: dict[str, float]) -> int:
         fits = min(int(float(have.get(name, 0)) // amount) for name, amount in resources.items())
         total += min(fits, int(w.get("nthreads", 1)))
     return total
+
+
+def require_resources(client: Any, resources: dict[str, float]) -> None:
+    """A ``ValueError`` when no worker of the cluster has ``resources`` (tasks needing them would wait forever), saying
+    how to start such workers."""
+    if resource_threads(client, resources) == 0:
+        raise ValueError(f"resources={resources!r}: no worker of the cluster has them, so no task needing them could "
+                         "run; start the workers with e.g. `dask worker SCHEDULER --resources GPU=1` "
+                         "(docs/distributed.md)")
 
 
 def total_threads(client: Any) -> int:
@@ -191,10 +201,8 @@ class DaskRunner:
         self.client = check_client(client)
         #: the Dask worker resources every chunk task needs (None: any worker runs it)
         self.resources = None if resources is None else check_resources(resources)
-        if self.resources is not None and resource_threads(client, self.resources) == 0:
-            raise ValueError(f"resources={self.resources!r}: no worker of the cluster has them, so no chunk task "
-                             "could run; start the workers with e.g. `dask worker SCHEDULER --resources GPU=1` "
-                             "(docs/distributed.md)")
+        if self.resources is not None:
+            require_resources(client, self.resources)
         if max_in_flight is None:
             slots = total_threads(client) if self.resources is None else resource_threads(client, self.resources)
             max_in_flight = max(2, 2 * slots)

@@ -200,6 +200,14 @@ def _run(args) -> int:
         from dpverify.interfaces.cli.verify import cluster_for
 
         with cluster_for(args.scheduler, args.workers) as client:
+            if args.dask_resources is not None:
+                from dpverify.audit.distributed import require_resources
+                from dpverify.validation import UsageError
+
+                try:
+                    require_resources(client, args.dask_resources)
+                except ValueError as exc:
+                    raise UsageError(f"--dask-resources: {exc}") from None
             return _audit(args, case, params, run_case, client=client)
     return _audit(args, case, params, run_case, workers=1 if args.workers is None else args.workers)
 

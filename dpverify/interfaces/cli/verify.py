@@ -224,6 +224,14 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
 
     from dpverify.interfaces.cli.progress import Progress
 
+    if resources is not None and cases:
+        from dpverify.audit.distributed import require_resources
+        from dpverify.validation import UsageError
+
+        try:
+            require_resources(client, resources)
+        except ValueError as exc:
+            raise UsageError(f"--dask-resources: {exc}") from None
     token = uuid.uuid4().hex[:12]
     rows: dict[str, dict] = dict(done["theorem"])
     results: dict[str, dict] = dict(done["audit"])
