@@ -29,6 +29,9 @@ rows on a GPU (chunks follow the device's free memory; peak MB is ``torch.cuda.m
 ``--table closing [--chains 1e6 1e7 1e8] [--rows numpy:cpu torch:cpu torch:cuda]`` prints the closing table: the whole
 DP-SGLD path audit (sampling, white-box statistic, counting, bound; d = 10, N = 100, T = 100) per backend and device:
 chains per side, wall seconds, peak memory, certified epsilon. CPU rows above ``--max-cpu-chains`` (1e6) are skipped.
+On a GPU machine the whole table is one command, ``python benchmarks/samplers.py --preset gpu`` (:data:`GPU_PRESET`:
+numpy and torch-CPU at 10^5 chains per side, torch-CUDA at 10^5 to 10^8); each row's backend and device are the ones
+the audit recorded (``AuditResult.backend``/``device``).
 """
 from __future__ import annotations
 
@@ -245,13 +248,20 @@ def _closing_row(backend: str, device: str | None, chains: int, seed: int = 0) -
     wall = time.perf_counter() - start
     end = resource.getrusage(resource.RUSAGE_SELF)
     device_peak = array_backend.peak_memory()
-    return {"backend": backend, "device": device or "cpu", "chains": chains, "wall": wall,
+    # where the audit says it drew its chunks (AuditResult.backend/device), not what was asked: a row can't be mislabelled
+    return {"backend": result.backend, "device": result.device, "chains": chains, "wall": wall,
             "peak_mb": end.ru_maxrss / 1024 if device_peak is None else device_peak / 2**20,
             "peak_kind": "ru_maxrss" if device_peak is None else "cuda max allocated",
             "base_mb": usage.ru_maxrss / 1024, "epsilon_lower": result.epsilon_lower,
             "epsilon_claimed": claim.epsilon, "exact": sampler.exact_epsilon(X, Y, claim.delta),
             "verdict": str(getattr(result.verdict, "value", result.verdict)),
             "chunk": chunk if chunk is not None else "device", "free_mb": array_backend.free_memory() / 2**20}
+
+
+#: ``--preset gpu``: the closing table of docs/gpu.md in one command on a GPU machine -- numpy and torch-CPU at 10^5
+#: chains per side (the CPU baselines), the GPU at 10^5 to 10^8.
+GPU_PRESET = {"chains": [10**5, 10**6, 10**7, 10**8], "rows": ["numpy:cpu", "torch:cpu", "torch:cuda"],
+              "max_cpu_chains": 10**5}
 
 
 def closing_table(chains_list: list[int], rows: list[str], max_cpu_chains: int) -> None:
@@ -331,7 +341,11 @@ def main() -> None:
     parser.add_argument("--rows", nargs="+", default=None,
                         help="closing table: backend:device rows (default: numpy:cpu torch:cpu, and torch:cuda "
                              "when CUDA is available)")
-    parser.add_argument("--max-cpu-chains", type=float, default=1e6,
+    parser.add_argument("--preset", choices=("gpu",), default=None,
+                        help="closing table on a GPU machine in one command: --chains 1e5 1e6 1e7 1e8 --rows numpy:cpu "
+                             "torch:cpu torch:cuda --max-cpu-chains 1e5 (CPU rows at 1e5 only; about 5 minutes on "
+                             "one H200); explicit --chains/--rows/--max-cpu-chains override it")
+    parser.add_argument("--max-cpu-chains", type=float, default=None,
                         help="closing table: skip CPU rows above this many chains per side (default 1e6)")
     parser.add_argument("--workers", type=int, default=1,
                         help="audit-scale rows: split the chains between this many processes run together")
@@ -356,8 +370,12 @@ def main() -> None:
         _set_torch_threads(backend, device)
         print(json.dumps(_closing_row(backend, device or None, chains[0] if chains else 10**5, args.seed)))
         return
-    if args.table == "closing":
-        closing_table(chains or [10**5], args.rows or _default_rows(), int(args.max_cpu_chains))
+    if args.preset is not None and args.table not in ("closing", "both"):
+        parser.error(f"--preset {args.preset} is the closing table's; got --table {args.table}")
+    if args.table == "closing" or args.preset is not None:
+        preset = GPU_PRESET if args.preset == "gpu" else {}
+        closing_table(chains or preset.get("chains") or [10**5], args.rows or preset.get("rows") or _default_rows(),
+                      int(args.max_cpu_chains or preset.get("max_cpu_chains") or 1e6))
         return
     if args.table in ("audit", "both"):
         _set_torch_threads(args.backend, args.device)

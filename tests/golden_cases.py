@@ -177,8 +177,10 @@ CASES: dict[str, Callable[[], Any]] = {
 
 
 #: Keys ``AuditResult.to_dict()`` gained after the file was recorded, and what each must hold for these cases: every
-#: case uses the shorthand epsilon=/delta=, so the claim is ``ApproxDP(epsilon_claimed, delta)``.
-ADDED_KEYS = {"claim": lambda r: {"type": "ApproxDP", "epsilon": r["epsilon_claimed"], "delta": r["delta"]}}
+#: case uses the shorthand epsilon=/delta=, so the claim is ``ApproxDP(epsilon_claimed, delta)``; every case runs on
+#: the numpy backend, on the CPU (issue 26: the backend and device every audit row records).
+ADDED_KEYS = {"claim": lambda r: {"type": "ApproxDP", "epsilon": r["epsilon_claimed"], "delta": r["delta"]},
+              "backend": lambda r: "numpy", "device": lambda r: "cpu"}
 
 
 def differences(found: dict, expected: dict) -> dict:

@@ -34,9 +34,11 @@ def test_workers_and_one_process_are_pinned_to_the_same_numbers():
 
 
 def test_the_comparison_names_what_moved():
-    """A changed number, a lost key and a wrong added key are each reported (the comparison can fail)."""
+    """A changed number, a lost key and a wrong added key are each reported (the comparison can fail); so is a
+    backend or device other than the numpy CPU the cases run on."""
     expected = GOLDEN["laplace_streamed"]
-    found = {"result": dict(expected["result"], claim={"type": "ApproxDP", "epsilon": "f:1.0", "delta": "f:0.0"})}
+    found = {"result": dict(expected["result"], claim={"type": "ApproxDP", "epsilon": "f:1.0", "delta": "f:0.0"},
+                            backend="numpy", device="cpu")}
     assert golden_cases.differences(found, expected) == {}
     changed = {"result": dict(found["result"], epsilon_lower="f:0.5")}
     assert set(golden_cases.differences(changed, expected)) == {"epsilon_lower"}
@@ -44,6 +46,10 @@ def test_the_comparison_names_what_moved():
     assert set(golden_cases.differences(lost, expected)) == {"event"}
     wrong_claim = {"result": dict(found["result"], claim={"type": "PureDP"})}
     assert set(golden_cases.differences(wrong_claim, expected)) == {"claim"}
+    on_torch = {"result": dict(found["result"], backend="torch")}
+    assert set(golden_cases.differences(on_torch, expected)) == {"backend"}
+    unrecorded = {"result": {k: v for k, v in found["result"].items() if k != "device"}}
+    assert set(golden_cases.differences(unrecorded, expected)) == {"device"}
 
 
 def test_the_canonical_form_tells_apart_what_a_comparison_must():

@@ -11,7 +11,9 @@ own seed (:class:`~dpverify.audit.split.ChunkSampler`), evaluated and reduced to
 runs it in this process, in worker processes (:class:`~dpverify.audit.parallel.ChunkRunner`) or on a Dask cluster
 (:class:`~dpverify.audit.distributed.DaskRunner`). Integer sums do not depend on where or in which order the chunks
 are counted, so the audit's numbers do not either. With ``backend="torch"`` a chunk is drawn, evaluated and counted on
-the audit's device; only the integer counts come back (:class:`DeviceChunk`).
+the audit's device; only the integer counts come back (:class:`DeviceChunk`). On a Dask cluster that device is the
+worker's: the work function travels with its :class:`~dpverify.backends.torch_backend.TorchBackend`, rebuilt (and
+checked) in the worker process, so ``device="cuda"`` is whichever GPU that worker sees as its first.
 """
 from __future__ import annotations
 
@@ -124,12 +126,12 @@ class Progress:
             self.callback(self.done, self.total)
 
 
-def runner_for(work: Callable[[Any], Any], workers: int, client: Any) -> Any:
-    """Where the chunks after the fit run: the Dask cluster of ``client`` if given, else a
-    :class:`~dpverify.audit.parallel.ChunkRunner` with ``workers`` processes (both are ``with`` blocks whose
-    ``map(tasks)`` yields ``work``'s results in completion order)."""
+def runner_for(work: Callable[[Any], Any], workers: int, client: Any, resources: dict | None = None) -> Any:
+    """Where the chunks after the fit run: the Dask cluster of ``client`` if given (each chunk task on a worker that
+    has the Dask ``resources``, when given), else a :class:`~dpverify.audit.parallel.ChunkRunner` with ``workers``
+    processes (both are ``with`` blocks whose ``map(tasks)`` yields ``work``'s results in completion order)."""
     if client is not None:
         from dpverify.audit.distributed import DaskRunner  # dask: an optional extra, imported only when used
 
-        return DaskRunner(work, client)
+        return DaskRunner(work, client, resources=resources)
     return ChunkRunner(work, workers)

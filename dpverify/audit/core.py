@@ -61,14 +61,20 @@ Parameters of :func:`audit`:
   (both bound the memory; below them the audit is the unbounded one);
 - ``workers``: processes that draw and count the chunks after the fit (:mod:`.parallel`); ``client``: a
   ``dask.distributed.Client`` whose cluster draws and counts them instead (:mod:`.distributed`; the ``distributed``
-  extra). The numbers depend on neither; ``client`` with ``workers > 1`` is a ``ValueError``;
+  extra). The numbers depend on neither; ``client`` with ``workers > 1`` is a ``ValueError``. ``resources`` (only
+  with ``client``): the Dask worker resources each chunk task needs, e.g. ``{"GPU": 1}`` so that only workers
+  started with ``--resources GPU=1`` draw chunks;
 - ``backend`` ("numpy", the default and reference, or "torch") and ``device`` (torch: "cpu", "cuda", "cuda:K"): the
   array backend the chunks after the fit are drawn, evaluated and counted on (:mod:`dpverify.backends`). Chunk ``j``
   of a side is drawn with the backend's own generator seeded from the same ``SeedSequence`` grandchild, so a run is
   reproducible per backend and device; the numbers differ between backends, every guarantee is the same. A statistic
   that takes the backend's arrays (the samplers' white-box path statistic) is evaluated on the device and only
   integer counts come back; others get the chunk copied to the host. ``chunk_size`` None: ``DEFAULT_CHUNK_SIZE`` on
-  numpy, on another backend what fits the device's free memory (:func:`device_chunk_size`). One process only.
+  numpy, on another backend what fits the device's free memory (:func:`device_chunk_size`, measured in this
+  process, which also draws the fit part on its own device). ``workers > 1`` is refused with torch (one process
+  drives a device); with ``client`` each chunk is drawn and counted on the worker's own device (a GPU worker is a Dask
+  worker with one GPU: docs/distributed.md), bit-identical to this process on the same kind of device. The result
+  records ``backend`` and ``device``.
 
 Memory and processes: besides at most ``fit_cap + threshold_sample`` outputs per side held for fitting and fixing the
 candidate thresholds, only one chunk per side and per process is in memory at a time, whatever ``samples`` is. Every
@@ -124,7 +130,7 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
           privacy_loss: PrivacyLossMasses | None = None, power_factor: float = POWER_FACTOR,
           progress: Callable[[int, int], None] | None = None, mode: str = "mathematical", workers: int = 1,
           fit_cap: int = FIT_CAP, threshold_sample: int = THRESHOLD_SAMPLE, client: Any = None,
-          backend: str = "numpy", device: str | None = None) -> AuditResult:
+          backend: str = "numpy", device: str | None = None, resources: dict | None = None) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour) against ``claim``
     (or ``epsilon``/``delta``).
 
@@ -135,15 +141,16 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(dataset, n, rng); got {type(mechanism).__name__}")
     array_backend = get_backend(backend, device)
-    if array_backend.name != "numpy" and (workers != 1 or client is not None):
-        raise ValueError(f"backend={backend!r} draws and counts every chunk on its device in this process: leave "
-                         "workers at 1 and client at None")
+    if array_backend.name != "numpy" and workers != 1:
+        raise ValueError(f"workers={workers} with backend={backend!r}: a device is driven by one process (a CUDA "
+                         "context does not survive fork); leave workers at 1, and spread chunks over several devices "
+                         "with a Dask client= whose workers have one device each (docs/distributed.md)")
     if chunk_size is None:
         chunk_size = device_chunk_size(mechanism, array_backend)
     plan = make_plan(claim=claim, epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
                      test=test, selection_fraction=selection_fraction, chunk_size=chunk_size, candidates=candidates,
                      power_factor=power_factor, mode=mode, workers=workers, fit_cap=fit_cap,
-                     threshold_sample=threshold_sample, client=client)
+                     threshold_sample=threshold_sample, client=client, resources=resources)
     facts = read_facts(mechanism, dataset, neighbour, plan.delta, exact_epsilon=exact_epsilon, accountant=accountant,
                        privacy_loss=privacy_loss)
     if adjacency is not None:
@@ -153,11 +160,12 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
     report = Progress(progress, sampler.n_chunks)
     fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report)
     several = sampler.n_chunks - fitted.chunks_drawn > 1
-    with runner_for(fitted.work(sampler), plan.workers if several else 1, plan.client) as runner:
+    with runner_for(fitted.work(sampler), plan.workers if several else 1, plan.client, plan.resources) as runner:
         chosen = choose_events(fitted, runner, plan, facts.privacy_loss, first_estimation, report)
         counts = count_events(chosen, runner, plan, range(first_estimation, sampler.n_chunks), report)
     certificate = certify(chosen, counts, plan, facts)
-    result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start)
+    result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start,
+                             backend=array_backend.name, device=array_backend.device)
     note = pair_note(dataset, neighbour) if adjacency is None else None
     if note is not None and (note[0] == "identical" or result.verdict is Verdict.VIOLATION):
         result = replace(result, verdict_reason=f"{result.verdict_reason}; {note[1]}")

@@ -22,6 +22,12 @@ exception reaches the caller. Memory: at most ``max_in_flight`` chunk tasks exis
 cluster's worker threads, at least 2), so neither the client nor the workers hold more than that many chunks' results
 (a few integers each) and each worker draws one chunk per thread at a time, whatever the number of chunks.
 
+GPU workers (``audit(..., backend="torch", device="cuda", client=...)``): the work function carries the torch backend
+as its device name, rebuilt in the worker process, so each worker draws and counts its chunks on its own first
+visible GPU (one worker per GPU: ``CUDA_VISIBLE_DEVICES``, dask-cuda); the chunk seeds are the same, so the counts are
+those of the in-process audit on the same device model. ``resources`` (e.g. ``{"GPU": 1}``) pins the chunk tasks to
+workers started with ``--resources GPU=1`` (Dask's worker resources); docs/distributed.md has the recipe.
+
 Dask is an optional dependency (the ``distributed`` extra): this module imports it only inside the functions that need
 it, and :func:`require_distributed` turns its absence into an ``ImportError`` naming the extra.
 """
@@ -37,9 +43,9 @@ from typing import Any, Callable, Iterable, Iterator
 from dpverify.validation import check_positive_int
 
 __all__ = [
-    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "connect", "keep_chunk_memory",
-    "local_cluster", "malloc_tuning_plugin",
-    "require_distributed", "total_threads", "worker_pids",
+    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "check_resources", "connect",
+    "keep_chunk_memory", "local_cluster", "malloc_tuning_plugin", "require_distributed", "require_resources",
+    "resource_threads", "total_threads", "worker_pids",
 ]
 
 #: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
@@ -77,13 +83,59 @@ def check_client(client: Any) -> Any:
     return client
 
 
+def check_resources(resources: Any) -> dict[str, float]:
+    """``resources`` as a ``{name: amount}`` dict of Dask worker resources (names non-empty strings, amounts finite
+    and > 0), e.g. ``{"GPU": 1}``; a ``TypeError``/``ValueError`` naming ``resources`` otherwise. A task that needs
+    them runs only on workers started with them (``dask worker ... --resources GPU=1``; Dask's "Worker Resources")."""
+    import math
+    import numbers
+
+    if not isinstance(resources, dict) or not resources:
+        raise TypeError(f"resources must be a non-empty dict of Dask worker resources such as {{'GPU': 1}}; got "
+                        f"{resources!r}")
+    out = {}
+    for name, amount in resources.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"resources: every name must be a non-empty string such as 'GPU'; got {name!r}")
+        if isinstance(amount, bool) or not isinstance(amount, numbers.Real) or not math.isfinite(amount) or amount <= 0:
+            raise ValueError(f"resources[{name!r}] must be a finite number > 0 (how much of {name} one chunk task "
+                             f"holds); got {amount!r}")
+        out[name] = float(amount)
+    return out
+
+
+def resource_threads(client: Any, resources: dict[str, float]) -> int:
+    """How many chunk tasks needing ``resources`` the cluster can run at once: per worker, the least over the
+    resources of ``floor(worker's amount / amount per task)`` (capped by its threads), summed over the workers."""
+    total = 0
+    for w in _workers(client):
+        have = w.get("resources", {}) or {}
+        fits = min(int(float(have.get(name, 0)) // amount) for name, amount in resources.items())
+        total += min(fits, int(w.get("nthreads", 1)))
+    return total
+
+
+def require_resources(client: Any, resources: dict[str, float]) -> None:
+    """A ``ValueError`` when no worker of the cluster has ``resources`` (tasks needing them would wait forever), saying
+    how to start such workers."""
+    if resource_threads(client, resources) == 0:
+        raise ValueError(f"resources={resources!r}: no worker of the cluster has them, so no task needing them could "
+                         "run; start the workers with e.g. `dask worker SCHEDULER --resources GPU=1` "
+                         "(docs/distributed.md)")
+
+
 def total_threads(client: Any) -> int:
     """The number of worker threads of the cluster ``client`` is connected to (at least 1)."""
+    return max(1, sum(int(w.get("nthreads", 1)) for w in _workers(client)))
+
+
+def _workers(client: Any) -> list[dict]:
+    """The scheduler's record of every worker of the cluster (``nthreads``, ``resources``, ...)."""
     try:
         info = client.scheduler_info(n_workers=-1)  # every worker (older versions list them all without asking)
     except TypeError:
         info = client.scheduler_info()
-    return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+    return list(info.get("workers", {}).values())
 
 
 def worker_pids(client: Any) -> dict[str, int]:
@@ -136,17 +188,25 @@ class DaskRunner:
     """``with DaskRunner(work, client) as run: for result in run.map(tasks): ...`` on the cluster of ``client``.
 
     ``work(task) -> result`` runs on the workers, at most ``max_in_flight`` tasks at a time (default
-    ``2 * total_threads(client)``, at least 2); :meth:`map` yields the results in completion order. A task that
+    ``2 * total_threads(client)``, at least 2); :meth:`map` yields the results in completion order. ``resources``
+    (e.g. ``{"GPU": 1}``, :func:`check_resources`): every chunk task needs them, so only workers started with them
+    run it (then the default ``max_in_flight`` counts only the tasks they can hold at once); a cluster where no
+    worker has them is a ``ValueError`` at once rather than tasks that wait forever. A task that
     raises is retried ``retries`` times, then its exception is raised in the caller. Leaving the block (also on an
     exception or Ctrl-C) cancels the tasks still pending and releases the serialised work function.
     """
 
     def __init__(self, work: Callable[[Any], Any], client: Any, max_in_flight: int | None = None,
-                 retries: int = DEFAULT_RETRIES):
+                 retries: int = DEFAULT_RETRIES, resources: dict | None = None):
         self.work = work
         self.client = check_client(client)
+        #: the Dask worker resources every chunk task needs (None: any worker runs it)
+        self.resources = None if resources is None else check_resources(resources)
+        if self.resources is not None:
+            require_resources(client, self.resources)
         if max_in_flight is None:
-            max_in_flight = max(2, 2 * total_threads(client))
+            slots = total_threads(client) if self.resources is None else resource_threads(client, self.resources)
+            max_in_flight = max(2, 2 * slots)
         self.max_in_flight = check_positive_int(max_in_flight, "max_in_flight")
         self.retries = check_positive_int(retries, "retries", minimum=0)
         self.token = uuid.uuid4().hex
@@ -187,7 +247,7 @@ class DaskRunner:
     def _submit(self, task: Any) -> Any:
         future = self.client.submit(_run_chunk, self.token, self._work_future, task,
                                     key=f"dpverify-chunk-{self.token}-{next(self._counter)}", pure=False,
-                                    retries=self.retries)
+                                    retries=self.retries, resources=self.resources)
         self._pending.add(future)
         return future
 

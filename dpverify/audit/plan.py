@@ -13,7 +13,8 @@ the later stages read and never check again (scipy.stats' "validate at the bound
   :attr:`~AuditPlan.held`): at most ``fit_cap`` outputs per side fit the statistics (half the selection part when
   smaller), the rest score them; at most ``threshold_sample`` of the scoring outputs fix the candidate thresholds.
   Only ``held = n_fit + min(n_score, threshold_sample)`` outputs per side are ever in memory together;
-- where the chunks after the fit run: ``workers`` local processes or the Dask cluster of ``client`` (not both).
+- where the chunks after the fit run: ``workers`` local processes or the Dask cluster of ``client`` (not both),
+  there only on workers that have the Dask ``resources`` asked for (e.g. ``{"GPU": 1}``; only with ``client``).
 """
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ class AuditPlan:
     threshold_sample: int
     split: SplitPlan
     client: Any = None
+    #: Dask worker resources each chunk task needs (``{"GPU": 1}``: only workers started with ``--resources GPU=1``
+    #: run it); None: any worker (:func:`~dpverify.audit.distributed.check_resources`)
+    resources: dict | None = None
 
     @property
     def alpha(self) -> float:
@@ -102,7 +106,7 @@ def resolve_claim(claim: Guarantee | None, epsilon: float | None, delta: float |
 def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | None, samples: int,
               confidence: float, seed: int, test: str | Callable, selection_fraction: float, chunk_size: int,
               candidates: int, power_factor: float, mode: str, workers: int, fit_cap: int, threshold_sample: int,
-              client: Any = None) -> AuditPlan:
+              client: Any = None, resources: dict | None = None) -> AuditPlan:
     """Validate every parameter (a ``ValueError``/``TypeError`` naming the first bad one) and plan the audit."""
     claim, epsilon, delta = resolve_claim(claim, epsilon, delta)
     samples = check_positive_int(samples, "samples", minimum=4)
@@ -121,6 +125,13 @@ def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | 
         if workers > 1:
             raise ValueError(f"client and workers={workers} together: with a Dask client the cluster's workers draw "
                              "the chunks; leave workers at 1")
+    if resources is not None:
+        if client is None:
+            raise ValueError(f"resources={resources!r} pins the chunk tasks to Dask workers that have them: it needs "
+                             "client= (a dask.distributed.Client)")
+        from dpverify.audit.distributed import check_resources
+
+        resources = check_resources(resources)
     mode_ = Mode.parse(mode, "mode")
     if callable(test):
         test_: Test = test
@@ -132,4 +143,5 @@ def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | 
     return AuditPlan(claim=claim, epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
                      test=test_, candidates=candidates, power_factor=power_factor, mode=mode_, workers=workers,
                      fit_cap=fit_cap, threshold_sample=threshold_sample,
-                     split=SplitPlan.make(samples, selection_fraction, chunk_size), client=client)
+                     split=SplitPlan.make(samples, selection_fraction, chunk_size), client=client,
+                     resources=resources)

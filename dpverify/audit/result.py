@@ -68,6 +68,11 @@ class AuditResult:
     curve: CurveCertificate | None = None
     #: the curve test's power on the pair (expected ``mu_lower`` and the pair's own mu; None when unknown)
     curve_ceiling: CurveCeiling | None = None
+    #: the array backend that drew and counted the chunks after the fit ("numpy" or "torch", :mod:`dpverify.backends`)
+    #: and its device ("cpu" on numpy; "cpu", "cuda" or "cuda:K" on torch, as asked -- on a Dask cluster "cuda" is
+    #: each worker's own device): the numbers are reproducible per backend and device only (docs/gpu.md)
+    backend: str = "numpy"
+    device: str = "cpu"
 
     @property
     def claimed(self) -> ApproxDP:
@@ -95,7 +100,8 @@ class AuditResult:
 
     def to_dict(self) -> dict:
         """Plain data (the JSON report's audit entry): every field but the claim object, the verdict and mode as
-        strings, ``detectable_factor``, and ``claim`` described by :func:`~dpverify.calculus.claimed.describe_claim`."""
+        strings, ``detectable_factor``, and ``claim`` described by :func:`~dpverify.calculus.claimed.describe_claim`
+        (``backend`` and ``device`` among the fields: every report row says where its numbers were drawn)."""
         out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)
                if f.name not in ("claim", "curve", "curve_ceiling")}
         out["verdict"] = str(self.verdict)
@@ -134,8 +140,10 @@ def _event_entry(n: int, complement: bool, k: Any) -> int:
 
 
 def assemble_result(plan: AuditPlan, facts: MechanismFacts, chosen: ChosenEvents, counts: EventCounts,
-                    certificate: Certificate, wall_time: float) -> AuditResult:
-    """The :class:`AuditResult` of the stages' values."""
+                    certificate: Certificate, wall_time: float, *, backend: str = "numpy",
+                    device: str = "cpu") -> AuditResult:
+    """The :class:`AuditResult` of the stages' values; ``backend``/``device``: the array backend the chunks were drawn
+    and counted on (:class:`~dpverify.backends.Backend` ``name`` and ``device``)."""
     n, k0, k1 = counts.n, counts.dataset, counts.neighbour
     best = chosen.events[certificate.best]
     stat, event = best.statistic, best.event
@@ -178,4 +186,6 @@ def assemble_result(plan: AuditPlan, facts: MechanismFacts, chosen: ChosenEvents
         claim=plan.claim,
         curve=certificate.curve,
         curve_ceiling=certificate.curve_ceiling,
+        backend=str(backend),
+        device=str(device),
     )

@@ -58,6 +58,12 @@ class TorchBackend(Backend):
         self.device = device
         self.torch_device = torch.device(device)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its device name and rebuilt by the constructor where it is unpickled (a Dask worker): there
+        ``"cuda"`` is that process's own first visible GPU, and a worker without one says so (the ``ValueError``
+        above) instead of failing inside a kernel."""
+        return (TorchBackend, (self.device,))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TorchBackend) and other.torch_device == self.torch_device
 

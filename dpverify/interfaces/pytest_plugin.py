@@ -18,12 +18,15 @@
 - option ``--dp-scheduler ADDRESS|local``: every audit's samples are drawn and counted on a Dask cluster (the
   ``distributed`` extra; :mod:`dpverify.audit.distributed`): a running one at ADDRESS (``tcp://host:8786``) or, with
   ``local``, a LocalCluster of ``--dp-workers`` processes (default 2) started at the first audit of the session and
-  closed at its end. The numbers equal those of a run without it;
+  closed at its end. The numbers equal those of a run without it. With ``--dp-backend torch --dp-device cuda`` each
+  chunk is drawn on its worker's own GPU; ``--dp-resources GPU=1`` keeps the chunks on workers started with
+  ``--resources GPU=1``;
 - a terminal summary table of every audit of the session (claimed, accountant, exact, budget ceiling,
   certified lower bound, certified/claimed, verdict, samples, time; the columns of :mod:`dpverify.interfaces.report`) with the
   reason of every verdict that is not "consistent" and the claims far above the exact or accountant epsilon
-  (``--dp-explain`` adds what each column means), and with ``--dp-report`` the same as JSON (written atomically:
-  temporary file, then rename). The report path is checked when the session starts: a directory, an unwritable path
+  (``--dp-explain`` adds what each column means), and with ``--dp-report`` the same as JSON, with the session's
+  settings (:func:`report_settings`) and each row's ``backend``/``device`` (written atomically: temporary file, then
+  rename). The report path is checked when the session starts: a directory, an unwritable path
   or an existing file that is not a dpverify report (the user's own) is a usage error then, not a lost file at the
   end;
 - pytest-xdist (``pytest -n 2``): each worker sends its audits to the controller when it finishes, which prints one
@@ -88,6 +91,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(needs dpverify[torch]; other mechanisms stay on numpy; docs/gpu.md)")
     group.addoption("--dp-device", default=None, metavar="cpu|cuda|cuda:K",
                     help="device of --dp-backend torch (default cpu)")
+    group.addoption("--dp-resources", type=arguments.dask_resources(), default=None, metavar="NAME=AMOUNT",
+                    help="with --dp-scheduler: draw every audit's chunks only on Dask workers started with these "
+                         "resources, e.g. GPU=1 (docs/distributed.md)")
     group.addoption("--dp-explain", action="store_true", default=False,
                     help="after the session's audit table, also print what each column means")
 
@@ -146,9 +152,12 @@ def pytest_configure(config: pytest.Config) -> None:
         except (TypeError, ValueError) as exc:
             raise pytest.UsageError(f"--dp-backend {backend or 'numpy'}"
                                     + (f" --dp-device {device}" if device else "") + f": {exc}") from None
-        if (backend or "numpy") != "numpy" and (scheduler is not None or (workers or 1) > 1):
-            raise pytest.UsageError("--dp-backend torch draws and counts on its device in one process: drop "
-                                    "--dp-workers and --dp-scheduler")
+        if (backend or "numpy") != "numpy" and scheduler is None and (workers or 1) > 1:
+            raise pytest.UsageError("--dp-backend torch drives its device from one process: drop --dp-workers, or "
+                                    "use --dp-scheduler with one Dask worker per device (docs/distributed.md)")
+    if config.getoption("--dp-resources", default=None) is not None and scheduler is None:
+        raise pytest.UsageError("--dp-resources pins the chunk tasks to Dask workers that have them: it needs "
+                                "--dp-scheduler")
     report = config.getoption("--dp-report", default=None)
     if report is not None and not _is_worker(config):
         check_report_target(report)
@@ -300,6 +309,8 @@ class DpAuditor:
                 out[key] = opt(flag)
         if scheduled and "workers" not in overrides:
             out["client"] = session_client(self.config)
+            if opt("--dp-resources") is not None:
+                out["resources"] = opt("--dp-resources")
         out.update(overrides)
         if "epsilon" not in out and "claim" not in out:
             raise pytest.UsageError(
@@ -389,6 +400,19 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
                                                + (f" ({error})" if error else ""))
 
 
+def report_settings(config: pytest.Config) -> dict:
+    """The session's options as the ``--dp-report`` records them: samples, confidence, seed, mode, workers, scheduler,
+    and the ``--dp-backend``/``--dp-device`` asked for ("numpy"/"cpu" when not given; each audit row also says which
+    backend it ran on, since a mechanism without a device path stays on numpy)."""
+    opt = config.getoption
+    out = {key: opt(flag, default=None) for key, flag in (
+        ("samples", "--dp-samples"), ("confidence", "--dp-confidence"), ("seed", "--dp-seed"), ("mode", "--dp-mode"),
+        ("workers", "--dp-workers"), ("scheduler", "--dp-scheduler"), ("dask_resources", "--dp-resources"))}
+    out["backend"] = opt("--dp-backend", default=None) or "numpy"
+    out["device"] = opt("--dp-device", default=None) or "cpu"
+    return out
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     if _is_worker(config):
         return  # the controller prints and writes the session's audits
@@ -431,7 +455,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
 
         try:
             write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "generator": "dpverify pytest "
-                                     "plugin", "summary": counts, "missing_workers": lost, "audits": rows})
+                                     "plugin", "settings": report_settings(config), "summary": counts,
+                                     "missing_workers": lost, "audits": rows})
         except OSError as exc:  # checked at start-up; this is e.g. a full disk or a path removed meanwhile
             terminalreporter.write_line(f"dpverify: could not write the report to {path}: "
                                         f"{exc.strerror or exc}", red=True)

@@ -1,8 +1,9 @@
 """Reports of ``dpverify verify`` and ``dpverify audit-library``: ``report.json`` (machine-readable) and a
 self-contained ``report.html``, rendered in memory and published together.
 
-``report.json`` holds every theorem check and every audit with its numbers, counts, seeds, the run id and the run's
-status (``summary.status``: PASS or FAIL, :func:`dpverify.interfaces.presentation.run_status`). ``report.html``
+``report.json`` holds every theorem check and every audit with its numbers, counts, seeds, the array backend and
+device it was drawn on (``backend``/``device`` of every row: "numpy"/"cpu", or "torch" on "cpu", "cuda", "cuda:K"),
+the run id and the run's status (``summary.status``: PASS or FAIL, :func:`dpverify.interfaces.presentation.run_status`). ``report.html``
 (:mod:`dpverify.interfaces.report_html`) opens with that headline -- PASS/FAIL, the counts, what needs attention --
 then the sortable, filterable audit table, a details entry per audit with its trade-off plane
 (:mod:`dpverify.interfaces.report_figures`), the library audits, the theorem checks and the catalogue's bound curves;
@@ -52,7 +53,14 @@ __all__ = ["write_report", "render_report", "write_atomic", "write_json_atomic",
 
 
 def _audit_dict(a: Any) -> dict:
-    return a.to_dict() if hasattr(a, "to_dict") else dict(a)
+    """An audit row as plain data, with the ``backend`` and ``device`` its numbers were drawn on at the top level:
+    the row's own (a suite case records them, error rows too), else its audit's; a row that records neither (a
+    library audit: ``dpverify audit-library`` runs on numpy only) is "numpy" on "cpu"."""
+    row = a.to_dict() if hasattr(a, "to_dict") else dict(a)
+    inner = row.get("audit") if isinstance(row.get("audit"), dict) else row
+    for key, default in (("backend", "numpy"), ("device", "cpu")):
+        row.setdefault(key, inner.get(key, default))
+    return row
 
 
 def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dict | None = None, *,

@@ -9,9 +9,11 @@ Order of the page (each section linked from the headline):
    screen) and filterable by verdict and by name, with the legend, the accountant footnotes, the loose claims and the
    claimed / accountant / ceiling / certified chart;
 3. **audit details** (``#audit-details``): one ``<details>`` per audit (``#audit-<case>``, opened by its link): every
-   number, the reason, the pair, the parameters, the counts, the event, and the trade-off plane;
+   number, the reason, the pair, the parameters, the counts, the event, the array backend and device the samples
+   were drawn on ("numpy on cpu", "torch on cuda"), and the trade-off plane;
 4. library audits, theorem checks (folded when all pass), the catalogue's bound curves;
-5. **run details** (``#run``): run id, date, version and the settings as a list (not raw JSON).
+5. **run details** (``#run``): run id, date, version and the settings as a list (not raw JSON), among them the
+   ``--backend``/``--device`` the run asked for.
 
 Self-contained: images are ``data:`` URIs, the style is inline, and the one inline script (sorting, filtering,
 opening the details a link points at) is allowed by its SHA-256 in the Content-Security-Policy, which forbids every
@@ -406,6 +408,7 @@ def _audit_detail(r: dict) -> str:
                  ("samples per side", a.get("samples")), ("seed", a.get("seed")), ("test", a.get("test")),
                  ("event", a.get("event")), ("counts", json.dumps(jsonable(a.get("counts")))),
                  ("mode", a.get("mode"))]
+    rows.append(("backend", _where(r)))
     if r.get("seconds") is not None:
         rows.append(("time [s]", f"{float(r['seconds']):.2f}"))
     dl = "".join(f"<dt>{esc(k)}</dt><dd>{esc(str(v))}</dd>" for k, v in rows if v is not None and v != "")
@@ -420,6 +423,15 @@ def _audit_detail(r: dict) -> str:
     return (f"<details class='audit-detail' id='{anchor('audit', name)}'><summary><b>{esc(name)}</b> &mdash; "
             f"<span class='{cls}'>{esc(verdict)}</span>: {esc(str(summary_reason or ''))}</summary>"
             f"<dl class='numbers'>{dl}</dl>{figure}</details>")
+
+
+def _where(r: dict) -> str:
+    """The array backend and device of an audit row, e.g. "torch on cuda" (:mod:`dpverify.backends`): the audit's
+    own when it ran, else the row's (an error row records the backend it was asked to run on)."""
+    a = r.get("audit") or {}
+    backend = a.get("backend") or r.get("backend") or "numpy"
+    device = a.get("device") or r.get("device") or "cpu"
+    return f"{backend} on {device}"
 
 
 # -- libraries, theorems, run ---------------------------------------------------------------------------------------

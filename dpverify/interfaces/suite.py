@@ -93,6 +93,10 @@ class CaseResult:
     claim_check: dict | None = None
     #: what the sampler releases ("path", "final", "samples(...)"; None for mechanisms that release a statistic)
     release: str | None = None
+    #: the array backend and device the case was audited on (after a sampler without a device path fell back to
+    #: numpy): also on an error row, whose ``audit`` is None
+    backend: str = "numpy"
+    device: str = "cpu"
 
     @property
     def verdict(self) -> str:
@@ -137,6 +141,8 @@ class CaseResult:
             "reference": self.reference,
             "claim_check": self.claim_check,
             "release": self.release,
+            "backend": self.backend,
+            "device": self.device,
         }
 
 
@@ -496,6 +502,7 @@ def run_case(
     client: Any = None,
     backend: str = "numpy",
     device: str | None = None,
+    resources: dict | None = None,
 ) -> CaseResult:
     """Audit ``case``'s implementation against the privacy its declared algorithm has on the case's pair
     (:func:`declared_reference`), or against an explicit ``epsilon`` at ``delta``.
@@ -505,10 +512,11 @@ def run_case(
     run's exact epsilon there, 2.93, not the 1.615 of delta = 1e-3); the sampler's (epsilon, delta) claim only at
     deltas at least its own (below, with no curve known for the pair, the case's result says why in its error).
     ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
-    ``client`` (a ``dask.distributed.Client``) are passed to :func:`dpverify.audit.audit`; the numbers depend on none
-    of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
+    ``client`` (a ``dask.distributed.Client``, and the Dask ``resources`` its chunk tasks need) are passed to
+    :func:`dpverify.audit.audit`; the numbers depend on none of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
     guarantee of the bound does not; a case whose sampler has no device path (DP-SGFS, OPS, the mechanisms that are
-    not gradient samplers) runs on numpy. ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
+    not gradient samplers) runs on numpy; the result records the backend and device the case ran on
+    (``CaseResult.backend``/``device``, error rows included). ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
     (``verdict == "error"``), never lost.
     """
     from dpverify.audit import audit
@@ -517,6 +525,7 @@ def run_case(
     case = get_case(case) if isinstance(case, str) else case
     start = time.perf_counter()
     merged = {**case.params, **(params or {})}
+    where = {"backend": backend, "device": device or "cpu"}
     try:
         sampler = case.build(**(params or {}))
         claim = sampler.guarantee()
@@ -531,6 +540,7 @@ def run_case(
 
             if not has_device_path(sampler):  # e.g. DP-SGFS, OPS, a mechanism that is not a gradient sampler
                 backend, device = "numpy", None
+                where = {"backend": "numpy", "device": "cpu"}
         result = audit(
             sampler, dataset, neighbour,
             claim=reference.guarantee,
@@ -545,13 +555,15 @@ def run_case(
             client=client,
             backend=backend,
             device=device,
+            resources=resources,
         )
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, claim.to_dict(), result,
                           time.perf_counter() - start, known_bad=case.known_bad, reference=reference.to_dict(),
-                          claim_check=claim_check(claim, reference), release=_release_of(sampler))
+                          claim_check=claim_check(claim, reference), release=_release_of(sampler),
+                          backend=result.backend, device=result.device)
     except Exception as exc:  # reported as an error row, never a lost result
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, {}, None, time.perf_counter() - start,
-                          error=f"{type(exc).__name__}: {exc}", known_bad=case.known_bad)
+                          error=f"{type(exc).__name__}: {exc}", known_bad=case.known_bad, **where)
 
 
 def _release_of(sampler: Any) -> str | None:

@@ -188,9 +188,38 @@ def add_backend_arguments(p: Any) -> None:
                    help="device of --backend torch (default cpu)")
 
 
+def dask_resources() -> Callable[[str], dict]:
+    """``--dask-resources NAME=AMOUNT[,NAME=AMOUNT...]`` (e.g. ``GPU=1``): the Dask worker resources each task needs
+    (:func:`dpverify.audit.distributed.check_resources`), as a dict."""
+    what = "NAME=AMOUNT[,NAME=AMOUNT...] with AMOUNT a number > 0, such as GPU=1"
+
+    def parse(text: str) -> dict:
+        out: dict = {}
+        for part in text.split(","):
+            name, sep, amount = part.partition("=")
+            if not sep or not name.strip():
+                raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}")
+            value = _number(amount.strip(), what)
+            if not math.isfinite(value) or value <= 0:
+                raise argparse.ArgumentTypeError(f"must be {what}; got {_shown(text)}")
+            out[name.strip()] = value
+        return out
+
+    return parse
+
+
+def add_dask_resources_argument(p: Any, what: str) -> None:
+    """``--dask-resources`` (:func:`dask_resources`): only with ``--scheduler``; ``what`` says which tasks need them."""
+    p.add_argument("--dask-resources", type=dask_resources(), default=None, metavar="NAME=AMOUNT",
+                   help=f"with --scheduler: {what} only on Dask workers started with these resources, e.g. GPU=1 for "
+                        "workers started with `dask worker ... --resources GPU=1` (docs/distributed.md)")
+
+
 def check_backend_arguments(args) -> None:
     """``--backend``/``--device`` checked before any sampling: a bad pair, a missing torch or a missing CUDA device
-    is a usage error naming the option."""
+    is a usage error naming the option. A torch run is one process per device: with ``--workers`` above 1 (local
+    processes) it is refused; with ``--scheduler`` each Dask worker uses its own device (docs/distributed.md).
+    ``--dask-resources`` needs ``--scheduler``."""
     from dpverify.backends import get_backend
     from dpverify.validation import UsageError
 
@@ -199,6 +228,8 @@ def check_backend_arguments(args) -> None:
     except (TypeError, ValueError) as exc:
         raise UsageError(f"--backend {args.backend}" + (f" --device {args.device}" if args.device else "")
                          + f": {exc}") from None
-    if args.backend != "numpy" and (args.scheduler is not None or (args.workers or 1) > 1):
-        raise UsageError(f"--backend {args.backend} draws and counts every chunk on its device in one process: drop "
-                         "--workers and --scheduler")
+    if args.backend != "numpy" and args.scheduler is None and (args.workers or 1) > 1:
+        raise UsageError(f"--backend {args.backend} drives its device from one process: drop --workers, or use "
+                         "--scheduler with one Dask worker per device (docs/distributed.md)")
+    if getattr(args, "dask_resources", None) is not None and args.scheduler is None:
+        raise UsageError("--dask-resources pins tasks to Dask workers that have them: it needs --scheduler")

@@ -68,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
                    help="draw and count the samples as tasks on a Dask cluster: a scheduler address (tcp://host:8786) "
                         "or 'local' (a LocalCluster for this audit); needs dpverify[distributed]")
+    arguments.add_dask_resources_argument(p, "draw and count the chunks")
     arguments.add_backend_arguments(p)
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.add_argument("--explain", action="store_true", help="also print what each column of the table means")
@@ -199,6 +200,14 @@ def _run(args) -> int:
         from dpverify.interfaces.cli.verify import cluster_for
 
         with cluster_for(args.scheduler, args.workers) as client:
+            if args.dask_resources is not None:
+                from dpverify.audit.distributed import require_resources
+                from dpverify.validation import UsageError
+
+                try:
+                    require_resources(client, args.dask_resources)
+                except ValueError as exc:
+                    raise UsageError(f"--dask-resources: {exc}") from None
             return _audit(args, case, params, run_case, client=client)
     return _audit(args, case, params, run_case, workers=1 if args.workers is None else args.workers)
 
@@ -250,6 +259,7 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
             client=client,
             backend=args.backend,
             device=args.device,
+            **({"resources": args.dask_resources} if args.dask_resources is not None else {}),
         )
     finally:
         progress.close()
@@ -270,8 +280,8 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     print(wrap(f"audit case {case.id}: sampler {case.sampler}; pair: {case.pair}", width))
     print(wrap(f"parameters: {case_settings(case, params)}", width, indent="  ", subsequent="    "))
     print(format_table(list(AUDIT_HEADERS), [audit_cells(a, marks)]))
-    print(wrap(f"samples per side {r.samples}; confidence {r.confidence}; seed {r.seed}; time {res.seconds:.2f} s",
-               width))
+    print(wrap(f"samples per side {r.samples}; confidence {r.confidence}; seed {r.seed}; backend {r.backend} on "
+               f"{r.device}; time {res.seconds:.2f} s", width))
     print(wrap(f"verdict: {r.verdict}: {r.verdict_reason or '-'}", width))
     for note in loose_claim_notes(res.case, a):
         print(wrap(f"loose claim: {note}", width))

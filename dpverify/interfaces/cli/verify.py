@@ -20,6 +20,8 @@ paper's theorem checks become one task, results are shown and checkpointed as th
 dies is run again on another (Dask's resilience; a task that raises is retried, :data:`RETRIES`). ``local`` starts a
 LocalCluster of ``--workers`` processes (default 2) for the run; an address (``tcp://host:8786``) uses a running
 cluster (``dask scheduler`` and ``dask worker ADDRESS``, docs/distributed.md). The numbers equal a run without it.
+With ``--backend torch --device cuda`` each audit case runs whole on its worker's own GPU (a GPU worker: one Dask worker
+per GPU), and ``--dask-resources GPU=1`` keeps the cases on the workers started with ``--resources GPU=1``.
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-theorems", action="store_true", help="skip the theorem checks")
     p.add_argument("--no-audits", action="store_true", help="skip the audits")
     arguments.add_backend_arguments(p)
+    arguments.add_dask_resources_argument(p, "run each audit case")
     p.set_defaults(func=_run)
 
 
@@ -209,15 +212,26 @@ def _paper_rows(paper: str, ids: list[str]) -> list[dict]:
 
 
 def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int, done: dict[str, dict],
-                    save: Callable[[dict], None]) -> tuple[list[dict], list[dict]]:
+                    save: Callable[[dict], None], backend: str = "numpy", device: str | None = None,
+                    resources: dict | None = None) -> tuple[list[dict], list[dict]]:
     """(theorem rows, audit results) computed as tasks on the cluster of ``client``: one task per paper's theorems and
-    one per audit case, each result saved and shown as it completes; ``done`` holds what the checkpoint has."""
+    one per audit case, each result saved and shown as it completes; ``done`` holds what the checkpoint has. An audit
+    case runs whole on its worker, on ``backend``/``device`` there (a GPU worker's own GPU with ``device="cuda"``),
+    and only on workers with the Dask ``resources`` when given (the theorem checks run anywhere)."""
     import uuid
 
     from distributed import as_completed
 
     from dpverify.interfaces.cli.progress import Progress
 
+    if resources is not None and cases:
+        from dpverify.audit.distributed import require_resources
+        from dpverify.validation import UsageError
+
+        try:
+            require_resources(client, resources)
+        except ValueError as exc:
+            raise UsageError(f"--dask-resources: {exc}") from None
     token = uuid.uuid4().hex[:12]
     rows: dict[str, dict] = dict(done["theorem"])
     results: dict[str, dict] = dict(done["audit"])
@@ -232,8 +246,9 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
         futures[fut] = ("theorems", paper)
     for case in cases:
         if case.id not in results:
-            fut = client.submit(_run_case_job, (case.id, budget, seed), key=f"dpverify-audit-{case.id}-{token}",
-                                pure=False, retries=RETRIES)
+            fut = client.submit(_run_case_job, (case.id, budget, seed, backend, device),
+                                key=f"dpverify-audit-{case.id}-{token}", pure=False, retries=RETRIES,
+                                resources=resources)
             futures[fut] = ("audit", case.id)
     with Progress(len(thms) + len(cases), "tasks") as progress:
         for ident in rows:
@@ -398,8 +413,11 @@ def _run(args) -> int:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     arguments.check_backend_arguments(args)
     thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
+    # the backend and device asked for (--backend/--device; a case without a device path still runs on numpy, and its
+    # row says so): part of the settings a --resume must match, since the numbers are reproducible per backend only
     settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
-                "theorems": not args.no_theorems, "audits": not args.no_audits}
+                "theorems": not args.no_theorems, "audits": not args.no_audits, "backend": args.backend,
+                "device": args.device or "cpu"}
 
     run = report_dir = None
     done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
@@ -437,7 +455,8 @@ def _run(args) -> int:
     workers = 1 if args.workers is None else args.workers
     if args.scheduler is not None:
         with cluster_for(args.scheduler, args.workers) as client:
-            theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save)
+            theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save,
+                                                   args.backend, args.device, args.dask_resources)
     if thms and args.scheduler is None:
         with Progress(len(thms), "theorems") as progress:
             for thm in thms:
@@ -483,7 +502,8 @@ def _run(args) -> int:
         # the bound curves of the papers whose theorems were checked
         papers = sorted({r["paper"] for r in theorem_rows})
         paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": workers,
-                                                                             "scheduler": args.scheduler},
+                                                                             "scheduler": args.scheduler,
+                                                                             "dask_resources": args.dask_resources},
                              run=run, report_dir=report_dir, paper_figures=papers)
         print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
     return 1 if failed else 0
