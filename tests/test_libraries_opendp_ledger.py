@@ -60,6 +60,10 @@ def test_gaussian_spent_is_dpverify_s_conversion():
     assert 1.5 < led.mismatch["spent_over_recorded"]["ratio"] < 2
     with pytest.raises(ValueError, match="rho"):
         zcdp_to_approx(-1.0, 1e-6)
+    # make_fix_delta at another delta than the ledger's: spent is converted at the delta the record states
+    fixed = odp.release_ledger(f"dp.c.make_fix_delta({src}, 1e-3)", [0.5])
+    assert fixed.recorded.delta == 1e-3 and fixed.spent.delta == 1e-3 and fixed.mismatch == {}
+    assert fixed.spent.epsilon == pytest.approx(fixed.recorded.epsilon, rel=1e-4)
 
 
 def test_an_extra_invocation_is_spent_but_not_recorded():

@@ -154,8 +154,10 @@ class OpenDPLedger(Ledger):
             c = read_claim(self.release, self.d_in, self.delta)
             self.recorded = ApproxDP(c.epsilon, c.delta)
         if any(r is not None for r in self.rhos):
+            # converted at the delta the record is stated at (a make_fix_delta release fixes its own)
+            at = self.recorded.delta if self.recorded is not None and 0 < self.recorded.delta < 1 else self.delta
             pure = [ApproxDP(e.epsilon, e.delta) for e, r in zip(self.entries, self.rhos) if r is None]
-            zc = zcdp_to_approx(sum(r for r in self.rhos if r is not None), self.delta)
+            zc = zcdp_to_approx(sum(r for r in self.rhos if r is not None), at)
             self.accounted = basic_composition(pure + [zc])
 
 
