@@ -144,3 +144,14 @@ def test_runner_row_carries_the_opendp_ledger(catalogue):
     assert ledger_cell(row).startswith("spent 2 > rec 1")
     text = "\n".join(ledger_text(row))
     assert "MISMATCH" in text and "make_laplace" in text and "opendp/measurements.py:" in text
+
+
+def test_a_composition_is_expanded_into_its_noise_measurements():
+    """make_composition holds two chained Laplace releases (scales 1 and 2): two calls, 1 + 1/2 spent, and the
+    composition's own map records the same."""
+    s = f"{_F} >> dp.t.then_clamp((0.0, 1.0)) >> dp.t.then_sum()"
+    src = f"dp.c.make_composition([{s} >> dp.m.then_laplace(scale=1.0), {s} >> dp.m.then_laplace(scale=2.0)])"
+    led = odp.release_ledger(src, [0.5, 0.25])
+    assert [e.scale for e in led.entries] == [1.0, 2.0] and [e.value for e in led.entries] == [0.75, 0.75]
+    assert led.spent.epsilon == pytest.approx(1.5, rel=1e-6) and led.mismatch == {}
+    assert led.recorded.epsilon == pytest.approx(led.spent.epsilon, rel=1e-12)
