@@ -122,9 +122,8 @@ def test_the_ledger_restores_opendp():
     assert (ocore.measurement_invoke, om.make_laplace, oc.make_chain_mt) == before
     from dpverify.libraries.opendp_ledger import opendp_ledger
 
-    with pytest.raises(ValueError, match="delta"):
-        with opendp_ledger(1, delta=0.0):
-            pass
+    with pytest.raises(ValueError, match="delta"), opendp_ledger(1, delta=0.0):
+        pass
 
 
 def test_runner_row_carries_the_opendp_ledger(catalogue):

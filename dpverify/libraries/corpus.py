@@ -185,8 +185,8 @@ def _opacus_616(samples: int = 20_000, std: float = 1.0) -> dict:
     ``max_grad_norm`` 1 added) ``1 + noise`` is always a multiple of 2^-24. The installed ``_generate_noise`` is
     audited on that pair (statistic: the output has bits below 2^-24), against the Gaussian mechanism's exact
     epsilon at mu = 1 (noise multiplier 1), delta 1e-5."""
-    import torch
     import opacus.optimizers.optimizer as om
+    import torch
 
     from dpverify.audit import audit
     from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon

@@ -165,7 +165,8 @@ class OpenDPLedger(Ledger):
 def opendp_ledger(d_in: Any = 1, delta: float = 1e-6) -> Iterator[OpenDPLedger]:
     """Record OpenDP's constructions and invocations inside the block (module docstring). Build the measurement
     inside the block, set ``ledger.release`` to it, invoke it; ``ledger.recorded`` is filled when the block
-    ends. OpenDP's modules are patched for the block's duration only and restored after it."""
+    ends. OpenDP's modules are patched for the block's duration only and restored after it (process-wide: another
+    thread releasing OpenDP measurements meanwhile would be recorded too)."""
     import opendp
     import opendp.combinators as oc
     import opendp.core as ocore
