@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
+from dpverify.libraries.opendp_ledger import read_claim
 from dpverify.libraries.search import array_code, record_pairs
 
 __all__ = ["DELTA", "SOURCES", "catalogue", "read_claim", "release_ledger", "version"]
@@ -90,23 +91,6 @@ def version() -> str:
     from importlib.metadata import version as dist_version
 
     return dist_version("opendp")
-
-
-def read_claim(meas: Any, d_in: Any = 1, delta: float = DELTA) -> Claimed:
-    """The (epsilon, delta) the measurement's privacy map gives at ``d_in``: pure DP as is, approximate DP as the
-    pair it returns, a zCDP measurement through ``make_zCDP_to_approxDP`` at ``delta`` (privacy profile)."""
-    dp = _dp()
-    measure = str(meas.output_measure)
-    if measure.startswith("ZeroConcentratedDivergence"):
-        meas = dp.c.make_zCDP_to_approxDP(meas)
-        measure = str(meas.output_measure)
-    value = meas.map(d_in)
-    if hasattr(value, "epsilon"):  # a privacy profile (SmoothedMaxDivergence)
-        return Claimed(float(value.epsilon(delta)), float(delta),
-                       f"opendp privacy map m.map({d_in}).epsilon({delta:g}) ({measure})")
-    if isinstance(value, tuple):
-        return Claimed(float(value[0]), float(value[1]), f"opendp privacy map m.map({d_in}) ({measure})")
-    return Claimed(float(value), 0.0, f"opendp privacy map m.map({d_in}) ({measure})")
 
 
 def _convert(dataset: Any, kind: str) -> Any:

@@ -21,7 +21,7 @@ Python code sees its inner steps. The ledger therefore records at the two points
 summed and converted to (epsilon, delta) by :func:`dpverify.calculus.conversions.rdp_to_dp`; noisy max
 ``2 d_in / scale``, ``d_in / scale`` under a monotonic metric; randomized response ``ln(p / (1 - p))``), composed
 basically across calls. ``recorded``: the privacy map of the measurement the caller releases with
-(:attr:`OpenDPLedger.release`), at ``d_in`` (:func:`dpverify.libraries.opendp.read_claim`: a zCDP map converted at
+(:attr:`OpenDPLedger.release`), at ``d_in`` (:func:`read_claim`: a zCDP map converted at
 ``delta``). OpenDP is given noise scales, not a budget: ``asked`` stays empty. A noise measurement dpverify has
 no formula for (``make_private_quantile``, a user measurement) enters ``spent`` with its own map, marked
 ``(own map)`` in the mechanism's name: it cannot disagree with itself.
@@ -48,9 +48,10 @@ import numpy as np
 from dpverify.calculus.composition import basic_composition
 from dpverify.calculus.conversions import rdp_to_dp
 from dpverify.calculus.guarantees import ApproxDP
+from dpverify.libraries.base import Claimed
 from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
 
-__all__ = ["OpenDPLedger", "leaf_guarantee", "opendp_ledger", "zcdp_to_approx"]
+__all__ = ["OpenDPLedger", "leaf_guarantee", "opendp_ledger", "read_claim", "zcdp_to_approx"]
 
 #: Transformations whose output is random (their statistic is not recorded: recomputing it would not be the
 #: value the release used).
@@ -125,9 +126,25 @@ def leaf_guarantee(constructor: str, kwargs: dict, d_in: float, metric: str, mea
     return None
 
 
-def _own_map(meas: Any, d_in: float, delta: float) -> tuple[ApproxDP, float | None]:
-    from dpverify.libraries.opendp import read_claim
+def read_claim(meas: Any, d_in: Any = 1, delta: float = 1e-6) -> Claimed:
+    """The (epsilon, delta) the measurement's privacy map gives at ``d_in``: pure DP as is, approximate DP as the
+    pair it returns, a zCDP measurement through ``make_zCDP_to_approxDP`` at ``delta`` (privacy profile)."""
+    import opendp.prelude as dp
 
+    measure = str(meas.output_measure)
+    if measure.startswith("ZeroConcentratedDivergence"):
+        meas = dp.c.make_zCDP_to_approxDP(meas)
+        measure = str(meas.output_measure)
+    value = meas.map(d_in)
+    if hasattr(value, "epsilon"):  # a privacy profile (SmoothedMaxDivergence)
+        return Claimed(float(value.epsilon(delta)), float(delta),
+                       f"opendp privacy map m.map({d_in}).epsilon({delta:g}) ({measure})")
+    if isinstance(value, tuple):
+        return Claimed(float(value[0]), float(value[1]), f"opendp privacy map m.map({d_in}) ({measure})")
+    return Claimed(float(value), 0.0, f"opendp privacy map m.map({d_in}) ({measure})")
+
+
+def _own_map(meas: Any, d_in: float, delta: float) -> tuple[ApproxDP, float | None]:
     measure = str(meas.output_measure)
     if measure.startswith("ZeroConcentrated"):
         rho = float(meas.map(d_in))
@@ -149,8 +166,6 @@ class OpenDPLedger(Ledger):
 
     def _close(self) -> None:
         if self.release is not None:
-            from dpverify.libraries.opendp import read_claim
-
             c = read_claim(self.release, self.d_in, self.delta)
             self.recorded = ApproxDP(c.epsilon, c.delta)
         if any(r is not None for r in self.rhos):
