@@ -143,6 +143,7 @@ def test_runner_row_carries_the_opendp_ledger(catalogue):
     assert ledger_cell(row).startswith("spent 2 > rec 1")
     text = "\n".join(ledger_text(row))
     assert "MISMATCH" in text and "make_laplace" in text and "opendp/measurements.py:" in text
+    assert "recorded 1 (the measurement's privacy map at d_in = 1)" in text
 
 
 def test_a_composition_is_expanded_into_its_noise_measurements():

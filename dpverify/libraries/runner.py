@@ -328,6 +328,10 @@ def ledger_cell(row: dict) -> str:
     return f"spent {spent:.4g} > rec {rec.get('epsilon', float('nan')):.4g}"
 
 
+#: What a library's ``recorded`` budget is, as the ledger text names it (default: the library's accountant).
+_RECORDS = {"opendp": "the measurement's privacy map at d_in = 1"}
+
+
 def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
     """The ledger and the causes of a row as text lines (the CLI's and the HTML report's detail): budget spent vs
     recorded vs asked, the calls on D, where D and D' differ, and each cause with its file:line, evidence and
@@ -346,8 +350,9 @@ def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
 
     d = led["dataset"]
     mm = (led.get("mismatch") or {}).get("spent_over_recorded")
+    record = _RECORDS.get(d.get("library"), "the library's accountant")
     lines = [f"budget on pair {led['pair']} (seed {led['seed']}): spent {g(d.get('spent_least'))} (dpverify's "
-             f"composition of {len(d['calls'])} calls) vs recorded {g(d.get('recorded'))} (the library's accountant) "
+             f"composition of {len(d['calls'])} calls) vs recorded {g(d.get('recorded'))} ({record}) "
              f"vs asked {g(d.get('asked'))}" + (f": MISMATCH, +{mm['epsilon']:.6g} unrecorded" if mm else "")]
     if d.get("unrecorded_spends"):
         lines.append("  spends on accountants made inside the call: "
