@@ -54,6 +54,10 @@ Parameters of :func:`audit`:
 - ``power_factor``: see :mod:`.verdicts`; ``mode``: "mathematical" (default) audits the idealised mechanism,
   "implementation" also tries statistics aimed at floating-point artefacts of the outputs (:class:`~.kinds.Mode`,
   :mod:`.floating_point`);
+- ``check_rng``: run the rng probe (:func:`.split.check_rng_use`: the mechanism must draw from its ``rng``, leave
+  its dataset unchanged, and not ignore the seed) before sampling; leave it True unless this mechanism was already
+  probed (e.g. the later audits of one worst-pair search): the probe draws from its own seed child, so skipping it
+  changes no sample and no bound;
 - ``progress(done, total)`` is called after every chunk of samples drawn and counted (both sides count as one chunk;
   with workers, in the parent as the chunks complete, ``done`` running from 1 to ``total``);
 - ``chunk_size``: the most outputs asked of the mechanism in one call; ``fit_cap``: at most this many outputs per side
@@ -130,7 +134,8 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
           privacy_loss: PrivacyLossMasses | None = None, power_factor: float = POWER_FACTOR,
           progress: Callable[[int, int], None] | None = None, mode: str = "mathematical", workers: int = 1,
           fit_cap: int = FIT_CAP, threshold_sample: int = THRESHOLD_SAMPLE, client: Any = None,
-          backend: str = "numpy", device: str | None = None, resources: dict | None = None) -> AuditResult:
+          backend: str = "numpy", device: str | None = None, resources: dict | None = None,
+          check_rng: bool = True) -> AuditResult:
     """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour) against ``claim``
     (or ``epsilon``/``delta``).
 
@@ -155,7 +160,8 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
                        privacy_loss=privacy_loss)
     if adjacency is not None:
         check_adjacent(dataset, neighbour, adjacency)
-    sampler = ChunkSampler(mechanism, (dataset, neighbour), plan.split, plan.seed, backend=array_backend)
+    sampler = ChunkSampler(mechanism, (dataset, neighbour), plan.split, plan.seed, backend=array_backend,
+                           check_rng=bool(check_rng))
     first_estimation = len(sampler.selection_sizes)
     report = Progress(progress, sampler.n_chunks)
     fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report)

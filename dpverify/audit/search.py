@@ -178,7 +178,8 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
                         epsilon: float | None = None, delta: float | None = None,
                         search_budget: int, final_samples: int, confidence: float = 0.95, seed: int = 0,
                         test="auto", top: int = 1, min_screen: int = 40, adjacency: str | None = None,
-                        mode: str = "mathematical", skip: tuple = (ValueError, ArithmeticError)) -> CertifiedSearch:
+                        mode: str = "mathematical", skip: tuple = (ValueError, ArithmeticError),
+                        check_rng: bool | str = True) -> CertifiedSearch:
     """Screen every candidate pair under one total budget, then certify the best on fresh samples.
 
     1. Screening: each of the ``K`` pairs gets ``max(min_screen, search_budget // K)`` samples per side (so the
@@ -189,6 +190,10 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
        :func:`dpverify.audit.split.check_outputs` rejects) is recorded as skipped with the reason.
     2. Final audit: the ``top`` best pairs are audited again with ``final_samples`` per side and fresh seeds
        (``SeedSequence([seed, 1])``), each at confidence ``1 - alpha/top``, alpha = 1 - confidence.
+
+    ``check_rng``: True runs the rng probe (:func:`dpverify.audit.split.check_rng_use`) in every audit; ``"first"``
+    only in the first audit that completes (the probe is a property of the mechanism; it draws from its own seed
+    child, so skipping it changes no sample and no bound; on a model fit it is 96 releases per audit); False never.
 
     ``claim`` is the guarantee object every audit tests (as :func:`~dpverify.audit.core.audit` takes it, e.g. a
     library's :class:`~dpverify.libraries.base.Claimed`); ``epsilon``/``delta`` remain the shorthand for an
@@ -212,6 +217,9 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
                 check_adjacent(d, n, adjacency)
             except ValueError as exc:
                 raise ValueError(f"candidate pair {getattr(pairs[k], 'label', k)}: {exc}") from None
+    if check_rng not in (True, False, "first"):
+        raise ValueError(f"check_rng must be True, False or 'first'; got {check_rng!r}")
+    probe = [check_rng is not False]
     per_pair = max(min_screen, search_budget // len(pairs))
     screen_seeds = [int(s) for s in np.random.SeedSequence([seed, 0]).generate_state(len(pairs))]
     final_seeds = [int(s) for s in np.random.SeedSequence([seed, 1]).generate_state(top)]
@@ -221,7 +229,9 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
         label = getattr(pairs[k], "label", f"pair {k}")
         try:
             r = audit(mechanism, d, n, claim=claim, epsilon=epsilon, delta=delta, samples=per_pair,
-                      confidence=confidence, seed=s, test=test, adjacency=adjacency, mode=mode)
+                      confidence=confidence, seed=s, test=test, adjacency=adjacency, mode=mode, check_rng=probe[0])
+            if check_rng == "first":
+                probe[0] = False
         except skip as exc:
             screening.append({"pair": label, "skipped": f"{type(exc).__name__}: {exc}"})
             continue
@@ -236,8 +246,8 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
     chosen = [k for _, k in ranked[:top]]
     per_final = 1.0 - (1.0 - confidence) / len(chosen)
     finals = tuple(audit(mechanism, pairs[k][0], pairs[k][1], claim=claim, epsilon=epsilon, delta=delta,
-                         samples=final_samples, confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode)
-                   for k, s in zip(chosen, final_seeds))
+                         samples=final_samples, confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode,
+                         check_rng=probe[0]) for k, s in zip(chosen, final_seeds))
     j = int(np.argmax([r.epsilon_lower for r in finals]))
     k = chosen[j]
     return CertifiedSearch(pairs[k][0], pairs[k][1], k, finals[j], finals, tuple(screening), per_pair,

@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
+from dpverify.libraries.opendp_ledger import read_claim
 from dpverify.libraries.search import array_code, record_pairs
 
-__all__ = ["catalogue", "version", "DELTA", "SOURCES"]
+__all__ = ["DELTA", "SOURCES", "catalogue", "read_claim", "release_ledger", "version"]
 
 LIBRARY = "opendp"
 #: The delta at which zCDP measurements are converted to approximate DP.
@@ -92,23 +93,6 @@ def version() -> str:
     return dist_version("opendp")
 
 
-def read_claim(meas: Any, d_in: Any = 1, delta: float = DELTA) -> Claimed:
-    """The (epsilon, delta) the measurement's privacy map gives at ``d_in``: pure DP as is, approximate DP as the
-    pair it returns, a zCDP measurement through ``make_zCDP_to_approxDP`` at ``delta`` (privacy profile)."""
-    dp = _dp()
-    measure = str(meas.output_measure)
-    if measure.startswith("ZeroConcentratedDivergence"):
-        meas = dp.c.make_zCDP_to_approxDP(meas)
-        measure = str(meas.output_measure)
-    value = meas.map(d_in)
-    if hasattr(value, "epsilon"):  # a privacy profile (SmoothedMaxDivergence)
-        return Claimed(float(value.epsilon(delta)), float(delta),
-                       f"opendp privacy map m.map({d_in}).epsilon({delta:g}) ({measure})")
-    if isinstance(value, tuple):
-        return Claimed(float(value[0]), float(value[1]), f"opendp privacy map m.map({d_in}) ({measure})")
-    return Claimed(float(value), 0.0, f"opendp privacy map m.map({d_in}) ({measure})")
-
-
 def _convert(dataset: Any, kind: str) -> Any:
     arr = np.asarray(dataset, dtype=float)
     if kind == "float":
@@ -162,8 +146,34 @@ def _entry(name: str, source: str, kind: str, tags: tuple, ver: str) -> LibraryF
                 "b = np.array([meas(D2) for _ in range(2000)], dtype=float)")
 
     adjacency = "replace" if kind in ("bool", "scores") else "add_remove"
+
+    def ledger(dataset: Any, seed: int = 0) -> Any:
+        # ``seed`` is unused: OpenDP draws its noise from the operating system (module docstring)
+        return release_ledger(source, _convert(dataset, kind), adjacency=adjacency)
+
     return LibraryFunction(LIBRARY, ver, name, mechanism, claim, _pairs(kind),
-                           adjacency=adjacency, snippet=snippet, tags=tags, reproducible=False)
+                           adjacency=adjacency, snippet=snippet, tags=tags, reproducible=False,
+                           ledger=None if meas is None else ledger)
+
+
+def release_ledger(source: str, data: Any, *, d_in: Any = 1, delta: float = DELTA, releases: int = 1,
+                   adjacency: str = "add_remove") -> Any:
+    """The budget ledger (:mod:`dpverify.libraries.opendp_ledger`) of building the measurement ``source`` (OpenDP
+    code over ``dp``, as in :data:`SOURCES`) and releasing it ``releases`` times on ``data``: ``recorded`` is the
+    measurement's privacy map at ``d_in`` (once: the map of one release), ``spent`` dpverify's composition of every
+    noise measurement invoked."""
+    from dpverify.libraries.opendp_ledger import opendp_ledger
+
+    if isinstance(releases, bool) or not isinstance(releases, int) or releases < 1:
+        raise ValueError(f"releases must be an integer >= 1; got {releases!r}")
+    dp = _dp()
+    with opendp_ledger(d_in, delta) as led:
+        led.adjacency = adjacency
+        meas = eval(source, {"dp": dp})  # source strings the caller wrote (SOURCES, tests)
+        led.release = meas
+        for _ in range(releases):
+            meas(data)
+    return led
 
 
 def catalogue() -> list[LibraryFunction]:
