@@ -12,11 +12,11 @@ from dpverify.audit.statistics import best_threshold, best_thresholds, mean_diff
 def test_best_threshold_on_exact_counts():
     # s0: 100 each on {0..9}; s1: 110 each on {0..8} and 10 on 9. {s >= 9} has rates 0.1 vs 0.01
     # (log ratio 2.3); every other upper set has ratio <= 0.1 * k / (0.11 * (k - 1) + 0.01) < 2,
-    # so it is the best event, more likely under M(D).
+    # so it is the best event, more likely under M(D). Its threshold sits between the atoms 8 and 9 (never on a value).
     s0 = np.repeat(np.arange(10.0), 100)
     s1 = np.concatenate([np.repeat(np.arange(9.0), 110), np.full(10, 9.0)])
     ev = best_threshold(s0, s1, delta=0.0, alpha=0.05)
-    assert (ev.threshold, ev.complement, ev.d_high) == (9.0, False, True)
+    assert (ev.threshold, ev.complement, ev.d_high) == (8.5, False, True)
     assert ev.count(s0) == 100 and ev.count(s1) == 10
     assert len(best_thresholds(s0, s1, delta=0.0, alpha=0.05)) == 4
 
