@@ -39,6 +39,9 @@ BUGS: tuple = (
     Bug("always_ranked", "the other kind is dropped whatever the evidence",
         (Edit(SEL, r"^(\s*)return ea\[0\] - eb\[0\] > SEPARATION_SE \* math\.hypot\(ea\[1\], eb\[1\]\) \+ curse",
               r"\1return True"),)),
+    Bug("no_curse", "the winner's curse of the best of M thresholds left out of the margin",
+        (Edit(SEL, r"^(\s*)curse = math\.sqrt\(2\.0 \* math\.log\(4 \* max\(1, "
+                   r"self\.fitted\.thresholds\[a\.index\]\.size\)\)\) \* ea\[1\]", r"\1curse = 0.0"),)),
     Bug("never_ranked", "the other kind is always counted (the rule before this change)",
         (Edit(SEL, r"^(\s*)return ea\[0\] - eb\[0\] > SEPARATION_SE \* math\.hypot\(ea\[1\], eb\[1\]\) \+ curse",
               r"\1return False"),)),

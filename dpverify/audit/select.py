@@ -270,7 +270,7 @@ def choose_events(fitted: FittedStatistics, runner: Any, plan: AuditPlan, privac
         pool.extend(ChosenEvent(i, stat, event) for event in best_events(k0, plan.n_score, k1, plan.n_score, t,
                                                                          delta=plan.delta, alpha=plan.alpha))
     pool.sort(key=lambda chosen: -chosen.event.score)
-    selection = SelectionEvidence(fitted, plan.delta)
+    selection = SelectionEvidence(fitted, counts, plan.n_score, plan.delta)
     chosen = selection.distinct(both_kinds_counted(pool, pool[:plan.candidates], selection.ranks_above))
     curve_claim_ = _curve_claim(plan)
     tests = len(chosen) + 1 + (curve_claim_ is not None)  # the events, the privacy-loss event, the curve test
@@ -290,8 +290,8 @@ SEPARATION_SE = 3.0
 
 
 class SelectionEvidence:
-    """What the selection part says about the events it chose, from their membership on the threshold sample
-    (``fitted.threshold_values``). Two uses, both of which only ever *drop* events
+    """What the selection part says about the events it chose: their membership on the threshold sample
+    (``fitted.threshold_values``) and their counts on all the scoring outputs (``counts``, ``n_score`` per side). Two uses, both of which only ever *drop* events
     from the estimation count, chosen from selection data alone -- so the certificate stays valid for any mechanism
     (Ding et al. 2018, Sec. 4: the events may be any function of samples the estimation never sees), and each event
     dropped gives its Bonferroni share back to the others:
@@ -301,16 +301,19 @@ class SelectionEvidence:
       once. A monotone transform of a statistic gives the same event up to where the two thresholds fall (the output
       itself and the likelihood ratio of a Laplace or report-noisy-max pair), and counting it twice only halved the
       confidence each got.
-    - :meth:`ranks_above`: whether event ``a`` leads ``b`` on the threshold sample by more than
+    - :meth:`ranks_above`: whether event ``a`` leads ``b`` on the scoring outputs by more than
       :data:`SEPARATION_SE` standard errors of the difference of their estimated epsilons (the delta method on the
       binomial frequencies: ``var = p_hi (1 - p_hi) / (n (p_hi - delta)^2) + (1 - p_lo) / (n p_lo)``) plus the
-      winner's curse of ``a`` (chosen as the best of ``M`` thresholds and orientations on outputs that include the
-      threshold sample: ``sqrt(2 ln M)`` of its standard errors); :func:`both_kinds_counted` uses it to count the
+      winner's curse of ``a`` (chosen as the best of ``M`` thresholds and orientations on these outputs:
+      ``sqrt(2 ln M)`` of its standard errors); :func:`both_kinds_counted` uses it to count the
       other kind's best event only where the two can be ranked.
     """
 
-    def __init__(self, fitted: FittedStatistics, delta: float):
+    def __init__(self, fitted: FittedStatistics, counts: list[tuple[np.ndarray, np.ndarray]], n_score: int,
+                 delta: float):
         self.fitted = fitted
+        self.counts = counts
+        self.n_score = n_score
         self.delta = delta
 
     def _members(self, chosen: ChosenEvent) -> tuple[np.ndarray, np.ndarray]:
@@ -338,30 +341,36 @@ class SelectionEvidence:
                 out.append(c)
         return out
 
-    def held_estimate(self, chosen: ChosenEvent) -> tuple[float, float] | None:
-        """The epsilon estimate ``log((p_hi - delta) / p_lo)`` of ``chosen`` on the threshold sample and its standard
-        error (delta method), None where a frequency is 0 or not above delta."""
-        m0, m1 = self._members(chosen)
-        k_hi, k_lo = (int(m0.sum()), int(m1.sum())) if chosen.event.d_high else (int(m1.sum()), int(m0.sum()))
-        n_hi, n_lo = (m0.size, m1.size) if chosen.event.d_high else (m1.size, m0.size)
-        if n_hi == 0 or n_lo == 0:
+    def scoring_estimate(self, chosen: ChosenEvent) -> tuple[float, float] | None:
+        """The epsilon estimate ``log((p_hi - delta) / p_lo)`` of ``chosen`` from its counts on all the scoring outputs
+        (``n_score`` per side) and its standard error (delta method); None where its threshold is not a fitted one,
+        or a frequency is 0 or not above delta."""
+        thresholds = self.fitted.thresholds[chosen.index]
+        where = np.flatnonzero(thresholds == chosen.event.threshold)
+        if where.size == 0:
             return None
-        p_hi, p_lo = k_hi / n_hi, k_lo / n_lo
+        k0, k1 = (int(k[where[0]]) for k in self.counts[chosen.index])
+        n = self.n_score
+        if chosen.event.complement:
+            k0, k1 = n - k0, n - k1
+        k_hi, k_lo = (k0, k1) if chosen.event.d_high else (k1, k0)
+        p_hi, p_lo = k_hi / n, k_lo / n
         if not (p_lo > 0 and p_hi > self.delta):
             return None
-        se = math.sqrt(p_hi * (1 - p_hi) / (n_hi * (p_hi - self.delta) ** 2) + (1 - p_lo) / (n_lo * p_lo))
+        se = math.sqrt(p_hi * (1 - p_hi) / (n * (p_hi - self.delta) ** 2) + (1 - p_lo) / (n * p_lo))
         return math.log((p_hi - self.delta) / p_lo), se
 
     def ranks_above(self, a: ChosenEvent, b: ChosenEvent) -> bool:
-        """True when the selection clearly prefers ``a`` to ``b``: on the threshold sample, ``a``'s estimate leads
+        """True when the selection clearly prefers ``a`` to ``b``: on the scoring outputs, ``a``'s estimate leads
         ``b``'s by more than :data:`SEPARATION_SE` standard errors of the difference (their errors taken as
         independent, which overstates the error of two events on the same outputs: the rule errs towards counting
-        both). An event the threshold sample cannot estimate is never ranked below: both are counted."""
-        ea, eb = self.held_estimate(a), self.held_estimate(b)
+        both) plus ``a``'s winner's curse. An event the scoring outputs cannot estimate is never ranked below: both
+        are counted."""
+        ea, eb = self.scoring_estimate(a), self.scoring_estimate(b)
         if ea is None or eb is None:
             return False
-        # ``a`` won the argmax over its statistic's thresholds in four orientations on scoring outputs that include
-        # the threshold sample: its estimate there can be inflated by up to about sqrt(2 ln M) of its own errors
+        # ``a`` won the argmax over its statistic's thresholds in four orientations on these same scoring outputs: its
+        # estimate can be inflated by up to about sqrt(2 ln M) of its own errors (the winner's curse)
         curse = math.sqrt(2.0 * math.log(4 * max(1, self.fitted.thresholds[a.index].size))) * ea[1]
         return ea[0] - eb[0] > SEPARATION_SE * math.hypot(ea[1], eb[1]) + curse
 
