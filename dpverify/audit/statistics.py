@@ -215,7 +215,8 @@ def threshold_candidates(s0: np.ndarray, s1: np.ndarray, *, max_candidates: int 
     39 % of the same outputs recomputed, a selection score of 0.25 for an event that certified 0.064).
     """
     pooled = np.concatenate([np.ravel(s0), np.ravel(s1)]).astype(float, copy=False)
-    values = np.unique(pooled[~np.isnan(pooled)])
+    pooled = pooled[~np.isnan(pooled)]
+    values = np.unique(pooled)
     if values.size == 0:
         return values
     finite_scale = np.abs(values[np.isfinite(values)])
