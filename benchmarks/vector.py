@@ -25,7 +25,9 @@ Measured (10^6 per side, median of seeds 0-2; certified epsilon, ratio to the pe
     NoisyHist2       10     9.394    9.472   9.182     0.977     0.939       0.918           --
 
 LaplaceParallel per seed (perfect / additive): 0.0227 / 0.0224, 0.0290 / 0.0297, 0.0268 / 0.0252; over seeds 0-9
-the medians are 0.0221 / 0.0219 (ratio 0.990). There the fitted statistic is the count of coordinates above their
+the medians are 0.0221 / 0.0219 (ratio 0.990). Re-measured 2026-11-26 after the selection changes of issue 22
+(thresholds between atoms, one event per set, the other kind counted only where the selection cannot rank it):
+seeds 0-2, perfect 0.0269, auto 0.0250 (0.928); seeds 0-9, 0.0221 / 0.0219 (0.990) as before. There the fitted statistic is the count of coordinates above their
 median, i.e. the exact log ratio up to its clipping window (1/400 of the noise scale), and the per-seed differences
 are the threshold-selection noise between two nearly identical statistics.
 """
