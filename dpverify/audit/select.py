@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -291,10 +291,10 @@ SEPARATION_SE = 3.0
 
 class SelectionEvidence:
     """What the selection part says about the events it chose: their membership on the threshold sample
-    (``fitted.threshold_values``) and their counts on all the scoring outputs (``counts``, ``n_score`` per side). Two uses, both of which only ever *drop* events
-    from the estimation count, chosen from selection data alone -- so the certificate stays valid for any mechanism
-    (Ding et al. 2018, Sec. 4: the events may be any function of samples the estimation never sees), and each event
-    dropped gives its Bonferroni share back to the others:
+    (``fitted.threshold_values``) and their counts on all the scoring outputs (``counts``, ``n_score`` per side).
+    Two uses, both of which only ever *drop* events from the estimation count, chosen from selection data alone -- so
+    the certificate stays valid for any mechanism (Ding et al. 2018, Sec. 4: the events may be any function of samples
+    the estimation never sees), and each event dropped gives its Bonferroni share back to the others:
 
     - :meth:`distinct`: an event that is (nearly) the same set as one kept before it -- the same orientation, and on
       each side of the threshold sample at most 1 % of its outputs differ (:data:`SAME_SET_FRACTION`) -- is counted
@@ -376,7 +376,7 @@ class SelectionEvidence:
 
 
 def both_kinds_counted(pool: list[ChosenEvent], chosen: list[ChosenEvent],
-                       ranks_above: Any = None) -> list[ChosenEvent]:
+                       ranks_above: Callable[[ChosenEvent, ChosenEvent], bool] | None = None) -> list[ChosenEvent]:
     """``chosen`` with, when the pool holds both, the best event of a declared likelihood-ratio statistic and the best
     of a black-box one, unless the selection ranks the chosen kind's best clearly above the other's
     (``ranks_above(best, other)``, :meth:`SelectionEvidence.ranks_above`): each is then counted on the estimation
