@@ -401,8 +401,52 @@ def print_audits(audits: list[dict], *, explain: bool = True, width: int | None 
 RESUME_KEYS = ("settings", "version")
 
 
-def _run(args) -> int:
+def _start_run(args, settings: dict) -> tuple[Any, Any, dict[str, dict[str, Any]]]:
+    """With ``--report DIR``: the run directory prepared (before any work, so a bad path costs nothing), the run
+    started or resumed, and the theorem rows and audit results it already holds (``done``); else ``(None, None,
+    empty done)``."""
     from dpverify import __version__
+
+    done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
+    if not args.report:
+        return None, None, done
+    from dpverify.interfaces.files import RunDirectory
+
+    report_dir = RunDirectory(args.report).prepare(args.overwrite)
+    run = report_dir.start({"settings": settings, "version": __version__}, resume=args.resume, match=RESUME_KEYS)
+    for rec in run.records:
+        if rec.get("type") == "theorem":
+            done["theorem"][rec["id"]] = rec["row"]
+        elif rec.get("type") == "audit":
+            done["audit"][rec["case"]] = rec["result"]
+    if args.resume:
+        print(f"resuming run {run.run_id}: {len(done['theorem'])} theorems and {len(done['audit'])} audits "
+              "already done" if run.resumed else "nothing to resume: starting a new run", file=sys.stderr)
+    return run, report_dir, done
+
+
+def _print_summary(theorem_rows: list[dict], audits: list[dict], width: int | None, seconds: float) -> bool:
+    """The closing PASS/FAIL line (the same status the report's headline shows); True if the run failed."""
+    from dpverify.interfaces.cli.output import wrap
+    from dpverify.interfaces.presentation import known_bad_summary, run_status, split_known_bad
+
+    status = run_status(theorem_rows, audits)
+    counts = status.counts
+    regular, known_bad = split_known_bad(audits)
+    parts = []
+    if theorem_rows:
+        parts.append(f"{len(theorem_rows) - status.theorems_failed}/{len(theorem_rows)} theorems passed")
+    if regular:
+        parts.append(f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this "
+                     f"budget, {counts['violation']} violations, {counts['error']} errors")
+    if known_bad:
+        parts.append(known_bad_summary(known_bad))
+    print()
+    print(wrap(f"{'FAIL' if status.failed else 'PASS'}: {'; '.join(parts)} ({seconds:.0f} s)", width))
+    return status.failed
+
+
+def _run(args) -> int:
     from dpverify.interfaces.cli.progress import Progress
 
     from dpverify.validation import UsageError
@@ -419,22 +463,7 @@ def _run(args) -> int:
                 "theorems": not args.no_theorems, "audits": not args.no_audits, "backend": args.backend,
                 "device": args.device or "cpu"}
 
-    run = report_dir = None
-    done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
-    if args.report:
-        from dpverify.interfaces.files import RunDirectory
-
-        report_dir = RunDirectory(args.report).prepare(args.overwrite)  # before any work: a bad path costs nothing
-        run = report_dir.start({"settings": settings, "version": __version__}, resume=args.resume, match=RESUME_KEYS)
-        for rec in run.records:
-            if rec.get("type") == "theorem":
-                done["theorem"][rec["id"]] = rec["row"]
-            elif rec.get("type") == "audit":
-                done["audit"][rec["case"]] = rec["result"]
-        if args.resume:
-            print(f"resuming run {run.run_id}: {len(done['theorem'])} theorems and {len(done['audit'])} audits "
-                  "already done" if run.resumed else "nothing to resume: starting a new run", file=sys.stderr)
-
+    run, report_dir, done = _start_run(args, settings)
     if run is not None:
         from dpverify.interfaces.cli import on_interrupt
 
@@ -474,28 +503,14 @@ def _run(args) -> int:
                                  inherited_fds=run.descriptors() if run is not None else (),
                                  backend=args.backend, device=args.device)
 
-    from dpverify.interfaces.cli.output import output_width, wrap
+    from dpverify.interfaces.cli.output import output_width
 
     width = output_width(args.wide)
     if theorem_rows:
         _print_theorems(theorem_rows, width)
     if audits:
         print_audits(audits, explain=args.explain, width=width)
-    from dpverify.interfaces.presentation import known_bad_summary, run_status, split_known_bad
-
-    status = run_status(theorem_rows, audits)  # the same status the report's headline shows
-    bad_theorems, counts, failed = status.theorems_failed, status.counts, status.failed
-    regular, known_bad = split_known_bad(audits)
-    parts = []
-    if theorem_rows:
-        parts.append(f"{len(theorem_rows) - bad_theorems}/{len(theorem_rows)} theorems passed")
-    if regular:
-        parts.append(f"audits: {counts['consistent']} consistent, {counts['inconclusive']} inconclusive at this "
-                     f"budget, {counts['violation']} violations, {counts['error']} errors")
-    if known_bad:
-        parts.append(known_bad_summary(known_bad))
-    print()
-    print(wrap(f"{'FAIL' if failed else 'PASS'}: {'; '.join(parts)} ({time.perf_counter() - start:.0f} s)", width))
+    failed = _print_summary(theorem_rows, audits, width, time.perf_counter() - start)
     if run is not None:
         from dpverify.interfaces.report import write_report
 
