@@ -26,14 +26,19 @@ Columns of the table (per factor, over ``--seeds`` seeds):
 - ``eps_lo curve`` / ``eps_lo event``: mean certified epsilon lower bound at delta = 1e-3 (the claim is the
   declared run's epsilon there, 1.615);
 - ``mu_lo``: mean [min] ``curve.mu_lower`` of the curve mode (selected for the margin below the claimed curve, not
-  for mu itself); ``/ mu_pair``: its mean over ``curve_ceiling.mu_pair``, the mu that best describes the declared
-  pair's PLD (the Gaussian-equivalent mu of its trade-off curve, 0.628);
+  for mu itself); ``/ mu_pair``: its mean over ``curve_ceiling.mu_pair``, the declared pair's tightest Gaussian
+  mu down to error rates 1e-6 (0.628; the smallest mu with the pair mu-GDP there, reached in a far tail);
 - ``s/audit``: mean wall seconds of one audit.
 
 Below the table: for each mode, the smallest noise reduction flagged in >= 95% of seeds (the smallest tested
 reduction at and beyond which every tested reduction is flagged that often); and at factor 1 the false-alarm rates
-and ``mu_lower`` against ``mu_pair`` in the curve mode and, with ``--modes curve event mu``, in the mu mode (issue
-22's targets: the smallest reduction <= 10% with the curve test; ``mu_lo >= 0.85 mu_pair``).
+and ``mu_lower`` in the curve mode and, with ``--modes curve event mu``, in the mu mode (issue 22's targets: the smallest
+reduction <= 10% with the curve test; ``mu_lo >= 0.85`` of "the mu that best describes its PLD"), against two readings
+of the pair's mu (:class:`dpverify.audit.ceiling.CurveCeiling`): ``mu_fit`` (0.507), the Gaussian curve nearest the
+pair's trade-off curve (largest type II difference 0.0074), and ``mu_pair`` (0.628), the tightest one down to error
+rates 1e-6, and the curve test's own expectation at this budget (``mu_expected``, 0.523 = 0.83 ``mu_pair``: no
+threshold test of 160,000 estimation outputs per side can be expected to reach 0.85 ``mu_pair``; 0.847 with all
+200,000 and one test).
 
 Cost: one audit at the standard budget (200,000 outputs per side, 50 steps) takes about 33 CPU seconds (single
 thread; 43-80 s of wall time on the shared, loaded 2-core development machine); the default run is 5 factors x 20
@@ -148,6 +153,7 @@ def run_one(factor: float, seed: int, mode: str, budget: str | int) -> dict:
             "curve_refuted": None if curve is None else bool(curve.refuted),
             "mu_lower": None if curve is None else float(curve.mu_lower),
             "mu_pair": None if ceiling is None else float(ceiling.mu_pair),
+            "mu_fit": None if ceiling is None else float(ceiling.mu_fit),
             "mu_expected": None if ceiling is None else float(ceiling.mu_expected),
             "samples": int(s["case"].samples(budget)), "seconds": time.perf_counter() - wall,
             "cpu_seconds": time.process_time() - cpu}
@@ -208,17 +214,25 @@ def report(rows: list[dict], factors, seeds: int, modes) -> dict:
         ones = [r for r in rows if r["factor"] == 1.0 and r["mode"] == "curve" and r["mu_lower"] is not None]
         if ones:
             mus = np.array([r["mu_lower"] for r in ones])
-            pair, expected = ones[0]["mu_pair"], ones[0]["mu_expected"]
-            print(f"factor 1, mu_lower: mean {mus.mean():.3f}, min {mus.min():.3f}; mu_pair {_fmt(pair)} "
-                  f"(mu_expected {_fmt(expected)}); mean / mu_pair {_fmt(mus.mean() / pair if pair else None)}, "
-                  f"min / mu_pair {_fmt(mus.min() / pair if pair else None)} (target >= 0.85)")
+            print(f"factor 1, mu_lower (selected for the margin below the claim): {_mu_line(ones)}")
     mu_rows = [r for r in rows if r["mode"] == MU_MODE and r["mu_lower"] is not None]
     if mu_rows:
-        mus, pair = np.array([r["mu_lower"] for r in mu_rows]), mu_rows[0]["mu_pair"]
-        print(f"factor 1, mu_lower selected for mu (mode mu, {len(mus)} seeds): mean {mus.mean():.3f}, min "
-              f"{mus.min():.3f}; mean / mu_pair {_fmt(mus.mean() / pair if pair else None)}, min / mu_pair "
-              f"{_fmt(mus.min() / pair if pair else None)} (target >= 0.85)")
+        print(f"factor 1, mu_lower selected for mu (mode mu, {len(mu_rows)} seeds): {_mu_line(mu_rows)}")
     return summary
+
+
+def _mu_line(rows: list[dict]) -> str:
+    """mu_lower's mean and minimum over ``rows`` against the pair's two mus (:class:`~dpverify.audit.ceiling.
+    CurveCeiling`: ``mu_fit``, the nearest Gaussian curve; ``mu_pair``, the tightest one down to error rates 1e-6) and
+    the curve test's own expectation at this budget, ``mu_expected``; the target is 0.85."""
+    mus = np.array([r["mu_lower"] for r in rows])
+    pair, fit, expected = rows[0]["mu_pair"], rows[0].get("mu_fit"), rows[0]["mu_expected"]
+    parts = [f"mean {mus.mean():.3f}, min {mus.min():.3f}; mu_expected {_fmt(expected)}"]
+    for name, mu in (("mu_fit", fit), ("mu_pair", pair)):
+        if mu:
+            parts.append(f"{name} {_fmt(mu)}: mean / {name} {_fmt(mus.mean() / mu)}, min / {name} "
+                         f"{_fmt(mus.min() / mu)}")
+    return "; ".join(parts) + " (target >= 0.85)"
 
 
 def _write_json(path: str, args, budget, factors, rows: list[dict], summary: dict | None, complete: bool) -> None:
@@ -238,6 +252,8 @@ def main(argv=None) -> None:
     parser.add_argument("--factors", type=float, nargs="+", default=list(DEFAULT_FACTORS),
                         help="noise sd multipliers in (0, 1]; 1 = the declared sampler")
     parser.add_argument("--seeds", type=int, default=20, help="audit seeds per factor and mode")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the first seed (seeds first-seed .. first-seed + seeds - 1): extend an earlier run")
     parser.add_argument("--budget", default="standard", help="quick, standard, thorough or a sample count per side")
     parser.add_argument("--modes", nargs="+", choices=(*MODES, MU_MODE), default=list(MODES),
                         help="curve, event, and optionally mu (at factor 1 only: mu_lower selected for mu)")
@@ -257,7 +273,7 @@ def main(argv=None) -> None:
 
     samples = get_case(CASE).samples(budget)
     # seed-major: a run cut off by --deadline (or killed) has the same seeds for every factor and mode
-    jobs = [(f, seed, m, budget) for seed in range(args.seeds) for f in factors for m in args.modes
+    jobs = [(f, seed, m, budget) for seed in range(args.first_seed, args.first_seed + args.seeds) for f in factors for m in args.modes
             if m != MU_MODE or f == 1.0]
     workers = max(1, args.workers)
     cpu = CPU_SECONDS_HERE * samples / 200_000

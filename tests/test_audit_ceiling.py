@@ -70,3 +70,59 @@ def test_verdict_rules():
     assert v == "inconclusive" and "exact epsilon 0.28 < claim / 2" in why
     assert verdict(0.5, 1.0, epsilon_exact=0.6) == "consistent"
     assert verdict(0.5, 1.0, epsilon_exact=0.28, budget_ceiling=0.6) == "consistent"  # a known ceiling decides
+
+
+@pytest.mark.parametrize("mu", [0.3, 1.0, 2.5])
+def test_gaussian_fit_recovers_the_mu_of_a_gaussian_pair(mu):
+    # A mu-GDP pair's own curve is G_mu: the nearest Gaussian curve is itself. The only error is the polyline through
+    # the 2048 thresholds of a 4001-point loss grid (measured distance < 1e-5), so mu within 1e-4.
+    from dpverify.audit.ceiling import curve_ceiling
+
+    c = curve_ceiling(*gaussian_loss_masses(mu), n=100_000)
+    assert c.mu_fit == pytest.approx(mu, abs=1e-4)
+    assert c.fit_distance < 1e-4
+    assert c.mu_pair == pytest.approx(mu, abs=1e-4)  # for a Gaussian pair both readings are mu
+
+
+def test_gaussian_fit_is_the_nearest_gaussian_curve_and_lies_below_the_tightest_for_a_subsampled_pair():
+    # Poisson-subsampled Gaussian steps (the DP-SGLD shape) are not Gaussian: their curve bends below G_mu in the far
+    # tail, so the tightest mu (error rates down to 1e-6) exceeds the best overall fit, which misses the curve
+    # somewhere by a positive distance; moving mu either way from the fit only increases that distance.
+    from scipy.special import ndtr, ndtri
+
+    from dpverify.audit.ceiling import curve_ceiling, gaussian_fit
+    from dpverify.calculus.accounting.pld import subsampled_gaussian_pld
+
+    pld = subsampled_gaussian_pld(0.2, 1.0).self_compose(10)
+    losses, p, q, p_inf, q_inf = pld.masses()
+    c = curve_ceiling(losses, p, q, p_inf=p_inf, q_inf=q_inf, n=100_000)
+    assert 0.0 < c.mu_fit < c.mu_pair
+    assert 1e-3 < c.fit_distance < 0.05
+    # the same fit from the pair's threshold tests directly, and its optimality
+    order = np.argsort(losses)
+    p_tail = np.cumsum(p[order][::-1])[::-1] + p_inf
+    q_tail = np.cumsum(q[order][::-1])[::-1]
+    fpr, fnr = q_tail / (q.sum() + q_inf), 1.0 - p_tail / (p.sum() + p_inf)
+    mu, dist = gaussian_fit(fpr, fnr)
+    assert mu == pytest.approx(c.mu_fit, abs=0.01) and dist == pytest.approx(c.fit_distance, abs=2e-3)
+    for other in (mu - 0.02, mu + 0.02):
+        assert gaussian_fit_distance(other, fpr, fnr, ndtr, ndtri) > dist
+    # no Gaussian curve is closer than the fit's distance at the points themselves (up to the interpolation)
+    assert gaussian_fit_distance(mu, fpr, fnr, ndtr, ndtri) <= dist + 1e-3
+
+
+def gaussian_fit_distance(mu, fpr, fnr, ndtr, ndtri):
+    """sup over the pair's own points (both readings) of |G_mu(x) - y|: an independent evaluation of the fit's
+    objective, without the interpolation grid."""
+    both_x = np.concatenate([fpr, fnr])
+    both_y = np.concatenate([fnr, fpr])
+    return float(np.max(np.abs(ndtr(ndtri(1.0 - np.clip(both_x, 0, 1)) - mu) - both_y)))
+
+
+def test_gaussian_fit_rejects_bad_input():
+    from dpverify.audit.ceiling import gaussian_fit
+
+    with pytest.raises(ValueError, match="fpr and fnr"):
+        gaussian_fit([], [])
+    with pytest.raises(ValueError, match="fpr and fnr"):
+        gaussian_fit([0.1, 0.2], [0.5])

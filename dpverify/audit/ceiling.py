@@ -35,7 +35,7 @@ from dpverify.validation import check_delta, check_positive_int, check_probabili
 from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["ceiling_from_masses", "ceiling_event", "gaussian_ceiling", "saturation", "gaussian_loss_masses",
-           "CurveCeiling", "curve_ceiling", "MIN_ERROR_RATE"]
+           "CurveCeiling", "curve_ceiling", "gaussian_fit", "MIN_ERROR_RATE"]
 
 #: The smallest error rate at which :func:`curve_ceiling` reads a pair's Gaussian-equivalent mu (its tails beyond
 #: are where a subsampled Gaussian's mu keeps growing; H2's benchmark convention).
@@ -175,14 +175,70 @@ def saturation(n: int, *, alpha: float = 0.05, delta: float = 0.0, candidates: i
 
 @dataclass(frozen=True)
 class CurveCeiling:
-    """The power of the curve-level test on a pair (:mod:`dpverify.audit.curve`): ``mu_expected``, the most its
-    ``mu_lower`` reaches at the expected counts of ``n`` estimation samples per side (Clopper-Pearson at the audit's
-    Bonferroni share), and ``mu_pair``, the pair's own Gaussian-equivalent mu (the largest
-    ``Phi^-1(1 - FPR) - Phi^-1(FNR)`` over threshold tests whose error rates are both at least
-    :data:`MIN_ERROR_RATE`; exactly mu for a mu-GDP pair)."""
+    """The power of the curve-level test on a pair (:mod:`dpverify.audit.curve`), and two readings of "the pair's mu".
+
+    - ``mu_expected``: the most its ``mu_lower`` reaches at the expected counts of ``n`` estimation samples per side
+      (Clopper-Pearson at the audit's Bonferroni share), over the likelihood-ratio threshold tests;
+    - ``mu_pair``: the pair's *tightest* Gaussian-equivalent mu, the largest ``Phi^-1(1 - FPR) - Phi^-1(FNR)`` over
+      threshold tests whose error rates are both at least :data:`MIN_ERROR_RATE` (the smallest mu with the pair
+      mu-GDP there; exactly mu for a mu-GDP pair). For a pair that is not Gaussian it sits in a far tail and grows as
+      :data:`MIN_ERROR_RATE` shrinks (a Poisson-subsampled Gaussian's does without bound);
+    - ``mu_fit``: the mu of the Gaussian trade-off curve *nearest* the pair's, in the largest difference of type II
+      errors over all type I errors (both readings of the pair; :func:`gaussian_fit`), and ``fit_distance`` that
+      difference: the Gaussian curve that best describes the pair as a whole. Equal to mu (distance 0) for a mu-GDP
+      pair; a test certifies ``mu_lower > mu_fit`` only where the pair's curve lies below the fitted one, which a
+      non-Gaussian pair's tails do (``fit_distance`` says by how much at most).
+    """
 
     mu_expected: float
     mu_pair: float
+    mu_fit: float = float("nan")
+    fit_distance: float = float("nan")
+
+
+#: Type I errors at which :func:`gaussian_fit` compares the curves: dense in the bulk and in both tails.
+_FIT_GRID = np.unique(np.concatenate([np.logspace(-8, -1, 700), np.linspace(0.1, 0.9, 801),
+                                      1.0 - np.logspace(-1, -8, 700)]))
+
+
+def gaussian_fit(fpr, fnr) -> tuple[float, float]:
+    """``(mu, distance)``: the Gaussian trade-off curve ``G_mu(x) = Phi(Phi^-1(1 - x) - mu)`` (Dong, Roth & Su 2022,
+    Def. 2.6) nearest a pair's curve in the uniform distance ``sup_x |G_mu(x) - f(x)|``, with ``f`` the piecewise
+    linear curve through the points ``(fpr[j], fnr[j])`` of the pair's threshold tests (a trade-off curve is convex
+    and randomised tests fill in its chords) and its reading with the roles swapped (the points ``(fnr[j],
+    fpr[j])``); the distance is the larger of the two. ``distance`` is in error rate: 0 for a mu-GDP pair.
+
+    ``sup_x |G_mu(x) - f(x)|`` is evaluated on :data:`_FIT_GRID` and minimised over mu by a grid search on [0, 8]
+    refined by bounded Brent iteration (:func:`scipy.optimize.minimize_scalar`). Each ``|G_mu(x) - f(x)|`` is
+    monotone in mu on either side of the mu where it vanishes, so their maximum is unimodal in mu."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import ndtr, ndtri
+
+    x = np.clip(np.asarray(fpr, dtype=float).reshape(-1), 0.0, 1.0)
+    y = np.clip(np.asarray(fnr, dtype=float).reshape(-1), 0.0, 1.0)
+    if x.size == 0 or x.size != y.size:
+        raise ValueError(f"fpr and fnr must be non-empty and of one length; got {x.size} and {y.size}")
+    curves = []
+    for a, b in ((x, y), (y, x)):
+        order = np.argsort(a, kind="stable")
+        a = np.concatenate([[0.0], a[order], [1.0]])
+        b = np.concatenate([[np.max(b)], b[order], [0.0]])  # f(0) = the largest type II error, f(1) = 0
+        curves.append(np.interp(_FIT_GRID, a, b))
+    z = ndtri(1.0 - _FIT_GRID)
+
+    def distance(mu: float) -> float:
+        g = ndtr(z - mu)
+        return float(max(np.max(np.abs(g - f)) for f in curves))
+
+    grid = np.linspace(0.0, 8.0, 161)
+    j = int(np.argmin([distance(m) for m in grid]))
+    low, high = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
+    if high > low:
+        found = minimize_scalar(distance, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
+        mu = float(found.x) if found.fun <= distance(grid[j]) else float(grid[j])
+    else:
+        mu = float(grid[j])
+    return mu, distance(mu)
 
 
 def curve_ceiling(losses, p, q, *, n: int, alpha: float = 0.05, tests: int = 1, p_inf: float = 0.0,
@@ -220,4 +276,5 @@ def curve_ceiling(losses, p, q, *, n: int, alpha: float = 0.05, tests: int = 1, 
         ok = (x >= MIN_ERROR_RATE) & (y >= MIN_ERROR_RATE)
         if ok.any():
             own = max(own, float(np.max(mu_of(x[ok], y[ok]))))
-    return CurveCeiling(expected, own)
+    mu_fit, fit_distance = gaussian_fit(fpr, fnr)
+    return CurveCeiling(expected, own, mu_fit, fit_distance)

@@ -113,6 +113,8 @@ class AuditResult:
             if self.curve_ceiling is not None:
                 out["curve"]["mu_expected"] = self.curve_ceiling.mu_expected
                 out["curve"]["mu_pair"] = self.curve_ceiling.mu_pair
+                out["curve"]["mu_fit"] = self.curve_ceiling.mu_fit
+                out["curve"]["fit_distance"] = self.curve_ceiling.fit_distance
         return out
 
 

@@ -65,6 +65,7 @@ __all__ = [
     "catalogue_theorem",
     "claim_from",
     "GradientMechanism",
+    "PathLogLikelihoodRatio",
     "CanaryCheck",
     "LangevinSampler",
     "MAX_STEPS",
@@ -550,7 +551,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         return self.release_log_likelihood_ratio if self.model.quadratic_structure() is not None else None
 
 
-    def path_log_likelihood_ratio(self, dataset, neighbour):
+    def path_log_likelihood_ratio(self, dataset, neighbour) -> PathLogLikelihoodRatio:
         """The white-box Neyman-Pearson statistic of a released path ``(theta_0, ..., theta_T)``:
 
             sum_t log [q phi_s(theta_{t+1} - m_in^D) + (1-q) phi_s(theta_{t+1} - m_out)]
@@ -560,88 +561,110 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         with the other records' contribution replaced by its expectation (their mean clipped gradient times the
         expected number of them in the batch). For the full batch (q = 1) it is the Gaussian log-likelihood ratio.
         Exact for verified canary pairs (:meth:`canary_shift`); a valid (if less powerful) statistic for any pair.
-        Needs the pair to differ in exactly one record.
+        Needs the pair to differ in exactly one record. Returns a :class:`PathLogLikelihoodRatio`.
         """
-        X, Y, i = self._pair(dataset, neighbour)
+        return PathLogLikelihoodRatio(self, dataset, neighbour)
+
+
+class PathLogLikelihoodRatio:
+    """The white-box path statistic of :meth:`StochasticGradientSampler.path_log_likelihood_ratio` for one pair: a
+    callable ``paths (n, T + 1, d) -> (n,)`` on numpy paths (in blocks of about 2 x 10^6 elements) or on another
+    backend's paths, which stay on their device (``backend_generic``; in blocks of :data:`DEVICE_BLOCK_ELEMENTS`). Both
+    evaluate the same sum with the same terms: the step means with the differing record in the batch on either side
+    and without it (:func:`_step_log_likelihood_ratio`), the other records' clipped gradients at the current iterate
+    summed once per distinct record with its multiplicity."""
+
+    description = "white-box path log-likelihood ratio (per-step Gaussian mixture)"
+    #: takes torch paths too, and keeps them on their device (:class:`dpverify.audit.chunk_work.DeviceChunk`)
+    backend_generic = True
+
+    def __init__(self, sampler: StochasticGradientSampler, dataset, neighbour):
+        X, Y, i = sampler._pair(dataset, neighbour)
         if i is None:
             raise ValueError("the white-box path statistic needs a pair that differs in exactly one record")
-        N, d, T = X.N, self.model.dim, self.n_steps
-        others = np.delete(np.arange(N), i)
-        uniq, first, counts = np.unique(X.raw[others], axis=0, return_index=True, return_counts=True)
-        rep = others[first]  # one index per distinct other record, with its multiplicity
-        s = self._sampling
+        self.sampler, self.X, self.Y, self.i = sampler, X, Y, i
+        self.T, self.d = sampler.n_steps, sampler.model.dim
+        self.others = np.delete(np.arange(X.N), i)
+        _, first, self.counts = np.unique(X.raw[self.others], axis=0, return_index=True, return_counts=True)
+        self.rep = self.others[first]  # one index per distinct other record, with its multiplicity
+        s = sampler._sampling
         q = s.rate
         if isinstance(s, FullBatch):
-            k_in = k_out = N - 1
+            self.k_in = self.k_out = X.N - 1
         elif isinstance(s, FixedSizeSampling):
-            k_in, k_out = s.batch_size - 1, s.batch_size
+            self.k_in, self.k_out = s.batch_size - 1, s.batch_size
         else:
-            k_in = k_out = (N - 1) * q
-        coef, std = self._coef, self._noise_std
-        log_q = math.log(q) if q < 1 else 0.0
-        log_1mq = math.log1p(-q) if q < 1 else -math.inf
-        block = max(1, 2_000_000 // max(1, (len(rep) + 2) * d * T))
+            self.k_in = self.k_out = (X.N - 1) * q
+        self.q = q
+        self.log_q = math.log(q) if q < 1 else 0.0
+        self.log_1mq = math.log1p(-q) if q < 1 else -math.inf
 
-        def statistic(paths: np.ndarray) -> np.ndarray:
-            if is_device_array(paths):  # torch tensors stay on their device (the same formula, dense gradients)
-                return device_statistic(paths)
-            paths = np.asarray(paths, dtype=float)
-            if paths.ndim != 3 or paths.shape[1:] != (T + 1, d):
-                raise ValueError(f"outputs must be paths of shape (n, {T + 1}, {d}); got {paths.shape}")
-            out = np.empty(paths.shape[0])
-            for lo in range(0, paths.shape[0], block):
-                p = paths[lo:lo + block]
-                theta = p[:, :-1].reshape(-1, d)
-                nxt = p[:, 1:].reshape(-1, d)
-                c = np.tile(coef, p.shape[0])[:, None]
-                var2 = 2.0 * np.tile(std, p.shape[0]) ** 2
-                prior = self._prior_weight * self.model.grad_log_prior(theta)
-                g_o = (self._record_gradients(X, rep, theta) * counts[None, :, None]).sum(axis=1) / max(1, len(others))
-                g_x = self._record_gradients(X, np.array([i]), theta)[:, 0]
-                g_y = self._record_gradients(Y, np.array([i]), theta)[:, 0]
-                w = self._data_weight
-                base_in = theta + c * (prior + w * k_in * g_o)
-                r_x = np.sum((nxt - base_in - c * w * g_x) ** 2, axis=1)
-                r_y = np.sum((nxt - base_in - c * w * g_y) ** 2, axis=1)
-                r_o = None if q >= 1 else np.sum((nxt - theta - c * (prior + w * k_out * g_o)) ** 2, axis=1)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    llr = _step_log_likelihood_ratio(r_x, r_y, r_o, var2, log_q, log_1mq, np.logaddexp)
-                out[lo:lo + block] = llr.reshape(p.shape[0], T).sum(axis=1)
-            return out
+    def __call__(self, paths):
+        if is_device_array(paths):
+            return self._on_device(paths)
+        return self._on_host(paths)
 
-        def device_statistic(paths):
-            """The same sum on another backend's paths (:mod:`dpverify.backends`): the other records' mean gradient
-            as the model's dense weighted sum over the distinct records (weights = multiplicities), in blocks of
-            chains whose ``(block T, distinct records)`` margins fit :data:`DEVICE_BLOCK_ELEMENTS`."""
-            xp = backend_of(paths)
-            if paths.ndim != 3 or tuple(paths.shape[1:]) != (T + 1, d):
-                raise ValueError(f"outputs must be paths of shape (n, {T + 1}, {d}); got {tuple(paths.shape)}")
-            model, clip, w = self.model, self._clip, self._data_weight
-            z_rep = xp.asarray(X.prepared[rep])
-            mult = xp.asarray(counts.astype(float))[None, :]
-            z_x, z_y = xp.asarray(X.prepared[i:i + 1]), xp.asarray(Y.prepared[i:i + 1])
-            coef_t, var2_t = xp.asarray(coef)[None, :], xp.asarray(2.0 * std**2)[None, :]
-            dev_block = max(1, DEVICE_BLOCK_ELEMENTS // max(1, (len(rep) + 2 + d) * T))
-            out = xp.zeros((paths.shape[0],))
-            for lo in range(0, paths.shape[0], dev_block):
-                p = paths[lo:lo + dev_block]
-                nb = p.shape[0]
-                theta = p[:, :-1].reshape(-1, d)
-                nxt = p[:, 1:].reshape(-1, d)
-                c = coef_t.expand(nb, T).reshape(-1, 1)
-                var2 = var2_t.expand(nb, T).reshape(-1)
-                prior = self._prior_weight * model.dense_grad_log_prior(theta)
-                g_o = model.dense_gradient_sum(z_rep, theta, mult.expand(theta.shape[0], -1), clip) / max(1, len(others))
-                g_x = model.dense_gradient_sum(z_x, theta, None, clip)
-                g_y = model.dense_gradient_sum(z_y, theta, None, clip)
-                base_in = theta + c * (prior + w * k_in * g_o)
-                r_x = ((nxt - base_in - c * w * g_x) ** 2).sum(1)
-                r_y = ((nxt - base_in - c * w * g_y) ** 2).sum(1)
-                r_o = None if q >= 1 else ((nxt - theta - c * (prior + w * k_out * g_o)) ** 2).sum(1)
-                llr = _step_log_likelihood_ratio(r_x, r_y, r_o, var2, log_q, log_1mq, xp.logaddexp)
-                out[lo:lo + nb] = llr.reshape(nb, T).sum(1)
-            return out
+    def _check_shape(self, shape) -> None:
+        if len(shape) != 3 or tuple(shape[1:]) != (self.T + 1, self.d):
+            raise ValueError(f"outputs must be paths of shape (n, {self.T + 1}, {self.d}); got {tuple(shape)}")
 
-        statistic.description = "white-box path log-likelihood ratio (per-step Gaussian mixture)"
-        statistic.backend_generic = True  # takes torch paths too, and keeps them on their device
-        return statistic
+    def _on_host(self, paths) -> np.ndarray:
+        paths = np.asarray(paths, dtype=float)
+        self._check_shape(paths.shape)
+        sm, X, Y, i, T, d = self.sampler, self.X, self.Y, self.i, self.T, self.d
+        coef, std, w = sm._coef, sm._noise_std, sm._data_weight
+        block = max(1, 2_000_000 // max(1, (len(self.rep) + 2) * d * T))
+        out = np.empty(paths.shape[0])
+        for lo in range(0, paths.shape[0], block):
+            p = paths[lo:lo + block]
+            theta = p[:, :-1].reshape(-1, d)
+            nxt = p[:, 1:].reshape(-1, d)
+            c = np.tile(coef, p.shape[0])[:, None]
+            var2 = 2.0 * np.tile(std, p.shape[0]) ** 2
+            prior = sm._prior_weight * sm.model.grad_log_prior(theta)
+            g_o = ((sm._record_gradients(X, self.rep, theta) * self.counts[None, :, None]).sum(axis=1)
+                   / max(1, len(self.others)))
+            g_x = sm._record_gradients(X, np.array([i]), theta)[:, 0]
+            g_y = sm._record_gradients(Y, np.array([i]), theta)[:, 0]
+            base_in = theta + c * (prior + w * self.k_in * g_o)
+            r_x = np.sum((nxt - base_in - c * w * g_x) ** 2, axis=1)
+            r_y = np.sum((nxt - base_in - c * w * g_y) ** 2, axis=1)
+            r_o = None if self.q >= 1 else np.sum((nxt - theta - c * (prior + w * self.k_out * g_o)) ** 2, axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                llr = _step_log_likelihood_ratio(r_x, r_y, r_o, var2, self.log_q, self.log_1mq, np.logaddexp)
+            out[lo:lo + block] = llr.reshape(p.shape[0], T).sum(axis=1)
+        return out
+
+    def _on_device(self, paths):
+        """The same sum on another backend's paths (:mod:`dpverify.backends`): the other records' mean gradient as
+        the model's dense weighted sum over the distinct records (weights = multiplicities), in blocks of chains
+        whose ``(block T, distinct records)`` margins fit :data:`DEVICE_BLOCK_ELEMENTS`."""
+        xp = backend_of(paths)
+        self._check_shape(paths.shape)
+        sm, X, Y, i, T, d = self.sampler, self.X, self.Y, self.i, self.T, self.d
+        model, clip, w = sm.model, sm._clip, sm._data_weight
+        z_rep = xp.asarray(X.prepared[self.rep])
+        mult = xp.asarray(self.counts.astype(float))[None, :]
+        z_x, z_y = xp.asarray(X.prepared[i:i + 1]), xp.asarray(Y.prepared[i:i + 1])
+        coef_t, var2_t = xp.asarray(sm._coef)[None, :], xp.asarray(2.0 * sm._noise_std**2)[None, :]
+        dev_block = max(1, DEVICE_BLOCK_ELEMENTS // max(1, (len(self.rep) + 2 + d) * T))
+        out = xp.zeros((paths.shape[0],))
+        for lo in range(0, paths.shape[0], dev_block):
+            p = paths[lo:lo + dev_block]
+            nb = p.shape[0]
+            theta = p[:, :-1].reshape(-1, d)
+            nxt = p[:, 1:].reshape(-1, d)
+            c = coef_t.expand(nb, T).reshape(-1, 1)
+            var2 = var2_t.expand(nb, T).reshape(-1)
+            prior = sm._prior_weight * model.dense_grad_log_prior(theta)
+            g_o = (model.dense_gradient_sum(z_rep, theta, mult.expand(theta.shape[0], -1), clip)
+                   / max(1, len(self.others)))
+            g_x = model.dense_gradient_sum(z_x, theta, None, clip)
+            g_y = model.dense_gradient_sum(z_y, theta, None, clip)
+            base_in = theta + c * (prior + w * self.k_in * g_o)
+            r_x = ((nxt - base_in - c * w * g_x) ** 2).sum(1)
+            r_y = ((nxt - base_in - c * w * g_y) ** 2).sum(1)
+            r_o = None if self.q >= 1 else ((nxt - theta - c * (prior + w * self.k_out * g_o)) ** 2).sum(1)
+            llr = _step_log_likelihood_ratio(r_x, r_y, r_o, var2, self.log_q, self.log_1mq, xp.logaddexp)
+            out[lo:lo + nb] = llr.reshape(nb, T).sum(1)
+        return out
