@@ -49,6 +49,46 @@ def test_a_violation_on_a_non_adjacent_pair_says_so():
         audit(sum_laplace, [1, 0, 1], [1, 1, 1, 1], epsilon=1.0, samples=20_000, seed=0, adjacency="either")
 
 
+class QueryAnswersLaplace:
+    """Laplace noise on a vector of query answers whose neighbouring relation is its own: every answer moved by at most
+    1 (the l-infinity shift of DP-Sniper's and StatDP's query-vector mechanisms), not a record relation."""
+
+    neighbour_relation = "each query answer moved by at most 1"
+
+    def __call__(self, answers, n, rng):
+        return np.max(np.asarray(answers, dtype=float)) + rng.laplace(0.0, 1.0, n)
+
+    def are_neighbours(self, answers, other):
+        a, b = np.asarray(answers, dtype=float), np.asarray(other, dtype=float)
+        return bool(a.shape == b.shape and np.max(np.abs(a - b)) <= 1.0)
+
+
+def test_a_mechanism_with_its_own_relation_is_judged_by_it():
+    mech = QueryAnswersLaplace()
+    # three answers moved by 1: not neighbours as records, neighbours under the mechanism's relation -> no note
+    assert pair_note([1, 0, 1], [0, 1, 0]) is not None
+    assert pair_note([1, 0, 1], [0, 1, 0], mech) is None
+    r = audit(mech, [1, 0, 1], [0, 1, 2], epsilon=0.5, samples=20_000, seed=0)  # max moves by 1 -> exact eps 1
+    assert r.verdict == "violation" and "neighbour" not in r.verdict_reason
+    # moved by 2: not neighbours under its own relation, and the note names that relation, not the record ones
+    kind, sentence = pair_note([1, 0, 1], [3, 0, 1], mech)
+    assert kind == "not adjacent" and "each query answer moved by at most 1" in sentence
+    assert "replace-one" not in sentence
+    r = audit(mech, [1, 0, 1], [3, 0, 1], epsilon=1.0, samples=20_000, seed=0)
+    assert r.verdict == "violation" and "mechanism's own relation" in r.verdict_reason
+    # identical inputs are still named as such
+    assert pair_note([1, 0, 1], [1, 0, 1], mech)[0] == "identical"
+
+
+def test_a_declared_relation_must_answer_with_a_bool():
+    class Vague(QueryAnswersLaplace):
+        def are_neighbours(self, answers, other):
+            return "yes"
+
+    with pytest.raises(TypeError, match="are_neighbours.*must return a bool"):
+        pair_note([1, 0, 1], [0, 1, 0], Vague())
+
+
 def test_a_neighbouring_pair_has_no_note():
     r = audit(sum_laplace, [1, 0, 1], [1, 1, 1], epsilon=1.0, samples=20_000, seed=0)
     assert "neighbour" not in r.verdict_reason

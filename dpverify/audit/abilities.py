@@ -12,7 +12,11 @@ stronger or its report richer:
 - :class:`HasAccountant` -- ``account(delta)`` with ``.epsilon`` and ``.method``: the accountant's epsilon of the run;
 - :class:`HasExactEpsilon` -- ``exact_epsilon(dataset, neighbour, delta)``: the exact pair epsilon, or None;
 - :class:`HasQueryValue` / :class:`HasQuery` -- ``query_value(dataset)`` or ``query(dataset)``: what the noise is added
-  to, for implementation mode's reachability statistic.
+  to, for implementation mode's reachability statistic;
+- :class:`HasNeighbourRelation` -- ``are_neighbours(dataset, neighbour) -> bool`` and ``neighbour_relation`` (its name
+  in words): the mechanism's own neighbouring relation, when its inputs are not datasets of records (a vector of query
+  answers moved by at most 1 in each coordinate, a histogram with one count changed). The audit then judges the pair
+  by it instead of by the record relations (:func:`dpverify.audit.datasets.pair_note`).
 
 (BlackJAX declares its ``InitFn``/``UpdateFn`` the same way.) A mechanism may also have the attribute and set it to
 None to say "not here" (a sampler releasing its final iterate has no white-box path statistic): the ``*_of``
@@ -33,7 +37,7 @@ from dpverify.validation import check_real
 
 __all__ = [
     "Mechanism", "HasLogDensity", "HasWhiteBoxStatistic", "HasPairPrivacyLoss", "HasAccountant", "HasExactEpsilon",
-    "HasQueryValue", "HasQuery", "Labelled", "PrivacyLossMasses", "HasBasis", "HasExactness", "AccountantAnswer", "PairLoss",
+    "HasQueryValue", "HasQuery", "HasNeighbourRelation", "Labelled", "PrivacyLossMasses", "HasBasis", "HasExactness", "AccountantAnswer", "PairLoss",
     "MechanismFacts", "log_density_of", "white_box_statistic_of", "query_of", "read_facts",
 ]
 
@@ -125,6 +129,16 @@ class HasQuery(Protocol):
     """The query whose answer the noise is added to (the same use as :class:`HasQueryValue`)."""
 
     def query(self, dataset: Any) -> Any: ...
+
+
+@runtime_checkable
+class HasNeighbourRelation(Protocol):
+    """The mechanism's own neighbouring relation: ``are_neighbours(dataset, neighbour)`` says whether a pair is one of
+    the pairs its DP claim speaks of; ``neighbour_relation`` names the relation in words."""
+
+    neighbour_relation: str
+
+    def are_neighbours(self, dataset: Any, neighbour: Any) -> bool: ...
 
 
 @runtime_checkable

@@ -172,7 +172,7 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
     certificate = certify(chosen, counts, plan, facts)
     result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start,
                              backend=array_backend.name, device=array_backend.device)
-    note = pair_note(dataset, neighbour) if adjacency is None else None
+    note = pair_note(dataset, neighbour, mechanism) if adjacency is None else None
     if note is not None and (note[0] == "identical" or result.verdict is Verdict.VIOLATION):
         result = replace(result, verdict_reason=f"{result.verdict_reason}; {note[1]}")
     return result

@@ -68,27 +68,56 @@ def check_adjacent(dataset: Any, neighbour: Any, adjacency: str = "replace") -> 
     return a, b
 
 
-def pair_note(dataset: Any, neighbour: Any) -> tuple[str, str] | None:
-    """``(kind, sentence)`` -- kind ``"identical"`` or ``"not adjacent"`` -- when the pair, read as arrays of records, is identical or is not adjacent under replace-one nor
-    add/remove; ``None`` when it is adjacent or cannot be read as records (objects, ragged lists: a mechanism with its
-    own neighbouring relation). Advisory: :func:`dpverify.audit.audit` appends it to the verdict's reason (identical
-    datasets always, a non-adjacent pair when it is a violation); ``adjacency=`` makes a non-adjacent pair an error."""
+def pair_note(dataset: Any, neighbour: Any, mechanism: Any = None) -> tuple[str, str] | None:
+    """``(kind, sentence)`` -- kind ``"identical"`` or ``"not adjacent"`` -- when the pair is identical or is not a pair of
+    neighbours; ``None`` when it is, or when it cannot be judged. Advisory: :func:`dpverify.audit.audit` appends it to
+    the verdict's reason (identical datasets always, a non-adjacent pair when it is a violation); ``adjacency=`` makes a
+    non-adjacent pair of records an error.
+
+    Neighbours are judged by the relation of ``mechanism`` when it declares one
+    (:class:`~dpverify.audit.abilities.HasNeighbourRelation`: ``are_neighbours(dataset, neighbour)`` and
+    ``neighbour_relation``), else as arrays of records under replace-one or add/remove. A pair that cannot be read as
+    records (objects, ragged lists) and no declared relation: ``None``."""
     try:
         a, b = np.asarray(dataset), np.asarray(neighbour)
     except (TypeError, ValueError):
-        return None
-    if a.ndim == 0 or b.ndim == 0 or a.dtype == object or b.dtype == object:
-        return None
-    if a.shape == b.shape and np.array_equal(a, b):
+        a = b = None
+    readable = a is not None and b is not None and a.ndim > 0 and b.ndim > 0 and a.dtype != object and b.dtype != object
+    if readable and a.shape == b.shape and np.array_equal(a, b):
         return "identical", ("dataset and neighbour are identical: no audit can tell them apart, so nothing above 0 is certified; "
                 "pass the neighbouring dataset (one record replaced, added or removed) as neighbour")
+    declared = _declared_relation(mechanism, dataset, neighbour)
+    if declared is not None:
+        relation, neighbours = declared
+        if neighbours:
+            return None
+        return "not adjacent", (f"dataset and neighbour are not neighbours under the mechanism's own relation "
+                                f"({relation}): a DP claim speaks of neighbouring datasets only, so this verdict concerns "
+                                "this pair, not the claim")
+    if not readable:
+        return None
     why = [_why_not_replace(a, b), _why_not_add_remove(a, b)]
     if all(w is not None for w in why):
         return "not adjacent", ("dataset and neighbour are not neighbours under replace-one nor add/remove of a record ("
                 + "; ".join(w for w in why if w is not None) + "): a DP claim speaks of neighbouring datasets only, so "
                 "this verdict concerns this pair, not the claim; check that the pair neighbours under the mechanism's "
-                "relation (adjacency='either' makes a non-adjacent pair an error)")
+                "relation (adjacency='either' makes a non-adjacent pair an error; a mechanism whose inputs are not "
+                "records declares its own relation with are_neighbours(dataset, neighbour) and neighbour_relation)")
     return None
+
+
+def _declared_relation(mechanism: Any, dataset: Any, neighbour: Any) -> tuple[str, bool] | None:
+    """``(relation, are they neighbours)`` from the mechanism's declared relation, None when it declares none. A
+    relation that does not answer with a bool is a ``TypeError`` naming it."""
+    are_neighbours = getattr(mechanism, "are_neighbours", None)
+    if are_neighbours is None or not callable(are_neighbours):
+        return None
+    relation = str(getattr(mechanism, "neighbour_relation", "") or "declared by the mechanism")
+    answer = are_neighbours(dataset, neighbour)
+    if not isinstance(answer, (bool, np.bool_)):
+        raise TypeError(f"mechanism.are_neighbours(dataset, neighbour) must return a bool; got "
+                        f"{type(answer).__name__}")
+    return relation, bool(answer)
 
 
 def replace_one(dataset: Any, index: int, record: Any) -> tuple[np.ndarray, np.ndarray]:
