@@ -78,12 +78,8 @@ def pair_note(dataset: Any, neighbour: Any, mechanism: Any = None) -> tuple[str,
     (:class:`~dpverify.audit.abilities.HasNeighbourRelation`: ``are_neighbours(dataset, neighbour)`` and
     ``neighbour_relation``), else as arrays of records under replace-one or add/remove. A pair that cannot be read as
     records (objects, ragged lists) and no declared relation: ``None``."""
-    try:
-        a, b = np.asarray(dataset), np.asarray(neighbour)
-    except (TypeError, ValueError):
-        a = b = None
-    readable = a is not None and b is not None and a.ndim > 0 and b.ndim > 0 and a.dtype != object and b.dtype != object
-    if readable and a.shape == b.shape and np.array_equal(a, b):
+    records = _record_arrays(dataset, neighbour)
+    if records is not None and records[0].shape == records[1].shape and np.array_equal(*records):
         return "identical", ("dataset and neighbour are identical: no audit can tell them apart, so nothing above 0 is certified; "
                 "pass the neighbouring dataset (one record replaced, added or removed) as neighbour")
     declared = _declared_relation(mechanism, dataset, neighbour)
@@ -94,9 +90,9 @@ def pair_note(dataset: Any, neighbour: Any, mechanism: Any = None) -> tuple[str,
         return "not adjacent", (f"dataset and neighbour are not neighbours under the mechanism's own relation "
                                 f"({relation}): a DP claim speaks of neighbouring datasets only, so this verdict concerns "
                                 "this pair, not the claim")
-    if not readable:
+    if records is None:
         return None
-    why = [_why_not_replace(a, b), _why_not_add_remove(a, b)]
+    why = [_why_not_replace(*records), _why_not_add_remove(*records)]
     if all(w is not None for w in why):
         return "not adjacent", ("dataset and neighbour are not neighbours under replace-one nor add/remove of a record ("
                 + "; ".join(w for w in why if w is not None) + "): a DP claim speaks of neighbouring datasets only, so "
@@ -104,6 +100,17 @@ def pair_note(dataset: Any, neighbour: Any, mechanism: Any = None) -> tuple[str,
                 "relation (adjacency='either' makes a non-adjacent pair an error; a mechanism whose inputs are not "
                 "records declares its own relation with are_neighbours(dataset, neighbour) and neighbour_relation)")
     return None
+
+
+def _record_arrays(dataset: Any, neighbour: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Both datasets as arrays of records (axis 0), or None when they cannot be read so (scalars, objects, ragged)."""
+    try:
+        a, b = np.asarray(dataset), np.asarray(neighbour)
+    except (TypeError, ValueError):
+        return None
+    if a.ndim == 0 or b.ndim == 0 or a.dtype == object or b.dtype == object:
+        return None
+    return a, b
 
 
 def _declared_relation(mechanism: Any, dataset: Any, neighbour: Any) -> tuple[str, bool] | None:
