@@ -108,3 +108,49 @@ def test_tradeoff_curve_with_infinite_statistic_values_has_no_nan():
     assert np.all(np.isfinite(alpha)) and np.all(np.isfinite(beta))
     assert alpha.min() >= 0 and alpha.max() <= 1 and beta.min() >= 0 and beta.max() <= 1
     assert np.all(np.diff(alpha) <= 0) and np.all(np.diff(beta) >= 0)
+
+
+def _value_pairs():
+    """Statistic values of the kinds an audit meets: continuous, discrete (atoms), rounded, with infinities, with NaN."""
+    rng = np.random.default_rng(7)
+    out = []
+    for kind in range(5):
+        for _ in range(12):
+            n0, n1 = (int(v) for v in rng.integers(1, 2500, 2))
+            if kind == 0:
+                s0, s1 = rng.normal(size=n0), rng.normal(0.5, 1.0, n1)
+            elif kind == 1:
+                s0, s1 = rng.integers(0, 7, n0).astype(float), rng.integers(0, 9, n1).astype(float)
+            elif kind == 2:
+                s0, s1 = rng.laplace(size=n0).round(2), rng.laplace(size=n1).round(3)
+            else:
+                s0, s1 = rng.normal(size=n0), rng.normal(size=n1)
+                s0[rng.random(n0) < 0.05] = np.inf
+                s1[rng.random(n1) < 0.05] = -np.inf
+                if kind == 4:
+                    s0[:3] = np.nan
+            out.append((s0, s1))
+    return out
+
+
+@pytest.mark.parametrize("max_candidates", [4, 64, 512])
+def test_thresholds_and_counts_equal_the_separate_passes(max_candidates):
+    # The audit's threshold sample is fitted by one sort per side (thresholds_and_counts); it must give exactly the
+    # thresholds of threshold_candidates and the counts of count_at_least (the golden numbers rest on both), on
+    # atoms, infinities and NaN alike; and the quantile read from the sorted values must be numpy's inverted_cdf.
+    from dpverify.audit.statistics import (
+        _inverted_cdf,
+        count_at_least,
+        threshold_candidates,
+        thresholds_and_counts,
+    )
+
+    for s0, s1 in _value_pairs():
+        t, k0, k1 = thresholds_and_counts(s0, s1, max_candidates=max_candidates)
+        expected = threshold_candidates(s0, s1, max_candidates=max_candidates)
+        assert np.array_equal(t, expected)
+        assert np.array_equal(k0, count_at_least(s0, expected)) and np.array_equal(k1, count_at_least(s1, expected))
+        pooled = np.concatenate([s0, s1])
+        pooled = np.sort(pooled[~np.isnan(pooled)])
+        q = np.linspace(0.0, 1.0, max_candidates)
+        assert np.array_equal(_inverted_cdf(pooled, q), np.quantile(pooled, q, method="inverted_cdf"))

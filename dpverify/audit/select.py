@@ -62,11 +62,10 @@ from dpverify.audit.statistics import (
     Statistic,
     ThresholdEvent,
     best_events,
-    count_at_least,
     flatten,
     identity,
     mean_difference_projection,
-    threshold_candidates,
+    thresholds_and_counts,
 )
 from dpverify.audit.vector_statistics import additive_log_ratio, vector_candidates
 
@@ -196,8 +195,9 @@ def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, datas
 
     values = tuple(held_values(stat) for stat in statistics)
     del r0, r1, device_held
-    thresholds = tuple(threshold_candidates(s0, s1) for s0, s1 in values)
-    counts = [(count_at_least(s0, t), count_at_least(s1, t)) for (s0, s1), t in zip(values, thresholds)]
+    found = [thresholds_and_counts(s0, s1) for s0, s1 in values]  # candidates and their counts, one sort per side
+    thresholds = tuple(t for t, _, _ in found)
+    counts = [(k0, k1) for _, k0, k1 in found]
     if sel0.shape[0] > held:  # the tail of the last chunk drawn: scored, not held for thresholds
         counts = _added(counts, score_chunk(statistics, thresholds, sel0[held:], sel1[held:]))
     for t0, t1 in device_tails:  # the same tail on a device: scored there

@@ -33,7 +33,7 @@ import numpy as np
 from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
 
 __all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_thresholds",
-           "best_threshold", "threshold_candidates", "ATOM_TOLERANCE", "count_at_least", "best_events", "evaluate", "row_keys",
+           "best_threshold", "threshold_candidates", "thresholds_and_counts", "ATOM_TOLERANCE", "count_at_least", "best_events", "evaluate", "row_keys",
            "DistinctRows"]
 
 
@@ -214,11 +214,56 @@ def threshold_candidates(s0: np.ndarray, s1: np.ndarray, *, max_candidates: int 
     the selection part (measured: iSVT2's difference-of-means event held 31 % of one side's selection outputs and
     39 % of the same outputs recomputed, a selection score of 0.25 for an event that certified 0.064).
     """
-    pooled = np.concatenate([np.ravel(s0), np.ravel(s1)]).astype(float, copy=False)
-    pooled = pooled[~np.isnan(pooled)]
-    values = np.unique(pooled)
-    if values.size == 0:
-        return values
+    ordered = np.sort(_without_nan(np.concatenate([np.ravel(s0), np.ravel(s1)])))
+    return _candidates_from_sorted(ordered, max_candidates)
+
+
+def thresholds_and_counts(s0: np.ndarray, s1: np.ndarray, *,
+                          max_candidates: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, k0, k1)``: :func:`threshold_candidates` of ``s0`` and ``s1`` with ``k0 = count_at_least(s0, t)`` and ``k1
+    = count_at_least(s1, t)``, the same numbers from one sort of each side: the counts are binary searches in the
+    sorted sides, the pooled sort a merge of the two. (The threshold sample of an audit is fitted this way in the
+    calling process, before any worker starts: about half the time of the three separate passes.)"""
+    a = np.sort(np.ravel(s0).astype(float, copy=False))
+    b = np.sort(np.ravel(s1).astype(float, copy=False))
+    if np.isnan(a[-1:]).any() or np.isnan(b[-1:]).any():  # NaN sorts last: the separate passes, as they treat it
+        return _counts_with_nan(s0, s1, max_candidates)
+    ordered = np.sort(np.concatenate([a, b]), kind="stable")  # two sorted runs: a merge
+    t = _candidates_from_sorted(ordered, max_candidates)
+    k0 = (a.size - np.searchsorted(a, t, side="left")).astype(np.int64)
+    k1 = (b.size - np.searchsorted(b, t, side="left")).astype(np.int64)
+    return t, k0, k1
+
+
+def _counts_with_nan(s0: np.ndarray, s1: np.ndarray, max_candidates: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = threshold_candidates(s0, s1, max_candidates=max_candidates)
+    return t, count_at_least(s0, t), count_at_least(s1, t)
+
+
+def _without_nan(values: np.ndarray) -> np.ndarray:
+    values = values.astype(float, copy=False)
+    return values[~np.isnan(values)]
+
+
+def _inverted_cdf(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.quantile(ordered, q, method="inverted_cdf")`` of an already sorted array (Hyndman & Fan 1996, definition
+    1: the smallest value whose empirical distribution function reaches q), with numpy's own index arithmetic:
+    index ``n q - 1``, rounded up unless it is an integer, negative indices clipped to 0."""
+    index = ordered.size * q - 1
+    previous = np.floor(index)
+    at = np.where(index - previous == 0, previous, previous + 1).astype(np.intp)
+    at[at < 0] = 0
+    return ordered[at]
+
+
+def _candidates_from_sorted(ordered: np.ndarray, max_candidates: int) -> np.ndarray:
+    """:func:`threshold_candidates` from the pooled values sorted, NaN removed."""
+    if ordered.size == 0:
+        return ordered
+    distinct = np.empty(ordered.size, dtype=bool)
+    distinct[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=distinct[1:])
+    values = ordered[distinct]  # np.unique of the pooled values
     finite_scale = np.abs(values[np.isfinite(values)])
     gaps = np.diff(values)
     new_atom = np.ones(values.size, dtype=bool)
@@ -227,7 +272,7 @@ def threshold_candidates(s0: np.ndarray, s1: np.ndarray, *, max_candidates: int 
         new_atom[1:] = ~((gaps <= ATOM_TOLERANCE * scale) & np.isfinite(scale))
     starts = np.flatnonzero(new_atom)
     if starts.size > max_candidates:
-        picks = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, max_candidates), method="inverted_cdf"))
+        picks = np.unique(_inverted_cdf(ordered, np.linspace(0.0, 1.0, max_candidates)))
         # the atom each quantile falls in, by its start
         atom_of = np.searchsorted(values[starts], picks, side="right") - 1
         starts = starts[np.unique(np.clip(atom_of, 0, starts.size - 1))]
