@@ -16,7 +16,10 @@ machine charges for this amount of work done K at a time. Columns, per case and 
 
 - ``CPU / one``: CPU seconds over ``audit(workers=1)`` alone: the issue's ratio, machine effects included;
 - ``CPU / indep.``: CPU seconds over the K independent processes: dpverify's own overhead (1.00 = none);
-- ``efficiency``: the wall time of one process over K times this row's (the scaling efficiency; 1 = perfect).
+- ``efficiency``: the wall time of one process over K times this row's (the scaling efficiency; 1 = perfect);
+- ``eff. / machine``: that efficiency divided by what the machine alone allows, ``CPU one / CPU indep.`` (the same
+  arithmetic done K at a time costs ``CPU indep. / CPU one`` times more CPU seconds: clock, cache and memory shared):
+  the scaling dpverify achieves on this machine (1 = nothing lost but what K independent processes lose too).
 
 Modes: ``one`` (``audit(workers=1)``), ``pool K`` (``audit(workers=K)``, forked worker processes,
 :mod:`dpverify.audit.parallel`), ``dask K`` (``audit(client=...)`` on :func:`dpverify.audit.distributed.local_cluster`
@@ -133,7 +136,7 @@ def main() -> None:
     k = args.workers
     print(f"{os.cpu_count()} cores; K = {k}; CPU = user + system seconds of every process of the audit")
     print(f"{'case':<18s} {'samples':>8s} {'mode':<9s} {'certified':>9s} {'wall [s]':>8s} {'CPU [s]':>8s} "
-          f"{'CPU / one':>9s} {'CPU / indep.':>12s} {'efficiency':>10s}")
+          f"{'CPU / one':>9s} {'CPU / indep.':>12s} {'efficiency':>10s} {'eff. / machine':>14s}")
     for i, case in enumerate(args.cases):
         samples = int(args.samples[min(i, len(args.samples) - 1)])
         rows = {m: run_row(case, samples, m, 1 if m == "one" else k, args.seed) for m in args.modes}
@@ -144,9 +147,11 @@ def main() -> None:
             certified = "-" if row["epsilon_lower"] is None else f"{row['epsilon_lower']:.4f}"
             r_one = "-" if one is None else f"{row['cpu'] / one:.2f}"
             r_ind = "-" if indep is None or m == "one" else f"{row['cpu'] / indep:.2f}"
-            eff = "-" if "one" not in rows or m == "one" else f"{rows['one']['wall'] / (k * row['wall']):.2f}"
+            scaling = None if "one" not in rows or m in ("one", "indep") else rows["one"]["wall"] / (k * row["wall"])
+            eff = "-" if scaling is None else f"{scaling:.2f}"
+            machine = "-" if scaling is None or one is None or indep is None else f"{scaling * indep / one:.2f}"
             print(f"{case:<18s} {samples:8.0e} {label:<9s} {certified:>9s} {row['wall']:8.1f} {row['cpu']:8.1f} "
-                  f"{r_one:>9s} {r_ind:>12s} {eff:>10s}", flush=True)
+                  f"{r_one:>9s} {r_ind:>12s} {eff:>10s} {machine:>14s}", flush=True)
 
 
 if __name__ == "__main__":
