@@ -114,16 +114,23 @@ TESTS = TestKind.values()[1:]
 MODES = Mode.values()
 
 
+#: The most outputs per chunk on a device for a mechanism that declares ``output_bytes()`` (the memory budget decides
+#: below it): 2^24 one-number outputs keep a GPU busy between two launches of Python work.
+DEVICE_CHUNK_CAP = 1 << 24
+
+
 def device_chunk_size(mechanism: Any, backend: Backend) -> int:
     """The default ``chunk_size``: :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` on numpy; on another backend the
-    largest power of 2 whose outputs and step temporaries fit the device's free memory budget
+    largest power of 2 whose outputs and temporaries fit the device's free memory budget
     (:meth:`~dpverify.backends.Backend.chunk_size` of ``mechanism.output_bytes()`` when it has it, as the gradient
-    samplers do), at most the default."""
+    samplers and the standard suite's mechanisms do), at most :data:`DEVICE_CHUNK_CAP` then; without
+    ``output_bytes()`` 8000 bytes per output are assumed and the default is the cap."""
     if backend.name == "numpy":
         return DEFAULT_CHUNK_SIZE
-    size = getattr(mechanism, "output_bytes", None)  # the gradient samplers say what one output takes on a device
-    per_output = float(size()) if callable(size) else 8.0 * 1000  # else: 1000 float64 values per output assumed
-    return backend.chunk_size(per_output, fraction=0.2, maximum=DEFAULT_CHUNK_SIZE)  # both sides: 40% of free memory
+    size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes on a device
+    if not callable(size):  # 1000 float64 values per output assumed
+        return backend.chunk_size(8.0 * 1000, fraction=0.2, maximum=DEFAULT_CHUNK_SIZE)
+    return backend.chunk_size(float(size()), fraction=0.2, maximum=DEVICE_CHUNK_CAP)  # both sides: 40% of free memory
 
 
 def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee | None = None,

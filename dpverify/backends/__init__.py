@@ -11,7 +11,11 @@ device counting (:mod:`dpverify.audit.chunk_work`) need, written once per backen
   (numpy: ``default_rng(ss)``; torch: a ``torch.Generator`` on the device, ``manual_seed`` from 64 bits of
   ``ss.generate_state``). A run is reproducible per backend and per device; the numbers differ between backends (the
   generators differ), the laws and every statistical guarantee do not;
-- :meth:`Backend.chunk_size` -- how many outputs fit in a fraction of the device's free memory.
+- :meth:`Backend.chunk_size` -- how many outputs fit in a fraction of the device's free memory;
+- numpy-named array functions (:meth:`Backend.where`, :meth:`Backend.argmax`, :meth:`Backend.lookup`, ...), numpy's
+  own on the numpy backend, so that a mechanism or statistic written with them is one copy for every backend and its
+  numpy numbers are those of plain numpy code; :func:`generator_backend` (the backend a generator draws on) and
+  :func:`backend_generic` (marks a function that takes any backend's arrays and keeps its values on their device).
 
 Nothing here imports torch until a torch backend is asked for.
 """
@@ -27,12 +31,14 @@ from dpverify.backends.base import (
     Backend,
     DeviceGenerator,
     NumpyBackend,
+    backend_generic,
     check_backend,
+    generator_backend,
     is_device_generator,
 )
 
-__all__ = ["BACKENDS", "Backend", "DeviceGenerator", "NumpyBackend", "backend_of", "check_backend", "get_backend",
-           "is_device_generator", "to_numpy"]
+__all__ = ["BACKENDS", "NUMPY", "Backend", "DeviceGenerator", "NumpyBackend", "backend_generic", "backend_of",
+           "check_backend", "generator_backend", "get_backend", "is_device_generator", "to_numpy"]
 
 
 def get_backend(backend: str = "numpy", device: str | None = None) -> Backend:
