@@ -254,3 +254,30 @@ def test_a_uniform_zero_is_drawn_again(torch_cpu):
     assert bool((u > 0).all()) and u[1] == 0.25 and u[3] == 0.75
     first.append(torch.tensor([0.0, 0.5], dtype=torch.float64))
     assert bool(gen.laplace(0.0, 1.0, size=2).isfinite().all())
+
+
+def test_device_chunks_of_small_outputs_may_exceed_the_numpy_default():
+    """On an 80 GB device, the one-number mechanisms (``output_bytes()`` <= 1024) get chunks of 2^23-2^24 outputs
+    (their memory budget, capped at ``DEVICE_CHUNK_CAP``), a sampler's kilobyte outputs and a mechanism that declares
+    nothing keep at most 2^20, and numpy keeps its default whatever the mechanism (its numbers depend on it)."""
+    from dpverify.audit.core import DEVICE_CHUNK_CAP, device_chunk_size
+    from dpverify.audit.split import DEFAULT_CHUNK_SIZE
+    from dpverify.backends import NUMPY, Backend
+
+    class EightyGigabytes(Backend):
+        name, device = "torch", "cuda"
+
+        def free_memory(self) -> int:
+            return 80 * 10**9
+
+    gpu = EightyGigabytes()
+    assert device_chunk_size(get("report_noisy_max3").mechanism, gpu) == 1 << 23  # 0.2 * 80e9 / 1024 -> 2^23
+    assert device_chunk_size(get("laplace_1").mechanism, gpu) == DEVICE_CHUNK_CAP == 1 << 24
+
+    class Chains:
+        def output_bytes(self) -> float:
+            return 11_600.0  # the DP-SGLD path of the closing table (d = 10, N = 100, T = 100)
+
+    assert device_chunk_size(Chains(), gpu) == DEFAULT_CHUNK_SIZE == 1 << 20
+    assert device_chunk_size(get("svt1").mechanism, gpu) == DEFAULT_CHUNK_SIZE
+    assert device_chunk_size(get("laplace_1").mechanism, NUMPY) == DEFAULT_CHUNK_SIZE
