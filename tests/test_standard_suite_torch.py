@@ -281,3 +281,23 @@ def test_device_chunks_of_small_outputs_may_exceed_the_numpy_default():
     assert device_chunk_size(Chains(), gpu) == DEFAULT_CHUNK_SIZE == 1 << 20
     assert device_chunk_size(get("svt1").mechanism, gpu) == DEFAULT_CHUNK_SIZE
     assert device_chunk_size(get("laplace_1").mechanism, NUMPY) == DEFAULT_CHUNK_SIZE
+
+
+@pytest.mark.parametrize("name, test", [("report_noisy_max_half_noise_replace", "events"),
+                                        ("report_noisy_max3", "likelihood_ratio"), ("laplace_1", "threshold")])
+def test_the_named_tests_also_stay_on_the_device(name, test, torch_cpu, monkeypatch):
+    """``test="events"`` (outcome log-ratio), ``"likelihood_ratio"`` (the declared density's ratio) and
+    ``"threshold"`` (the identity) on torch-CPU at 10^5 samples per side in chunks of 2^13: no chunk is copied to the
+    host, and the non-private cases are caught (the private Laplace is not flagged). Fails if one of these statistics
+    loses its device path."""
+    import dpverify.audit.chunk_work as chunk_work
+
+    def no_host_copy(outputs):
+        raise AssertionError("a chunk was copied to the host")
+
+    monkeypatch.setattr(chunk_work, "DistinctRows", no_host_copy)
+    case = get(name)
+    r = audit(case.mechanism, case.dataset, case.neighbour, epsilon=case.epsilon_claimed, samples=100_000, seed=2,
+              test=test, backend="torch", device="cpu", chunk_size=1 << 13, fit_cap=1 << 12, threshold_sample=1 << 12)
+    assert r.verdict == ("consistent" if case.private else "violation")
+    assert r.epsilon_lower <= case.epsilon_exact
