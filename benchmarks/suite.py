@@ -140,8 +140,13 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
         return 1
     kwargs = {"backend": backend_name, "device": device}
     if backend.name != "numpy":  # warm the device (context, kernels) outside the timed rows
-        warm = selected[0]
-        audit(warm.mechanism, warm.dataset, warm.neighbour, epsilon=warm.epsilon_claimed, samples=100_000, **kwargs)
+        for warm in selected:
+            try:
+                audit(warm.mechanism, warm.dataset, warm.neighbour, epsilon=warm.epsilon_claimed, samples=100_000,
+                      **kwargs)
+                break
+            except Exception:  # no device path: its own row will say so
+                continue
     for case in selected:
         for n in sizes:
             row = [case.name, backend_name, device or "cpu", f"{n:.0e}"]

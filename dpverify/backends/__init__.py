@@ -21,6 +21,7 @@ Nothing here imports torch until a torch backend is asked for.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -56,12 +57,18 @@ def get_backend(backend: str = "numpy", device: str | None = None) -> Backend:
 
 
 def backend_of(x: Any) -> Backend:
-    """The backend whose array ``x`` is (numpy for anything that is not a torch tensor)."""
+    """The backend whose array ``x`` is (numpy for anything that is not a torch tensor). Called for every array a
+    backend-generic function receives, so the torch backend of each device is built once (:func:`_torch_on`)."""
     if isinstance(x, np.ndarray) or type(x).__module__.split(".")[0] != "torch":
         return NUMPY
+    return _torch_on(str(x.device))
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_on(device: str) -> Backend:
     from dpverify.backends.torch_backend import TorchBackend
 
-    return TorchBackend(str(x.device))
+    return TorchBackend(device)
 
 
 def to_numpy(x: Any) -> np.ndarray:
