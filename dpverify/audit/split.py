@@ -199,11 +199,12 @@ def check_device_use(mechanism: Callable, dataset: Any, backend: Any, seed_seque
     """Check that ``mechanism`` can draw from ``backend``'s generator (:class:`~dpverify.backends.DeviceGenerator`),
     before any sample of the audit is drawn: one call of ``size`` outputs with a generator seeded from
     ``seed_sequence`` (a seed the audit's chunks never use). A mechanism written for numpy's ``Generator`` fails there
-    (an ``AttributeError`` for a draw the device generator lacks, a ``TypeError`` for numpy arithmetic on its tensors);
-    that is a ``NotImplementedError`` naming the mechanism and saying that ``backend='numpy'`` runs it."""
+    (an ``AttributeError`` for a draw the device generator lacks, a ``TypeError`` for numpy arithmetic on its tensors,
+    a ``RuntimeError`` for a host tensor met on a GPU); that is a ``NotImplementedError`` naming the mechanism and
+    saying that ``backend='numpy'`` runs it."""
     try:
         mechanism(dataset, size, backend.generator(seed_sequence))
-    except (AttributeError, TypeError, NotImplementedError) as exc:
+    except (AttributeError, TypeError, RuntimeError) as exc:  # NotImplementedError is a RuntimeError
         name = getattr(mechanism, "name", "") or getattr(mechanism, "__name__", "") or type(mechanism).__name__
         raise NotImplementedError(
             f"mechanism {name!r} cannot draw from the {backend.name} backend's generator on {backend.device!r} "

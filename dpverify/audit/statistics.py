@@ -33,8 +33,8 @@ import numpy as np
 from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
 from dpverify.backends import backend_generic, backend_of
 
-__all__ = ["Statistic", "ThresholdEvent", "flatten", "first_value", "identity", "mean_difference_projection", "best_thresholds",
-           "best_threshold", "threshold_candidates", "ATOM_TOLERANCE", "count_at_least", "best_events", "evaluate", "row_keys",
+__all__ = ["Statistic", "ThresholdEvent", "flatten", "first_value", "identity", "mean_difference_projection",
+           "best_thresholds", "best_threshold", "threshold_candidates", "ATOM_TOLERANCE", "count_at_least", "best_events", "evaluate", "row_keys",
            "DistinctRows"]
 
 
