@@ -14,8 +14,8 @@ Usage::
 
 ``--backend torch --device cuda`` (issue 26) audits on that array backend (the cases with a device path: the
 one-number cases, ``GPU1D``; another case is a "failed" row saying it has none) and prints the device table instead:
-case, backend, device (as the audit recorded them), samples per side, wall seconds of ``audit()`` (the median over
-seeds), peak memory (``Backend.peak_memory()`` on CUDA, reset before each audit; the process's ``ru_maxrss`` on the
+case, backend, device (as the audit recorded them), samples per side, the chunk size (``device_chunk_size``: what
+fits the device's free memory, numpy's default on numpy), wall seconds of ``audit()`` (the median over seeds), peak memory (``Backend.peak_memory()`` on CUDA, reset before each audit; the process's ``ru_maxrss`` on the
 CPU, marked RSS), certified epsilon (median), exact epsilon and their ratio. On torch an untimed audit of 10^5 samples
 warms the device first (CUDA context, kernels). ``--preset gpu1d`` is the GPU target of issue 26 -- the 11
 one-number cases at 10^9 samples per side, one seed, ``--backend torch --device cuda``; an explicit ``--sizes``,
@@ -45,6 +45,7 @@ import time
 
 from dpverify.audit import audit
 from dpverify.audit.standard_suite import cases, get
+from dpverify.audit.core import device_chunk_size
 from dpverify.backends import get_backend
 
 #: The standard suite's cases whose outputs are one number per sample: each has a device path (docs/gpu.md).
@@ -112,6 +113,15 @@ def _seconds(t: float) -> str:
     return f"{t:.2f}" if t < 10 else f"{t:.1f}"
 
 
+def _release_cached(backend) -> None:
+    """Give the memory torch's CUDA allocator cached from the last row back to the device, so that each row's chunk
+    size (from the device's free memory) and peak start afresh."""
+    if backend.name == "torch" and backend.device.startswith("cuda"):
+        import torch  # the torch backend is in use: torch is installed
+
+        torch.cuda.empty_cache()
+
+
 def _peak(backend) -> str:
     """Peak memory of the last audit: the device's (CUDA) in MB, else the process's maximum RSS in MB."""
     peak = backend.peak_memory()
@@ -125,12 +135,12 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
     """The device table (module docstring): one row per case and size; a case that fails (no device path, no CUDA)
     is a "failed" row with the error, and the other rows still run. Returns 1 if any row failed."""
     selected = cases() if not names else [get(n) for n in names]
-    cols = ["case", "backend", "device", "samples/side", "wall [s]", "peak MB", "certified", "exact", "ratio"]
+    cols = ["case", "backend", "device", "samples/side", "chunk", "wall [s]", "peak MB", "certified", "exact", "ratio"]
     if markdown:
         print("| " + " | ".join(cols) + " |")
         print("|" + "|".join("---" for _ in cols) + "|")
     else:
-        print(f"{'case':40s} {'backend':>7s} {'device':>6s} {'samples':>9s} {'wall[s]':>8s} {'peak MB':>12s} "
+        print(f"{'case':40s} {'backend':>7s} {'device':>6s} {'samples':>9s} {'chunk':>6s} {'wall[s]':>8s} {'peak MB':>12s} "
               f"{'certified':>9s} {'exact':>8s} {'ratio':>6s}")
     failed = 0
     try:
@@ -154,6 +164,8 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
                 lowers, times = [], []
                 for seed in range(seeds):
                     mech = BlackBox(case.mechanism) if black_box else case.mechanism
+                    _release_cached(backend)
+                    chunk = device_chunk_size(mech, backend)
                     backend.reset_peak_memory()
                     t0 = time.perf_counter()
                     r = audit(mech, case.dataset, case.neighbour, epsilon=case.epsilon_claimed, delta=case.delta,
@@ -163,16 +175,17 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
                     lowers.append(r.epsilon_lower)
                 cert = statistics.median(lowers)
                 ratio = "-" if math.isinf(case.epsilon_exact) else f"{cert / case.epsilon_exact:.3f}"
-                row = [case.name, r.backend, r.device, f"{n:.0e}", _seconds(statistics.median(times)), _peak(backend),
+                row = [case.name, r.backend, r.device, f"{n:.0e}", f"2^{chunk.bit_length() - 1}",
+                       _seconds(statistics.median(times)), _peak(backend),
                        _fmt(cert), _fmt(case.epsilon_exact), ratio]
             except Exception as exc:  # a row that cannot run says why; the table goes on
                 failed += 1
-                row += ["failed", "", f"{type(exc).__name__}: {str(exc)[:120]}", "", ""]
+                row += ["", "failed", "", f"{type(exc).__name__}: {str(exc)[:120]}", "", ""]
             if markdown:
                 print("| " + " | ".join(row) + " |", flush=True)
             else:
-                print(f"{row[0]:40s} {row[1]:>7s} {row[2]:>6s} {row[3]:>9s} {row[4]:>8s} {row[5]:>12s} "
-                      f"{row[6]:>9s} {row[7]:>8s} {row[8]:>6s}", flush=True)
+                print(f"{row[0]:40s} {row[1]:>7s} {row[2]:>6s} {row[3]:>9s} {row[4]:>6s} {row[5]:>8s} {row[6]:>12s} "
+                      f"{row[7]:>9s} {row[8]:>8s} {row[9]:>6s}", flush=True)
     return 1 if failed else 0
 
 
