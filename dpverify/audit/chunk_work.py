@@ -34,9 +34,11 @@ ScoreCounts = list[tuple[np.ndarray, np.ndarray]]
 
 class DeviceChunk:
     """A chunk of outputs held on another backend's device (:mod:`dpverify.backends`): a statistic that takes that
-    backend's arrays (``function.backend_generic``, e.g. the samplers' white-box path statistic) is evaluated there
-    and its values counted there, so the outputs never leave the device; any other statistic gets the chunk copied to
-    the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
+    backend's arrays (``function.backend_generic``: the samplers' white-box path statistic, the identity of one-number
+    outputs, the outcome log-ratio of discrete one-number outputs, the ratio of a backend-generic ``log_density``) is
+    evaluated there and its values counted there, so the outputs never leave the device; any other statistic (the
+    learned ones, implementation mode's floating-point statistics) gets the chunk copied to the host once (then as
+    :class:`~dpverify.audit.statistics.DistinctRows`)."""
 
     def __init__(self, outputs: Any):
         from dpverify.backends import backend_of

@@ -114,16 +114,28 @@ TESTS = TestKind.values()[1:]
 MODES = Mode.values()
 
 
+#: The most outputs per chunk on a device for a mechanism whose outputs are small (``output_bytes()`` at most
+#: :data:`SMALL_OUTPUT_BYTES`; the memory budget decides below it): 2^24 one-number outputs keep a GPU busy between
+#: two rounds of Python work, where 2^20 left 10^9 outputs per side in about 950 chunks of a fraction of a millisecond.
+DEVICE_CHUNK_CAP = 1 << 24
+#: Outputs up to this many bytes on the device (``output_bytes()``: the output and its temporaries) are "small".
+#: Larger ones (a sampler's chains: kilobytes each) keep the cap :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE`: a
+#: chunk of 2^20 of them is already a gigabyte or more per side.
+SMALL_OUTPUT_BYTES = 1024
+
+
 def device_chunk_size(mechanism: Any, backend: Backend) -> int:
     """The default ``chunk_size``: :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` on numpy; on another backend the
-    largest power of 2 whose outputs and step temporaries fit the device's free memory budget
+    largest power of 2 whose outputs and temporaries fit the device's free memory budget
     (:meth:`~dpverify.backends.Backend.chunk_size` of ``mechanism.output_bytes()`` when it has it, as the gradient
-    samplers do), at most the default."""
+    samplers and the standard suite's mechanisms do; else 8000 bytes per output), at most
+    :data:`DEVICE_CHUNK_CAP` for outputs of at most :data:`SMALL_OUTPUT_BYTES`, at most the numpy default otherwise."""
     if backend.name == "numpy":
         return DEFAULT_CHUNK_SIZE
-    size = getattr(mechanism, "output_bytes", None)  # the gradient samplers say what one output takes on a device
+    size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes on a device
     per_output = float(size()) if callable(size) else 8.0 * 1000  # else: 1000 float64 values per output assumed
-    return backend.chunk_size(per_output, fraction=0.2, maximum=DEFAULT_CHUNK_SIZE)  # both sides: 40% of free memory
+    cap = DEVICE_CHUNK_CAP if per_output <= SMALL_OUTPUT_BYTES else DEFAULT_CHUNK_SIZE
+    return backend.chunk_size(per_output, fraction=0.2, maximum=cap)  # both sides: 40% of free memory
 
 
 def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee | None = None,

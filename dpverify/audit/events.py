@@ -11,12 +11,20 @@ empirical log ratio
 0 for outcomes not seen in the fit samples, and the threshold search of
 :func:`dpverify.audit.statistics.best_threshold` then picks the union of the top outcomes on
 independent samples.
+
+On a device (:mod:`dpverify.backends`) the fitted statistic of one-value outputs is a table lookup there: the sorted
+outcomes and their log ratios go to the device once per chunk, each output is found by a binary search
+(``searchsorted``) and an exact comparison, and an output not among the outcomes gets 0 -- the numpy values, bit for
+bit. Outputs of several values are copied to the host (the statistic is then not backend-generic).
 """
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from dpverify.audit.statistics import Statistic, row_keys
+from dpverify.backends import backend_of
 
 __all__ = ["is_discrete", "outcome_log_ratio"]
 
@@ -49,6 +57,20 @@ def _unique_rows(rows: np.ndarray, return_inverse: bool = False):
     return np.unique(rows, axis=0)
 
 
+#: Outcome dtypes the device lookup compares in (torch has each of them).
+_DEVICE_DTYPES = ("uint8", "int8", "int16", "int32", "int64", "float32", "float64")
+
+
+def _device_lookup(outcomes: np.ndarray, log_ratio: np.ndarray, x: Any) -> Any:
+    """``log_ratio[k]`` where ``x`` equals the sorted ``outcomes[k]`` (compared in the outcomes' dtype, as the numpy
+    statistic does), 0 where it equals none of them; on the device of ``x``."""
+    xp = backend_of(x)
+    keys = xp.flat(outcomes)  # sorted (np.unique)
+    values = xp.astype(xp.flat(x), outcomes.dtype.name)
+    at = xp.minimum(xp.searchsorted(keys, values, side="left"), keys.shape[0] - 1)
+    return xp.where(keys[at] == values, xp.lookup(log_ratio, at), 0.0)
+
+
 def is_discrete(x0: np.ndarray, x1: np.ndarray) -> bool:
     """True if the pooled outputs show at most ``min(MAX_OUTCOMES, n/4)`` distinct rows (and >= 2)."""
     pooled = np.concatenate([_rows(x0), _rows(x1)])
@@ -68,6 +90,8 @@ def outcome_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
     log_ratio = np.log((c0 + 0.5) / (r0.shape[0] + 0.5)) - np.log((c1 + 0.5) / (r1.shape[0] + 0.5))
 
     def s(x: np.ndarray) -> np.ndarray:
+        if not isinstance(x, np.ndarray) and s.backend_generic:  # type: ignore[attr-defined]
+            return _device_lookup(outcomes[:, 0], log_ratio, x)
         rows = _rows(x).astype(outcomes.dtype, copy=False)
         if rows.shape[1] != outcomes.shape[1]:
             raise ValueError("outputs changed shape between fit and evaluation")
@@ -76,4 +100,5 @@ def outcome_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
         table[inv[: outcomes.shape[0]]] = log_ratio
         return table[inv[outcomes.shape[0]:]]
 
+    s.backend_generic = outcomes.shape[1] == 1 and outcomes.dtype.name in _DEVICE_DTYPES  # type: ignore[attr-defined]
     return Statistic("events", f"log-ratio of outcome frequencies ({outcomes.shape[0]} outcomes)", s)

@@ -20,6 +20,10 @@ The SVT and noisy-max parameters were written from the
 papers' descriptions and then cross-checked against the reference implementations of DP-Sniper
 (Bichsel et al. 2021; eth-sri/dp-sniper, ``dpsniper/mechanisms/sparse_vector_technique.py`` and
 ``report_noisy_max.py``): same epsilon1/epsilon2 splits, noise scales and cutoffs.
+
+:class:`AdditiveNoise` and :class:`RandomizedResponse` also run on a device (:mod:`dpverify.backends`): called with a
+device generator they draw with it and return tensors on its device, with the numpy path's law; their
+``log_density`` takes the outputs of any backend and keeps the values where the outputs are.
 """
 from __future__ import annotations
 
@@ -29,7 +33,8 @@ from typing import Callable
 
 import numpy as np
 
-from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real
+from dpverify.backends import backend_generic, backend_of, generator_backend, is_device_generator
+from dpverify.validation import check_delta, check_epsilon, check_finite_array, check_positive_int, check_real
 from dpverify.calculus.mechanisms.gaussian import GaussianMechanism, classic_gaussian_sigma, gaussian_epsilon
 from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 
@@ -59,6 +64,12 @@ class AdditiveNoise:
     Laplace on a vector at delta = 0: ``||Delta||_1 / b``; Gaussian:
     ``gaussian_epsilon(delta, ||Delta||_2 / sigma)`` by rotation invariance (Balle & Wang 2018, Thm 8),
     infinite at delta = 0. Otherwise ``None`` (unknown).
+
+    On numpy, sampling and ``log_density`` are the noise mechanism's own (:mod:`dpverify.calculus.mechanisms`). On a
+    device (a device generator, a tensor of outputs) the same formulas run with the backend's functions: ``f(D) +
+    rng.laplace(0, b)`` or ``f(D) + sigma rng.standard_normal()``, and ``-|x - f(D)|/b - log(2b)`` or
+    ``-z^2/2 - log sigma - log(2 pi)/2`` summed over coordinates (the calculus layer stays free of backends; the
+    torch tests check the two agree).
     """
 
     query: Callable
@@ -66,10 +77,35 @@ class AdditiveNoise:
     name: str = ""
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.noise.sample(self.query(dataset), n, rng)
+        if not is_device_generator(rng):
+            return self.noise.sample(self.query(dataset), n, rng)
+        value = check_finite_array(self.query(dataset), "value")
+        size = (check_positive_int(n, "n"),) + value.shape
+        if isinstance(self.noise, LaplaceMechanism):
+            noise = rng.laplace(0.0, self.noise.scale, size=size)
+        else:
+            noise = self.noise.sigma * rng.standard_normal(size)
+        return generator_backend(rng).asarray(value) + noise
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
-        return self.noise.log_density(self.query(dataset), outputs)
+        xp = backend_of(outputs)
+        if xp.name == "numpy":
+            return self.noise.log_density(self.query(dataset), outputs)
+        value = xp.asarray(check_finite_array(self.query(dataset), "value"))
+        out = xp.asarray(outputs)
+        if isinstance(self.noise, LaplaceMechanism):
+            b = self.noise.scale
+            ld = -xp.abs(out - value) / b - math.log(2.0 * b)
+        else:
+            z = (out - value) / self.noise.sigma
+            ld = -0.5 * z * z - math.log(self.noise.sigma) - 0.5 * math.log(2.0 * math.pi)
+        return xp.sum(ld.reshape(out.shape[0], -1), axis=1)
+
+    def output_bytes(self) -> float:
+        """Device bytes per output for the auditor's chunk size: the output, its noise and the statistics' values and
+        sort (256 bytes, generously, for a scalar answer)."""
+        return 256.0
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         diff = np.atleast_1d(np.asarray(self.query(dataset), dtype=float) - np.asarray(self.query(neighbour), dtype=float))
@@ -119,14 +155,24 @@ class RandomizedResponse:
         return 1.0 / (1.0 + math.exp(-self.epsilon))
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` int8 reports: the bit where ``U < p``, ``U`` uniform from ``rng`` (numpy's ``Generator``, or a device
+        generator: then an int8 tensor on its device)."""
         bit = int(np.asarray(dataset).reshape(-1)[0])
+        xp = generator_backend(rng)
         keep = rng.random(n) < self.p
-        return np.where(keep, bit, 1 - bit).astype(np.int8)
+        return xp.astype(xp.where(keep, bit, 1 - bit), "int8")
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
         bit = int(np.asarray(dataset).reshape(-1)[0])
-        same = np.asarray(outputs).reshape(-1) == bit
-        return np.where(same, math.log(self.p), math.log1p(-self.p))
+        xp = backend_of(outputs)
+        same = xp.flat(outputs) == bit
+        return xp.where(same, math.log(self.p), math.log1p(-self.p))
+
+    def output_bytes(self) -> float:
+        """Device bytes per output for the auditor's chunk size (256 bytes, generously: the uniform, the report, the
+        statistics' values and sort)."""
+        return 256.0
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
         if int(np.asarray(dataset).reshape(-1)[0]) == int(np.asarray(neighbour).reshape(-1)[0]):

@@ -20,6 +20,12 @@ the floating-point attack of Mironov 2012 ("On significance of the least signifi
 differential privacy", CCS 2012); the auditor measures the mathematical privacy loss, so it
 rounds the artefact away. To look for such attacks, audit in implementation mode (``audit(..., mode=
 "implementation")``, :mod:`.floating_point`), which also tries the unrounded ratio (``decimals=None``).
+
+On a device (:mod:`dpverify.backends`): when the mechanism's ``log_density`` is backend-generic (marked by
+:func:`dpverify.backends.backend_generic`, as the standard suite's are), the ratio of a torch tensor of outputs is
+computed, checked for NaN and rounded on its device (torch's ``round(decimals=9)`` is numpy's ``x * 1e9``, round half
+to even, ``/ 1e9``), so the auditor counts it there (:mod:`dpverify.audit.chunk_work`); numpy outputs take the
+numpy code unchanged.
 """
 from __future__ import annotations
 
@@ -40,13 +46,13 @@ def _rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
     return values if decimals is None else np.round(values, decimals)
 
 
-def _device_values(llr: Callable, x, decimals: int | None):
+def _device_values(llr: Callable, x, decimals: int | None, source: str = "the mechanism's log_likelihood_ratio"):
     """``llr(x)`` for a torch tensor ``x``, checked and rounded on its device (:mod:`dpverify.backends`)."""
     from dpverify.backends import backend_of
 
     values = llr(x)
     if backend_of(values).any_nan(values):
-        raise ValueError("the mechanism's log_likelihood_ratio gave NaN for some outputs")
+        raise ValueError(f"{source} gave NaN for some outputs")
     return values if decimals is None else values.round(decimals=decimals)
 
 
@@ -62,13 +68,19 @@ def log_likelihood_ratio(log_density: Callable, dataset, neighbour, *, decimals:
     decimals (default :data:`DECIMALS`; ``None``: unrounded, named ``likelihood_ratio:unrounded``, the
     floating-point statistic of implementation mode)."""
     decimals = _check_decimals(decimals)
+    on_device = getattr(log_density, "backend_generic", False)
 
     def s(x: np.ndarray) -> np.ndarray:
+        if on_device and not isinstance(x, np.ndarray):  # another backend's outputs: values stay on its device
+            return _device_values(lambda y: log_density(dataset, y) - log_density(neighbour, y), x, decimals,
+                                  "log_density (-inf on both datasets: outside both supports?)")
         with np.errstate(invalid="ignore"):
             values = np.asarray(log_density(dataset, x), dtype=float) - np.asarray(log_density(neighbour, x), dtype=float)
         if np.isnan(values).any():
             raise ValueError("log_density gave NaN or -inf on both datasets for some outputs (outside both supports?)")
         return _rounded(values, decimals)
+
+    s.backend_generic = on_device  # type: ignore[attr-defined]
 
     if decimals is None:
         return Statistic("likelihood_ratio:unrounded", "log p_D(x) - log p_D'(x), unrounded", s)

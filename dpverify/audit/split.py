@@ -36,7 +36,8 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_SELECTION_FRACTION", "DEFAULT_CHUNK_SIZE", "RNG_PROBE_SIZE", "SplitPlan", "draw", "check_outputs",
-    "check_rng_use", "NonReproducibleMechanismWarning", "ChunkSampler", "FIT_CAP", "THRESHOLD_SAMPLE",
+    "check_rng_use", "check_device_use", "NonReproducibleMechanismWarning", "ChunkSampler", "FIT_CAP",
+    "THRESHOLD_SAMPLE",
 ]
 
 #: Fraction of the samples per side used to choose the test (the rest certify).
@@ -193,6 +194,24 @@ def check_rng_use(mechanism: Callable, dataset: Any, seed_sequence: np.random.Se
     return "ok"
 
 
+def check_device_use(mechanism: Callable, dataset: Any, backend: Any, seed_sequence: np.random.SeedSequence,
+                     size: int = RNG_PROBE_SIZE) -> None:
+    """Check that ``mechanism`` can draw from ``backend``'s generator (:class:`~dpverify.backends.DeviceGenerator`),
+    before any sample of the audit is drawn: one call of ``size`` outputs with a generator seeded from
+    ``seed_sequence`` (a seed the audit's chunks never use). A mechanism written for numpy's ``Generator`` fails there
+    (an ``AttributeError`` for a draw the device generator lacks, a ``TypeError`` for numpy arithmetic on its tensors,
+    a ``RuntimeError`` for a host tensor met on a GPU); that is a ``NotImplementedError`` naming the mechanism and
+    saying that ``backend='numpy'`` runs it."""
+    try:
+        mechanism(dataset, size, backend.generator(seed_sequence))
+    except (AttributeError, TypeError, RuntimeError) as exc:  # NotImplementedError is a RuntimeError
+        name = getattr(mechanism, "name", "") or getattr(mechanism, "__name__", "") or type(mechanism).__name__
+        raise NotImplementedError(
+            f"mechanism {name!r} cannot draw from the {backend.name} backend's generator on {backend.device!r} "
+            f"({type(exc).__name__}: {exc}); it has no device path: audit it with backend='numpy' (the default), or "
+            "draw with the generator's own methods (docs/gpu.md)") from exc
+
+
 class ChunkSampler:
     """Draws chunk ``j`` of both sides on demand: ``default_rng(chunk_seeds[side][j])`` (module docstring), outputs
     checked by :func:`check_outputs`. Chunk indices run over the selection chunks, then the estimation chunks, of
@@ -200,7 +219,8 @@ class ChunkSampler:
     what lets worker processes draw chunks in any order with results identical to one process.
 
     ``check_rng``: first run :func:`check_rng_use` on ``datasets[0]`` with seeds from a third child of the root seed
-    sequence (the two sides' streams do not depend on it).
+    sequence (the two sides' streams do not depend on it). On another backend, :func:`check_device_use` then probes
+    that the mechanism can draw from the backend's generator (from one more child; a clear error before any sample).
     """
 
     names = ("dataset", "neighbour")
@@ -214,6 +234,8 @@ class ChunkSampler:
         sides = root.spawn(2)
         if check_rng:
             check_rng_use(mechanism, datasets[0], root.spawn(1)[0])
+        if self.backend is not None:
+            check_device_use(mechanism, datasets[0], self.backend, root.spawn(1)[0])
         self.mechanism = mechanism
         self.datasets = datasets
         self.plan = plan

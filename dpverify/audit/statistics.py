@@ -26,14 +26,16 @@ one output, so ``s(x_i) = s(u_{k(i)})`` with ``u`` the distinct rows and ``k`` t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from dpverify.audit.bounds import ORIENTATIONS, epsilon_lower_bound
+from dpverify.backends import backend_generic, backend_of
 
-__all__ = ["Statistic", "ThresholdEvent", "flatten", "identity", "mean_difference_projection", "best_thresholds",
-           "best_threshold", "threshold_candidates", "thresholds_and_counts", "ATOM_TOLERANCE", "count_at_least", "best_events", "evaluate", "row_keys",
+__all__ = ["Statistic", "ThresholdEvent", "flatten", "first_value", "identity", "mean_difference_projection",
+           "best_thresholds", "best_threshold", "threshold_candidates", "thresholds_and_counts", "ATOM_TOLERANCE",
+           "count_at_least", "best_events", "evaluate", "row_keys",
            "DistinctRows"]
 
 
@@ -177,9 +179,18 @@ def evaluate(statistic: Callable[[np.ndarray], np.ndarray], outputs: np.ndarray)
     return DistinctRows(outputs).apply(statistic)
 
 
+@backend_generic
+def first_value(x: Any) -> Any:
+    """The first value of each output as float64, on the backend that holds ``x`` (numpy: ``flatten(x)[:, 0]``)."""
+    xp = backend_of(x)
+    if xp.name == "numpy":
+        return flatten(x)[:, 0]
+    return xp.asarray(x.reshape(x.shape[0], -1)[:, 0])
+
+
 def identity(x0: np.ndarray, x1: np.ndarray) -> Statistic:
-    """``s(x) = x`` for scalar outputs (one number per output)."""
-    return Statistic("identity", "x", lambda x: flatten(x)[:, 0])
+    """``s(x) = x`` for scalar outputs (one number per output); backend-generic (:func:`first_value`)."""
+    return Statistic("identity", "x", first_value)
 
 
 def mean_difference_projection(x0: np.ndarray, x1: np.ndarray) -> Statistic:

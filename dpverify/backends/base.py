@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+import contextlib
+from typing import Any, Callable, ContextManager, TypeVar
 
 import numpy as np
 
-__all__ = ["BACKENDS", "NUMPY", "Backend", "DeviceGenerator", "NumpyBackend", "check_backend", "is_device_generator"]
+__all__ = ["BACKENDS", "NUMPY", "Backend", "DeviceGenerator", "NumpyBackend", "backend_generic", "check_backend",
+           "generator_backend", "is_device_generator"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: The backends ``backend=`` accepts (numpy is the default and the reference).
 BACKENDS = ("numpy", "torch")
@@ -33,15 +37,39 @@ def check_backend(backend: Any, device: Any = None) -> tuple[str, str | None]:
 
 
 class DeviceGenerator:
-    """A backend's random generator (numpy's own ``Generator`` is used as is): ``standard_normal(shape)`` and
-    ``random(shape)`` (uniform on [0, 1)) return arrays of the backend, float64, on its device."""
+    """A backend's random generator (numpy's own ``Generator`` is used as is). Every draw returns an array of the
+    backend on its device; ``size`` is an int or a shape, as for numpy's ``Generator``, and the methods that numpy's
+    ``Generator`` also has take its arguments, so a mechanism draws with one line for both.
+
+    - ``random(size)``: uniform on [0, 1), float64 (torch: 53 random bits on the CPU, curand's doubles on CUDA);
+    - ``standard_normal(size)``: float64;
+    - ``laplace(loc, scale, size)``, ``exponential(scale, size)``, ``gumbel(loc, scale, size)``: float64, by inversion
+      of one uniform each (the algorithms and their float64 resolution are those of
+      :class:`~dpverify.backends.torch_backend.TorchGenerator`);
+    - ``integers(low, high, size)``: int64, uniform on ``{low, ..., high - 1}`` (by scaling one uniform).
+
+    The laws are numpy's; the algorithms, hence the numbers, are not (numpy draws exponentials by a ziggurat and
+    integers by rejection).
+    """
 
     backend: Backend
 
-    def standard_normal(self, shape) -> Any:  # pragma: no cover - every subclass defines it
+    def standard_normal(self, size) -> Any:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
-    def random(self, shape) -> Any:  # pragma: no cover - every subclass defines it
+    def random(self, size) -> Any:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def laplace(self, loc: float = 0.0, scale: float = 1.0, size=None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def exponential(self, scale: float = 1.0, size=None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def gumbel(self, loc: float = 0.0, scale: float = 1.0, size=None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def integers(self, low: int, high: int | None = None, size=None) -> Any:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -51,9 +79,27 @@ def is_device_generator(rng: Any) -> bool:
     return isinstance(rng, DeviceGenerator)
 
 
+def generator_backend(rng: Any) -> Backend:
+    """The backend whose arrays ``rng`` draws: its own for a :class:`DeviceGenerator`, numpy for anything else (a
+    ``numpy.random.Generator``). A mechanism written with this backend's array functions runs on both."""
+    return rng.backend if isinstance(rng, DeviceGenerator) else NUMPY
+
+
+def backend_generic(function: F) -> F:
+    """Mark ``function`` (a statistic, or a mechanism's ``log_density``) as taking any backend's arrays and returning
+    its values as an array of the same backend, on the same device; the auditor then evaluates it where the outputs
+    are (:mod:`dpverify.audit.chunk_work`)."""
+    function.backend_generic = True  # type: ignore[attr-defined]
+    return function
+
+
 class Backend:
     """The array operations of the device path, for one backend and device (module docstring of
-    :mod:`dpverify.backends`). Arrays are float64 throughout, as in the numpy reference."""
+    :mod:`dpverify.backends`). Arrays are float64 throughout, as in the numpy reference.
+
+    The array functions carry numpy's names and numpy's semantics, and the numpy backend's are numpy's own, so a
+    mechanism or statistic written with them gives on numpy exactly the numbers it gave with numpy's functions (the
+    standard suite's mechanisms and their log-densities, :mod:`dpverify.audit.standard`)."""
 
     name: str = ""
     device: str = "cpu"
@@ -92,6 +138,68 @@ class Backend:
     def norm(self, x: Any) -> Any:
         """Euclidean norm over the last axis."""
         raise NotImplementedError
+
+    # -- numpy-named array functions (numpy's semantics; scalars allowed where numpy allows them) ----------------
+    def flat(self, x: Any) -> Any:
+        """``x`` as a 1-d array of the backend, its dtype kept (numpy: ``np.asarray(x).reshape(-1)``)."""
+        raise NotImplementedError
+
+    def abs(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def log(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def log1p(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def exp(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def expm1(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def isfinite(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def where(self, condition: Any, x: Any, y: Any) -> Any:
+        raise NotImplementedError
+
+    def max(self, x: Any, axis: int) -> Any:
+        raise NotImplementedError
+
+    def argmax(self, x: Any, axis: int) -> Any:
+        raise NotImplementedError
+
+    def sum(self, x: Any, axis: int) -> Any:
+        raise NotImplementedError
+
+    def cumsum(self, x: Any, axis: int) -> Any:
+        raise NotImplementedError
+
+    def flip(self, x: Any, axis: int) -> Any:
+        raise NotImplementedError
+
+    def concatenate(self, arrays: Any, axis: int) -> Any:
+        raise NotImplementedError
+
+    def astype(self, x: Any, dtype: str) -> Any:
+        """``x`` converted to the dtype named ``dtype`` ("int8", "int64", "float64", ...)."""
+        raise NotImplementedError
+
+    def lookup(self, table: Any, indices: Any) -> Any:
+        """``table[indices]`` as a 1-d array of the backend: ``table`` (a host array, e.g. a log-pmf over the atoms
+        of a discrete output, computed once) indexed by the integer-valued ``indices`` (numpy:
+        ``table[np.asarray(indices).reshape(-1).astype(int)]``)."""
+        raise NotImplementedError
+
+    def searchsorted(self, sorted_values: Any, values: Any, side: str = "left") -> Any:
+        """``np.searchsorted(sorted_values, values, side)``; ``sorted_values`` may be a host array."""
+        raise NotImplementedError
+
+    def errstate(self, **settings: str) -> ContextManager:
+        """numpy's ``np.errstate(**settings)``; nothing on backends that do not warn."""
+        return contextlib.nullcontext()
 
     def all_finite(self, x: Any) -> bool:
         raise NotImplementedError
@@ -197,6 +305,60 @@ class NumpyBackend(Backend):
 
     def norm(self, x: Any) -> np.ndarray:
         return np.linalg.norm(x, axis=-1)
+
+    def flat(self, x: Any) -> np.ndarray:
+        return np.asarray(x).reshape(-1)
+
+    def abs(self, x: Any) -> np.ndarray:
+        return np.abs(x)
+
+    def log(self, x: Any) -> np.ndarray:
+        return np.log(x)
+
+    def log1p(self, x: Any) -> np.ndarray:
+        return np.log1p(x)
+
+    def exp(self, x: Any) -> np.ndarray:
+        return np.exp(x)
+
+    def expm1(self, x: Any) -> np.ndarray:
+        return np.expm1(x)
+
+    def isfinite(self, x: Any) -> np.ndarray:
+        return np.isfinite(x)
+
+    def where(self, condition: Any, x: Any, y: Any) -> np.ndarray:
+        return np.where(condition, x, y)
+
+    def max(self, x: Any, axis: int) -> np.ndarray:
+        return np.max(x, axis=axis)
+
+    def argmax(self, x: Any, axis: int) -> np.ndarray:
+        return np.argmax(x, axis=axis)
+
+    def sum(self, x: Any, axis: int) -> np.ndarray:
+        return np.sum(x, axis=axis)
+
+    def cumsum(self, x: Any, axis: int) -> np.ndarray:
+        return np.cumsum(x, axis=axis)
+
+    def flip(self, x: Any, axis: int) -> np.ndarray:
+        return np.flip(x, axis=axis)
+
+    def concatenate(self, arrays: Any, axis: int) -> np.ndarray:
+        return np.concatenate(arrays, axis=axis)
+
+    def astype(self, x: Any, dtype: str) -> np.ndarray:
+        return np.asarray(x).astype(dtype)
+
+    def lookup(self, table: Any, indices: Any) -> np.ndarray:
+        return np.asarray(table)[np.asarray(indices).reshape(-1).astype(int)]
+
+    def searchsorted(self, sorted_values: Any, values: Any, side: str = "left") -> np.ndarray:
+        return np.searchsorted(sorted_values, values, side=side)  # type: ignore[call-overload]
+
+    def errstate(self, **settings: str) -> ContextManager:
+        return np.errstate(**settings)  # type: ignore[arg-type]
 
     def all_finite(self, x: Any) -> bool:
         return bool(np.isfinite(x).all())

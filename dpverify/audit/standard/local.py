@@ -15,6 +15,11 @@ are the paper's: ``eps_1 = h log(q*(1 - p*) / (p*(1 - q*)))`` for one report wit
 GeoSample(k, n): a count c in {0..n} is released as z with ``P(z) = (F(z) - F(z-1)) / d``, F the integer table
 of Alg. 4.8 and ``d = (2^{k+1} + 1)(2^k + 1)^{n-1}``; the probabilities are exact rationals (Python integers), so
 the exact pair epsilon is exact up to the final log. It is ``log(1 + 2^-k)``-DP (Thm 4.7).
+
+GeoSample also runs on a device (:mod:`dpverify.backends`): with a device generator its uniform integer is the
+generator's ``integers`` and the table search the backend's ``searchsorted``, so the outputs are int64 tensors on the
+device with the numpy path's law (each integer's probability within ``d 2^-53`` relative, about 1e-11 here); its
+``log_density`` looks the tabulated log-pmf up where the outputs are.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpverify.backends import backend_generic, backend_of, generator_backend
 from dpverify.validation import check_positive_int, check_probability
 from dpverify.calculus.mechanisms.exponential import discrete_epsilon
 
@@ -166,12 +172,21 @@ class GeoSample:
         return v
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Alg. 4.8 step 3: ``u`` uniform on ``{1..d}``, output the first ``z`` with ``F(z) >= u`` (int64; a device
+        generator's draws stay on its device, module docstring)."""
         f = np.array(self.table(self._count(dataset)), dtype=np.int64)
         u = rng.integers(1, f[-1] + 1, size=check_positive_int(n, "n"))
-        return np.searchsorted(f, u, side="left")
+        return generator_backend(rng).searchsorted(f, u, side="left")
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
-        return self.log_probabilities(self._count(dataset))[np.asarray(outputs).reshape(-1).astype(int)]
+        """The exact log-pmf (:meth:`log_probabilities`), looked up where ``outputs`` are."""
+        return backend_of(outputs).lookup(self.log_probabilities(self._count(dataset)), outputs)
+
+    def output_bytes(self) -> float:
+        """Device bytes per output for the auditor's chunk size: the uniform, the output and the statistics' values
+        and sort (256 bytes, generously)."""
+        return 256.0
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
         return discrete_epsilon(self.log_probabilities(self._count(dataset)),

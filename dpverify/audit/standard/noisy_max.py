@@ -15,6 +15,13 @@ Adjacency: the answers are sensitivity-1 queries, every answer moving by at most
 shift; replace-one adjacency for general queries). Scale 2/epsilon makes the index epsilon-DP there (Dwork & Roth
 2014, Claim 3.9 with sensitivity 2 for non-monotone changes); scale 1/epsilon suffices only when all answers move
 in the same direction (counting queries under add/remove: monotone shift).
+
+Device path (:mod:`dpverify.backends`): called with a device generator, :class:`NoisyMax` and
+:class:`ExponentialSelection` draw their noise with that generator's ``laplace``/``exponential``/``gumbel`` (numpy's
+signatures) and reduce it with the backend's ``argmax``/``max``, so the outputs are tensors on the device with the
+numpy path's law; their ``log_density`` is backend-generic (the index laws tabulated once on the host and looked up on
+the device, the maximum's density in closed form on the device). On numpy the same lines call numpy's own functions:
+the numbers are unchanged.
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpverify.backends import backend_generic, backend_of, generator_backend
 from dpverify.validation import check_epsilon, check_positive_int, check_real
 from dpverify.audit.standard.numerics import (
     exponential_logcdf,
@@ -35,12 +43,16 @@ from dpverify.audit.standard.numerics import (
 )
 from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
 
-__all__ = ["NOISES", "RELEASES", "NoisyMax", "index_log_probabilities", "max_log_density", "ExponentialSelection"]
+__all__ = ["NOISES", "RELEASES", "NoisyMax", "index_log_probabilities", "max_log_density", "ExponentialSelection",
+           "DEVICE_OUTPUT_BYTES"]
 
 NOISES = ("laplace", "exponential")
 RELEASES = ("index", "value")
 #: How many noise scales beyond the answers the integrals and suprema extend (tail mass e^-60).
 TAIL_SCALES = 60.0
+#: Device memory one output of these mechanisms takes while it is drawn and scored (``output_bytes()``: its noise
+#: row, the maximum's log-density temporaries and the statistics' values and sort, for up to about 16 answers).
+DEVICE_OUTPUT_BYTES = 1024
 
 
 def _answers(dataset) -> np.ndarray:
@@ -57,19 +69,22 @@ def _log_f_F(noise: str):
 
 
 def _row_logsumexp(a: np.ndarray) -> np.ndarray:
-    """log sum_j exp(a[:, j]) per row, shifted by the row maximum (rows of -inf give -inf). Numpy only: scipy's
-    general ``logsumexp`` was measured at twice the time on 10^6 x 5 arrays, most of an audit of the noisy maximum."""
-    top = np.max(a, axis=1)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
+    """log sum_j exp(a[:, j]) per row, shifted by the row maximum (rows of -inf give -inf). The backend's functions
+    (any backend's array): scipy's general ``logsumexp`` was measured at twice the time on 10^6 x 5 arrays, most of
+    an audit of the noisy maximum."""
+    xp = backend_of(a)
+    top = xp.max(a, axis=1)
+    top = xp.where(xp.isfinite(top), top, 0.0)
+    with xp.errstate(divide="ignore"):
+        return top + xp.log(xp.sum(xp.exp(a - top[:, None]), axis=1))
 
 
 def _leave_one_out_sum(logF: np.ndarray) -> np.ndarray:
-    """sum_{j != i} logF[..., j] for every i, by prefix and suffix sums (no inf - inf)."""
-    zeros = np.zeros(logF.shape[:-1] + (1,))
-    prefix = np.concatenate([zeros, np.cumsum(logF, axis=-1)[..., :-1]], axis=-1)
-    suffix = np.concatenate([np.cumsum(logF[..., ::-1], axis=-1)[..., ::-1][..., 1:], zeros], axis=-1)
+    """sum_{j != i} logF[..., j] for every i, by prefix and suffix sums (no inf - inf; any backend's array)."""
+    xp = backend_of(logF)
+    zeros = xp.zeros(tuple(logF.shape[:-1]) + (1,))
+    prefix = xp.concatenate([zeros, xp.cumsum(logF, axis=-1)[..., :-1]], axis=-1)
+    suffix = xp.concatenate([xp.flip(xp.cumsum(xp.flip(logF, axis=-1), axis=-1), axis=-1)[..., 1:], zeros], axis=-1)
     return prefix + suffix
 
 
@@ -94,11 +109,13 @@ def index_log_probabilities(answers, noise: str, scale: float) -> np.ndarray:
 
 
 def max_log_density(answers, x, noise: str, scale: float) -> np.ndarray:
-    """log g(x), g the density of max_i (q_i + Z_i) (module docstring), vectorised over ``x``."""
+    """log g(x), g the density of max_i (q_i + Z_i) (module docstring), vectorised over ``x`` (any backend's array;
+    the values on its device)."""
     q = _answers(answers)
     logf, logF = _log_f_F(noise)
-    d = np.asarray(x, dtype=float).reshape(-1)[:, None] - q[None, :]
-    with np.errstate(invalid="ignore"):
+    xp = backend_of(x)
+    d = xp.asarray(x).reshape(-1)[:, None] - xp.asarray(q)[None, :]
+    with xp.errstate(invalid="ignore"):
         return _row_logsumexp(logf(d, scale) + _leave_one_out_sum(logF(d, scale)))
 
 
@@ -131,20 +148,30 @@ class NoisyMax:
         return self.scale_factor / self.epsilon
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` outputs drawn from ``rng``: numpy's ``Generator`` (numpy arrays) or a device generator (tensors on
+        its device; module docstring). The index is int64, the value float64, on both."""
         q = _answers(dataset)
         n = check_positive_int(n, "n")
+        xp = generator_backend(rng)
         if self.noise == "laplace":
             z = rng.laplace(0.0, self.scale, size=(n, q.size))
         else:
             z = rng.exponential(self.scale, size=(n, q.size))
-        noisy = q + z
-        return np.argmax(noisy, axis=1) if self.release == "index" else noisy.max(axis=1)
+        noisy = xp.asarray(q) + z
+        return xp.argmax(noisy, axis=1) if self.release == "index" else xp.max(noisy, axis=1)
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
+        """log P(index) from the tabulated index law (computed on the host once), or log g(value) in closed form;
+        ``outputs`` of any backend, the values on its device."""
         if self.release == "index":
             table = index_log_probabilities(dataset, self.noise, self.scale)
-            return table[np.asarray(outputs).reshape(-1).astype(int)]
+            return backend_of(outputs).lookup(table, outputs)
         return max_log_density(dataset, outputs, self.noise, self.scale)
+
+    def output_bytes(self) -> float:
+        """Device bytes per output for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
+        return float(DEVICE_OUTPUT_BYTES)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         if self.release == "index":
@@ -186,10 +213,22 @@ class ExponentialSelection:
         return ExponentialMechanism(self.epsilon, self.utility_sensitivity)
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.em.sample(_answers(dataset), n, rng)
+        """``n`` indices by the Gumbel-max trick, ``argmax_i (log P[i] + G_i)`` with ``G`` i.i.d. standard Gumbel
+        (``ExponentialMechanism.sample``'s draws and arithmetic, written with ``rng``'s backend so that a device
+        generator draws on its device; numpy's numbers are unchanged)."""
+        n = check_positive_int(n, "n")
+        logp = self.em.log_probabilities(_answers(dataset))
+        xp = generator_backend(rng)
+        return xp.argmax(xp.asarray(logp) + rng.gumbel(size=(n, logp.size)), axis=1)
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
-        return self.em.log_density(_answers(dataset), np.asarray(outputs).reshape(-1))
+        """The log-pmf over the indices, computed on the host and looked up where ``outputs`` are."""
+        return backend_of(outputs).lookup(self.em.log_probabilities(_answers(dataset)), outputs)
+
+    def output_bytes(self) -> float:
+        """Device bytes per output for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
+        return float(DEVICE_OUTPUT_BYTES)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
         return discrete_epsilon(self.em.log_probabilities(_answers(dataset)),

@@ -7,6 +7,10 @@ products of Laplace densities and CDFs, smooth between known kinks, so a composi
 split at the kinks and no longer than a fraction of the smallest noise scale integrates them to near machine
 precision (Davis & Rabinowitz 1984, "Methods of Numerical Integration", Sec. 2.7). Everything is summed in log
 space (``logsumexp``) so outcomes of probability 1e-200 keep their relative accuracy.
+
+The densities and CDFs take any backend's arrays (:mod:`dpverify.backends`: numpy's own functions on numpy arrays, so
+their numpy values are those of plain numpy code; torch's on a torch tensor, on its device): the noisy maximum's
+log-density (:func:`dpverify.audit.standard.noisy_max.max_log_density`) is evaluated where the audited outputs are.
 """
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ import math
 
 import numpy as np
 from scipy.special import logsumexp
+
+from dpverify.backends import backend_of
 
 __all__ = [
     "NEG",
@@ -32,34 +38,38 @@ NEG = -1e200
 
 
 def laplace_logpdf(x, scale: float) -> np.ndarray:
-    """log of the Laplace(0, b) density, -|x|/b - log(2b)."""
-    return -np.abs(np.asarray(x, dtype=float)) / scale - math.log(2.0 * scale)
+    """log of the Laplace(0, b) density, -|x|/b - log(2b) (any backend's array)."""
+    xp = backend_of(x)
+    return -xp.abs(xp.asarray(x)) / scale - math.log(2.0 * scale)
 
 
 def laplace_logcdf(x, scale: float) -> np.ndarray:
-    """log P[Lap(0, b) <= x]: x/b - log 2 for x < 0, log(1 - e^{-x/b}/2) for x >= 0 (no cancellation)."""
-    x = np.asarray(x, dtype=float)
-    z = x / scale
-    return np.where(z < 0, np.minimum(z, 0.0) - math.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(z))))
+    """log P[Lap(0, b) <= x]: x/b - log 2 for x < 0, log(1 - e^{-x/b}/2) for x >= 0 (no cancellation; any backend's
+    array)."""
+    xp = backend_of(x)
+    z = xp.asarray(x) / scale
+    return xp.where(z < 0, xp.minimum(z, 0.0) - math.log(2.0), xp.log1p(-0.5 * xp.exp(-xp.abs(z))))
 
 
 def laplace_logsf(x, scale: float) -> np.ndarray:
     """log P[Lap(0, b) >= x] = laplace_logcdf(-x) by symmetry."""
-    return laplace_logcdf(-np.asarray(x, dtype=float), scale)
+    return laplace_logcdf(-backend_of(x).asarray(x), scale)
 
 
 def exponential_logpdf(x, scale: float) -> np.ndarray:
-    """log of the Exp(mean b) density: -x/b - log b on x >= 0, -inf below."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return np.where(x >= 0, -x / scale - math.log(scale), -np.inf)
+    """log of the Exp(mean b) density: -x/b - log b on x >= 0, -inf below (any backend's array)."""
+    xp = backend_of(x)
+    x = xp.asarray(x)
+    with xp.errstate(invalid="ignore"):
+        return xp.where(x >= 0, -x / scale - math.log(scale), -math.inf)
 
 
 def exponential_logcdf(x, scale: float) -> np.ndarray:
-    """log P[Exp(mean b) <= x] = log(1 - e^{-x/b}) on x > 0, -inf at and below 0."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(x > 0, np.log(-np.expm1(-np.maximum(x, 0.0) / scale)), -np.inf)
+    """log P[Exp(mean b) <= x] = log(1 - e^{-x/b}) on x > 0, -inf at and below 0 (any backend's array)."""
+    xp = backend_of(x)
+    x = xp.asarray(x)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(x > 0, xp.log(-xp.expm1(-xp.maximum(x, 0.0) / scale)), -math.inf)
 
 
 def gauss_legendre_nodes(lo: float, hi: float, breakpoints, max_width: float, order: int = 16):
