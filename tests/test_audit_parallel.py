@@ -126,3 +126,70 @@ def test_workers_bit_identical_on_a_standard_case_at_four_million():
     two = numbers(audit(case.mechanism, case.dataset, case.neighbour, workers=2, **kwargs))
     assert one == two
     assert 0.0 < one["epsilon_lower"] <= case.epsilon_exact
+
+
+class PidLoggingPath:
+    """``gaussian_path`` that appends ``pid n`` to a file for every call (outputs unchanged): shows who drew what."""
+
+    def __init__(self, log):
+        self.log = str(log)
+
+    def __call__(self, dataset, n, rng):
+        with open(self.log, "a") as f:
+            f.write(f"{os.getpid()} {n}\n")
+        return gaussian_path(dataset, n, rng)
+
+
+def test_the_held_part_of_the_selection_is_drawn_by_the_workers(tmp_path):
+    # STREAM holds fit_cap + threshold_sample = 2,500 outputs per side in memory: two chunks of 2,000. With workers
+    # they are drawn by the workers (dpverify.audit.chunk_work.DrawChunk), not by the calling process before any
+    # worker starts; the numbers stay those of one process. The calling process draws only its rng probes.
+    runs = {}
+    for w in (1, 2):
+        log = tmp_path / f"draws_{w}.txt"
+        runs[w] = numbers(audit(PidLoggingPath(log), D0, np.array([0.3]), epsilon=1.0, samples=20_000, seed=5,
+                                workers=w, **STREAM))
+        calls = [tuple(int(v) for v in line.split()) for line in log.read_text().splitlines()]
+        here = [n for pid, n in calls if pid == os.getpid()]
+        elsewhere = [n for pid, n in calls if pid != os.getpid()]
+        if w == 1:
+            assert not elsewhere and here.count(STREAM["chunk_size"]) == 20  # all 10 chunks per side drawn here
+        else:
+            assert STREAM["chunk_size"] not in here  # no chunk of the audit drawn in the calling process
+            assert elsewhere.count(STREAM["chunk_size"]) == 20
+    assert runs[1] == runs[2]
+
+
+def test_a_chunk_of_another_shape_from_a_worker_is_an_error():
+    from dpverify.audit.split import ChunkSampler, SplitPlan
+
+    sampler = ChunkSampler(gaussian_path, (D0, D1), SplitPlan.make(100, 0.2, 50), seed=0, check_rng=False)
+    sampler.note_shape(np.zeros((50, 4)), np.zeros((50, 4)))
+    with pytest.raises(ValueError, match="shape"):
+        sampler.note_shape(np.zeros((50, 4)), np.zeros((50, 5)))
+
+
+@pytest.mark.parametrize(("output_bytes", "expected"), [
+    (None, 1 << 20),       # declares nothing: the default
+    (8.0, 1 << 20),        # one number: the default (256 MiB would hold 32 million)
+    (256.0, 1 << 20),      # the largest output that keeps the default
+    (4080.0, 1 << 16),     # dp_sgld_path's chains: 65,536 of them in 256 MiB
+    (16120.0, 1 << 14),    # dp_sgfs
+    (1e9, 1 << 10),        # never below MIN_CHUNK_SIZE
+])
+def test_numpy_chunks_follow_what_an_output_takes(output_bytes, expected):
+    # Memory per chunk stays near NUMPY_CHUNK_BYTES whatever the budget, and a sampler's audit has chunks for its
+    # workers to share (before, 2e5 chains of DP-SGLD were one chunk of 800 MB per side and workers had nothing to do).
+    from dpverify.audit.core import NUMPY_CHUNK_BYTES, device_chunk_size
+    from dpverify.backends import get_backend
+
+    class Mechanism:
+        def __call__(self, dataset, n, rng):
+            return rng.normal(size=n)
+
+    mech = Mechanism()
+    if output_bytes is not None:
+        mech.output_bytes = lambda: output_bytes
+    size = device_chunk_size(mech, get_backend("numpy"))
+    assert size == expected
+    assert size * (output_bytes or 0) <= max(NUMPY_CHUNK_BYTES, 1024 * (output_bytes or 0))

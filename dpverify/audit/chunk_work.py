@@ -17,8 +17,9 @@ checked) in the worker process, so ``device="cuda"`` is whichever GPU that worke
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ContextManager, Sequence
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from dpverify.audit.parallel import ChunkRunner
 from dpverify.audit.split import ChunkSampler
 from dpverify.audit.statistics import DistinctRows, Statistic, count_at_least
 
-__all__ = ["ChunkWork", "DeviceChunk", "Progress", "score_chunk", "count_chunk", "runner_for"]
+__all__ = ["ChunkWork", "DeviceChunk", "DrawChunk", "Progress", "score_chunk", "count_chunk", "runner_for",
+           "held_chunks", "held_drawer"]
 
 #: One count per side for each candidate threshold of one statistic.
 ScoreCounts = list[tuple[np.ndarray, np.ndarray]]
@@ -137,3 +139,36 @@ def runner_for(work: Callable[[Any], Any], workers: int, client: Any, resources:
 
         return DaskRunner(work, client, resources=resources)
     return ChunkRunner(work, workers)
+
+
+def held_chunks(sampler: ChunkSampler, held: int) -> int:
+    """How many chunks of each side, from the first, hold the ``held`` outputs the fit keeps in memory."""
+    total, k = 0, 0
+    while total < held and k < len(sampler.sizes):
+        total += sampler.sizes[k]
+        k += 1
+    return k
+
+
+@dataclass(frozen=True)
+class DrawChunk:
+    """Chunk ``j`` of both sides drawn on numpy and returned whole, ``(j, c0, c1)``: the held part of the selection
+    (the fit part and the threshold sample, :mod:`dpverify.audit.select`) drawn by the workers instead of the calling
+    process. The chunk's seed fixes its outputs, so the outputs are those the calling process would draw."""
+
+    sampler: ChunkSampler
+
+    def __call__(self, j: int) -> tuple[int, np.ndarray, np.ndarray]:
+        c0, c1 = self.sampler.chunk(j)
+        return j, c0, c1
+
+
+def held_drawer(sampler: ChunkSampler, held: int, workers: int, client: Any,
+                resources: dict | None = None) -> ContextManager[Any]:
+    """Where the held chunks are drawn: worker processes or the Dask cluster (a runner of :class:`DrawChunk`, as
+    :func:`runner_for`) when there are workers, numpy draws and more than one held chunk; else ``None`` (the fit
+    draws them itself). With a sampler's outputs the held part is the whole selection part (about a fifth of the
+    audit's draws), which the calling process would otherwise draw alone before any worker starts."""
+    if sampler.backend is not None or (workers <= 1 and client is None) or held_chunks(sampler, held) <= 1:
+        return nullcontext(None)
+    return runner_for(DrawChunk(sampler), workers, client, resources)

@@ -63,7 +63,8 @@ Parameters of :func:`audit`:
 - ``chunk_size``: the most outputs asked of the mechanism in one call; ``fit_cap``: at most this many outputs per side
   fit the statistics; ``threshold_sample``: at most this many scoring outputs per side fix the candidate thresholds
   (both bound the memory; below them the audit is the unbounded one);
-- ``workers``: processes that draw and count the chunks after the fit (:mod:`.parallel`); ``client``: a
+- ``workers``: processes that draw and count the chunks after the fit, and draw the held part of the selection when it
+  spans several chunks (:func:`~.chunk_work.held_drawer`; :mod:`.parallel`); ``client``: a
   ``dask.distributed.Client`` whose cluster draws and counts them instead (:mod:`.distributed`; the ``distributed``
   extra). The numbers depend on neither; ``client`` with ``workers > 1`` is a ``ValueError``. ``resources`` (only
   with ``client``): the Dask worker resources each chunk task needs, e.g. ``{"GPU": 1}`` so that only workers
@@ -73,9 +74,10 @@ Parameters of :func:`audit`:
   of a side is drawn with the backend's own generator seeded from the same ``SeedSequence`` grandchild, so a run is
   reproducible per backend and device; the numbers differ between backends, every guarantee is the same. A statistic
   that takes the backend's arrays (the samplers' white-box path statistic) is evaluated on the device and only
-  integer counts come back; others get the chunk copied to the host. ``chunk_size`` None: ``DEFAULT_CHUNK_SIZE`` on
-  numpy, on another backend what fits the device's free memory (:func:`device_chunk_size`, measured in this
-  process, which also draws the fit part on its own device). ``workers > 1`` is refused with torch (one process
+  integer counts come back; others get the chunk copied to the host. ``chunk_size`` None: on numpy
+  ``DEFAULT_CHUNK_SIZE``, or fewer outputs where the mechanism declares large ones (256 MiB per side), on another
+  backend what fits the device's free memory (:func:`device_chunk_size`, measured in this process, which also draws
+  the fit part on its own device). ``workers > 1`` is refused with torch (one process
   drives a device); with ``client`` each chunk is drawn and counted on the worker's own device (a GPU worker is a Dask
   worker with one GPU: docs/distributed.md), bit-identical to this process on the same kind of device. The result
   records ``backend`` and ``device``.
@@ -95,7 +97,7 @@ from dpverify.backends import Backend, get_backend
 from dpverify.calculus.claimed import Guarantee
 from dpverify.audit.abilities import AccountantAnswer, Mechanism, PrivacyLossMasses, read_facts
 from dpverify.audit.certify import certify
-from dpverify.audit.chunk_work import Progress, runner_for
+from dpverify.audit.chunk_work import Progress, held_drawer, runner_for
 from dpverify.audit.datasets import check_adjacent, pair_note
 from dpverify.audit.estimate import count_events
 from dpverify.audit.kinds import Mode, TestKind, Verdict
@@ -124,15 +126,30 @@ DEVICE_CHUNK_CAP = 1 << 24
 SMALL_OUTPUT_BYTES = 1024
 
 
+#: Bytes of outputs (and their temporaries, ``output_bytes()``) one numpy chunk of one side may hold: 256 MiB. Outputs
+#: of at most 256 bytes keep chunks of :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE`; a sampler's chains (kilobytes
+#: each) get smaller chunks, so that memory does not grow with the budget and workers have chunks to share.
+NUMPY_CHUNK_BYTES = 1 << 28
+#: The smallest default chunk.
+MIN_CHUNK_SIZE = 1 << 10
+
+
 def device_chunk_size(mechanism: Any, backend: Backend) -> int:
-    """The default ``chunk_size``: :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` on numpy; on another backend the
-    largest power of 2 whose outputs and temporaries fit the device's free memory budget
-    (:meth:`~dpverify.backends.Backend.chunk_size` of ``mechanism.output_bytes()`` when it has it, as the gradient
-    samplers and the standard suite's mechanisms do; else 8000 bytes per output), at most
-    :data:`DEVICE_CHUNK_CAP` for outputs of at most :data:`SMALL_OUTPUT_BYTES`, at most the numpy default otherwise."""
+    """The default ``chunk_size``, from what one output takes (``mechanism.output_bytes()``, as the gradient samplers
+    and the standard suite's mechanisms declare it: the output and its step temporaries).
+
+    - numpy: the largest power of 2 whose outputs fit :data:`NUMPY_CHUNK_BYTES`, between :data:`MIN_CHUNK_SIZE` and
+      :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` (the default itself for a mechanism that declares nothing);
+    - another backend: the largest power of 2 whose outputs and temporaries fit the device's free memory budget
+      (:meth:`~dpverify.backends.Backend.chunk_size`; 8000 bytes per output when undeclared), at most
+      :data:`DEVICE_CHUNK_CAP` for outputs of at most :data:`SMALL_OUTPUT_BYTES`, at most the numpy default otherwise.
+    """
+    size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes
     if backend.name == "numpy":
-        return DEFAULT_CHUNK_SIZE
-    size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes on a device
+        if not callable(size):
+            return DEFAULT_CHUNK_SIZE
+        fit = int(NUMPY_CHUNK_BYTES // max(1.0, float(size())))
+        return int(min(DEFAULT_CHUNK_SIZE, max(MIN_CHUNK_SIZE, 1 << max(0, fit.bit_length() - 1))))
     per_output = float(size()) if callable(size) else 8.0 * 1000  # else: 1000 float64 values per output assumed
     cap = DEVICE_CHUNK_CAP if per_output <= SMALL_OUTPUT_BYTES else DEFAULT_CHUNK_SIZE
     return backend.chunk_size(per_output, fraction=0.2, maximum=cap)  # both sides: 40% of free memory
@@ -176,7 +193,8 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
                            check_rng=bool(check_rng))
     first_estimation = len(sampler.selection_sizes)
     report = Progress(progress, sampler.n_chunks)
-    fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report)
+    with held_drawer(sampler, plan.held, plan.workers, plan.client, plan.resources) as drawer:
+        fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report, drawer)
     several = sampler.n_chunks - fitted.chunks_drawn > 1
     with runner_for(fitted.work(sampler), plan.workers if several else 1, plan.client, plan.resources) as runner:
         chosen = choose_events(fitted, runner, plan, facts.privacy_loss, first_estimation, report)

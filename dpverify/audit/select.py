@@ -48,7 +48,7 @@ from dpverify.calculus.guarantees import ApproxDP, PureDP
 from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.audit.abilities import PairLoss, log_density_of, white_box_statistic_of
 from dpverify.audit.ceiling import ceiling_event
-from dpverify.audit.chunk_work import ChunkWork, Progress, score_chunk
+from dpverify.audit.chunk_work import ChunkWork, Progress, held_chunks, score_chunk
 from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.curve import CurveClaim, CurveTest, curve_claim, select_test
 from dpverify.audit.events import is_discrete, outcome_log_ratio
@@ -158,11 +158,20 @@ class FittedStatistics:
 
 
 def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, dataset: Any, neighbour: Any,
-                   progress: Progress) -> FittedStatistics:
-    """Draw the held part of the selection, fit the statistics, fix their thresholds (module docstring, step 1)."""
+                   progress: Progress, drawer: Any = None) -> FittedStatistics:
+    """Draw the held part of the selection, fit the statistics, fix their thresholds (module docstring, step 1).
+    ``drawer``: a runner of :class:`~dpverify.audit.chunk_work.DrawChunk` that draws the held chunks in workers
+    (:func:`~dpverify.audit.chunk_work.held_drawer`), or None to draw them here."""
     n_fit, held = plan.n_fit, plan.held
     drawn, j_next = 0, 0
     parts: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+    if drawer is not None:  # numpy chunks drawn by the workers, put back in chunk order
+        j_next = held_chunks(sampler, held)
+        for j, c0, c1 in sorted(_reported(drawer.map(range(j_next)), progress), key=lambda got: got[0]):
+            sampler.note_shape(c0, c1)
+            parts[0].append(c0)
+            parts[1].append(c1)
+            drawn += c0.shape[0]
     # On another backend (:mod:`dpverify.backends`) the held outputs are also kept on the device, where the statistics
     # that take its arrays are evaluated, and the scored tail of the last chunk stays there.
     device_held: tuple[list[Any], list[Any]] = ([], [])
@@ -203,6 +212,13 @@ def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, datas
     for t0, t1 in device_tails:  # the same tail on a device: scored there
         counts = _added(counts, score_chunk(statistics, thresholds, t0, t1))
     return FittedStatistics(statistics, thresholds, values, tuple(counts), j_next)
+
+
+def _reported(results: Any, progress: Progress) -> Any:
+    """``results`` passed on, ``progress()`` after each."""
+    for result in results:
+        progress()
+        yield result
 
 
 def _added(counts: list[tuple[np.ndarray, np.ndarray]],

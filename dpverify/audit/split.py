@@ -282,6 +282,16 @@ class ChunkSampler:
             self.shape = tuple(out.shape[1:])
         return out
 
+    def note_shape(self, c0: np.ndarray, c1: np.ndarray) -> None:
+        """Record the trailing shape of one output from a chunk drawn elsewhere (a worker), or check it against the one
+        recorded: every chunk must match the first (a ``ValueError`` otherwise, as for chunks drawn here)."""
+        for side, out in enumerate((c0, c1)):
+            if self.shape is None:
+                self.shape = tuple(out.shape[1:])
+            elif tuple(out.shape[1:]) != tuple(self.shape):
+                raise ValueError(f"mechanism returned outputs of shape {tuple(out.shape[1:])} on {self.names[side]}; "
+                                 f"expected outputs of shape {tuple(self.shape)}")
+
     def chunk(self, j: int, on_device: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Chunk ``j`` of both sides (on the backend's device when ``on_device``, see :meth:`side`)."""
         return self.side(0, j, on_device), self.side(1, j, on_device)

@@ -21,8 +21,9 @@ your ``implementation(dataset, n, rng)``, so it has everything the auditor reads
   them beside black-box statistics, never alone);
 - ``guarantee()`` -- the claim: the accountant's epsilon at ``delta`` (what your DP-SGLD with an accountant claims).
 
-Calls of your implementation: the auditor asks for outputs in chunks of up to 2^16 chains
-(:data:`dpverify.audit.split.DEFAULT_CHUNK_SIZE`); ``max_chains`` splits every request into calls of at most that
+Calls of your implementation: the auditor asks for outputs in chunks of at most 2^20 chains
+(:data:`dpverify.audit.split.DEFAULT_CHUNK_SIZE`), fewer when the chains are large: about 256 MiB of chains and their
+step temporaries per chunk (``output_bytes()``; :func:`dpverify.audit.core.device_chunk_size`); ``max_chains`` splits every request into calls of at most that
 many chains, drawn one after the other from the same ``rng`` (so the audit stays reproducible). Every random number
 your implementation uses must come from that ``rng``.
 """
