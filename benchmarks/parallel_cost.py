@@ -28,6 +28,9 @@ workers, before the clock), ``indep. K``. Every
 row runs in a fresh Python process. CPU seconds are user + system time (``getrusage``; for Dask the workers'
 own, asked of them). Other load on the machine inflates wall time more than CPU time; run it on an idle machine.
 
+Cases: a standard-suite case (``laplace_1``, ``svt1``, ...) or a sampler case of ``dpverify verify`` (``dp_sgld_path``:
+its chains are large, so its chunks are small and the selection part is drawn by the workers too).
+
 Usage: ``python benchmarks/parallel_cost.py [--cases laplace_1 svt1] [--samples 1e8 1e7] [--workers 2]
 [--modes one pool dask indep] [--seed 0]``; ``--one CASE SAMPLES MODE K SEED`` runs one row and prints it as JSON
 (used internally).
@@ -67,13 +70,28 @@ def _import_dpverify() -> None:
     import dpverify.audit  # noqa: F401 - run on a worker, so that the audit's first task does not import it
 
     
+def _case(name: str) -> tuple:
+    """``(mechanism, dataset, neighbour, audit keyword arguments)`` of a standard-suite case (``laplace_1``, ``svt1``,
+    ...) or of a sampler case of ``dpverify verify`` (``dp_sgld_path``, ...: its declared claim and test)."""
+    from dpverify.audit.standard_suite import get, names
+
+    if name in names():
+        case = get(name)
+        return case.mechanism, case.dataset, case.neighbour, dict(epsilon=case.epsilon_claimed, delta=case.delta)
+    from dpverify.interfaces.suite import get_case
+
+    sampler_case = get_case(name)
+    sampler = sampler_case.build()
+    return (sampler, sampler_case.dataset(), sampler_case.neighbour(),
+            dict(claim=sampler.guarantee(), test=sampler_case.test))
+
+
 def run_one(case_name: str, samples: int, mode: str, k: int, seed: int) -> dict:
     """One audit of a standard-suite case in this process: ``one``, ``pool`` (k workers) or ``dask`` (k workers)."""
     from dpverify.audit import audit
-    from dpverify.audit.standard_suite import get
 
-    case = get(case_name)
-    kwargs = dict(epsilon=case.epsilon_claimed, delta=case.delta, samples=samples, seed=seed)
+    mechanism, dataset, neighbour, kwargs = _case(case_name)
+    kwargs.update(samples=samples, seed=seed)
     if mode == "dask":
         from dpverify.audit.distributed import local_cluster
 
@@ -82,12 +100,12 @@ def run_one(case_name: str, samples: int, mode: str, k: int, seed: int) -> dict:
             client.run(_import_dpverify)
             before = client.run(_own_cpu)
             cpu0, start = _cpu_seconds(), time.perf_counter()
-            r = audit(case.mechanism, case.dataset, case.neighbour, client=client, **kwargs)
+            r = audit(mechanism, dataset, neighbour, client=client, **kwargs)
             wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu0
             cpu += sum(t - before[a] for a, t in client.run(_own_cpu).items())
     else:
         cpu0, start = _cpu_seconds(), time.perf_counter()
-        r = audit(case.mechanism, case.dataset, case.neighbour, workers=k if mode == "pool" else 1, **kwargs)
+        r = audit(mechanism, dataset, neighbour, workers=k if mode == "pool" else 1, **kwargs)
         wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu0
     return {"case": case_name, "samples": samples, "mode": mode, "k": k, "seed": seed, "wall": wall, "cpu": cpu,
             "epsilon_lower": r.epsilon_lower}
