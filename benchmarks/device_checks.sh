@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The measurements issues 22 and 26 still need, prepared for a machine with one GPU and 16 cores (the workplace's device
+# machines): each stage runs well under 10 minutes there. From the repository root, with numpy, scipy, sympy, mpmath,
+# statsmodels, scikit-learn and dask importable (PYTHONPATH=. is enough for dpverify itself) and torch's CUDA build:
+#
+#   bash benchmarks/device_checks.sh gpu     # issue 26: the one-number suite's torch tests on cuda, then its 11 cases
+#                                            # at 10^9 outputs per side (target: each audit under 60 s)
+#   bash benchmarks/device_checks.sh cores   # issue 22: scaling of pool and Dask audits on every core, Laplace at 10^9
+#                                            # and dp_sgld_path at 10^6 (target: efficiency >= 0.8)
+#
+# Each stage prints its tables; write them, with the machine's name, into docs/gpu.md and benchmarks/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONPATH="${PYTHONPATH:-.}"
+stage="${1:?usage: bash benchmarks/device_checks.sh gpu|cores}"
+cores="$(nproc)"
+case "$stage" in
+  gpu)
+    nvidia-smi --query-gpu=name,memory.total --format=csv
+    DPVERIFY_TORCH_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider -m torch tests/test_standard_suite_torch.py
+    python3 benchmarks/suite.py --preset gpu1d --markdown
+    ;;
+  cores)
+    echo "$cores cores"
+    python3 benchmarks/parallel_cost.py --cases laplace_1 --samples 1e9 --workers "$cores" --modes one pool dask indep
+    python3 benchmarks/parallel_cost.py --cases dp_sgld_path --samples 1e6 --workers "$cores" --modes one pool indep
+    ;;
+  *)
+    echo "unknown stage $stage: gpu or cores" >&2
+    exit 2
+    ;;
+esac
