@@ -171,9 +171,10 @@ def test_a_chunk_of_another_shape_from_a_worker_is_an_error():
 
 @pytest.mark.parametrize(("output_bytes", "expected"), [
     (None, 1 << 20),       # declares nothing: the default
-    (8.0, 1 << 20),        # one number: the default (256 MiB would hold 32 million)
-    (256.0, 1 << 20),      # the largest output that keeps the default
-    (4080.0, 1 << 16),     # dp_sgld_path's chains: 65,536 of them in 256 MiB
+    (8.0, 1 << 20),        # one number: the default
+    (1024.0, 1 << 20),     # SMALL_OUTPUT_BYTES: every one-number mechanism keeps the default (and its numbers)
+    (1200.0, 1 << 17),     # ula_path's chains: 131,072 of them in 256 MiB
+    (4080.0, 1 << 16),     # dp_sgld_path's chains: 65,536
     (16120.0, 1 << 14),    # dp_sgfs
     (1e9, 1 << 10),        # never below MIN_CHUNK_SIZE
 ])
@@ -192,4 +193,5 @@ def test_numpy_chunks_follow_what_an_output_takes(output_bytes, expected):
         mech.output_bytes = lambda: output_bytes
     size = device_chunk_size(mech, get_backend("numpy"))
     assert size == expected
-    assert size * (output_bytes or 0) <= max(NUMPY_CHUNK_BYTES, 1024 * (output_bytes or 0))
+    if output_bytes is not None and output_bytes > 1024:
+        assert size * output_bytes <= max(NUMPY_CHUNK_BYTES, 1024 * output_bytes)

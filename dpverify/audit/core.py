@@ -126,9 +126,9 @@ DEVICE_CHUNK_CAP = 1 << 24
 SMALL_OUTPUT_BYTES = 1024
 
 
-#: Bytes of outputs (and their temporaries, ``output_bytes()``) one numpy chunk of one side may hold: 256 MiB. Outputs
-#: of at most 256 bytes keep chunks of :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE`; a sampler's chains (kilobytes
-#: each) get smaller chunks, so that memory does not grow with the budget and workers have chunks to share.
+#: Bytes of outputs (and their temporaries, ``output_bytes()``) one numpy chunk of one side may hold when the outputs are
+#: larger than :data:`SMALL_OUTPUT_BYTES`: 256 MiB. A sampler's chains (kilobytes each) then come in chunks of 2^14-2^17,
+#: so that memory does not grow with the budget and workers have chunks to share.
 NUMPY_CHUNK_BYTES = 1 << 28
 #: The smallest default chunk.
 MIN_CHUNK_SIZE = 1 << 10
@@ -138,17 +138,19 @@ def device_chunk_size(mechanism: Any, backend: Backend) -> int:
     """The default ``chunk_size``, from what one output takes (``mechanism.output_bytes()``, as the gradient samplers
     and the standard suite's mechanisms declare it: the output and its step temporaries).
 
-    - numpy: the largest power of 2 whose outputs fit :data:`NUMPY_CHUNK_BYTES`, between :data:`MIN_CHUNK_SIZE` and
-      :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` (the default itself for a mechanism that declares nothing);
+    - numpy: :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` for a mechanism that declares nothing or outputs of at
+      most :data:`SMALL_OUTPUT_BYTES` (every one-number mechanism: their chunks, hence their numbers, are those of
+      before); for larger outputs (a sampler's chains) the largest power of 2 whose outputs fit
+      :data:`NUMPY_CHUNK_BYTES`, at least :data:`MIN_CHUNK_SIZE`;
     - another backend: the largest power of 2 whose outputs and temporaries fit the device's free memory budget
       (:meth:`~dpverify.backends.Backend.chunk_size`; 8000 bytes per output when undeclared), at most
       :data:`DEVICE_CHUNK_CAP` for outputs of at most :data:`SMALL_OUTPUT_BYTES`, at most the numpy default otherwise.
     """
     size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes
     if backend.name == "numpy":
-        if not callable(size):
+        if not callable(size) or float(size()) <= SMALL_OUTPUT_BYTES:
             return DEFAULT_CHUNK_SIZE
-        fit = int(NUMPY_CHUNK_BYTES // max(1.0, float(size())))
+        fit = int(NUMPY_CHUNK_BYTES // float(size()))
         return int(min(DEFAULT_CHUNK_SIZE, max(MIN_CHUNK_SIZE, 1 << max(0, fit.bit_length() - 1))))
     per_output = float(size()) if callable(size) else 8.0 * 1000  # else: 1000 float64 values per output assumed
     cap = DEVICE_CHUNK_CAP if per_output <= SMALL_OUTPUT_BYTES else DEFAULT_CHUNK_SIZE
