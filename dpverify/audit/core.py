@@ -147,12 +147,13 @@ def device_chunk_size(mechanism: Any, backend: Backend) -> int:
       :data:`DEVICE_CHUNK_CAP` for outputs of at most :data:`SMALL_OUTPUT_BYTES`, at most the numpy default otherwise.
     """
     size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes
+    declared = float(size()) if callable(size) else None
     if backend.name == "numpy":
-        if not callable(size) or float(size()) <= SMALL_OUTPUT_BYTES:
+        if declared is None or declared <= SMALL_OUTPUT_BYTES:
             return DEFAULT_CHUNK_SIZE
-        fit = int(NUMPY_CHUNK_BYTES // float(size()))
+        fit = int(NUMPY_CHUNK_BYTES // declared)
         return int(min(DEFAULT_CHUNK_SIZE, max(MIN_CHUNK_SIZE, 1 << max(0, fit.bit_length() - 1))))
-    per_output = float(size()) if callable(size) else 8.0 * 1000  # else: 1000 float64 values per output assumed
+    per_output = 8.0 * 1000 if declared is None else declared  # undeclared: 1000 float64 values per output assumed
     cap = DEVICE_CHUNK_CAP if per_output <= SMALL_OUTPUT_BYTES else DEFAULT_CHUNK_SIZE
     return backend.chunk_size(per_output, fraction=0.2, maximum=cap)  # both sides: 40% of free memory
 
