@@ -66,6 +66,15 @@ class BlackBox:
         return self._mechanism(dataset, n, rng)
 
 
+def _header(cols: list[str], markdown: bool, plain: str) -> None:
+    """A table's header: a markdown header row of ``cols``, or the fixed-width line ``plain``."""
+    if markdown:
+        print("| " + " | ".join(cols) + " |")
+        print("|" + "|".join("---" for _ in cols) + "|")
+    else:
+        print(plain)
+
+
 def _fmt(x: float, digits: int = 4) -> str:
     return "inf" if math.isinf(x) else f"{x:.{digits}f}"
 
@@ -74,12 +83,8 @@ def run(names: list[str] | None, sizes: list[int], seeds: int, markdown: bool, b
     selected = cases() if not names else [get(n) for n in names]
     cols = ["case", "private", "claimed", "exact", "certified", "ratio", "DP-Sniper", "samples/side", "time [s]",
             "violations", "verdict"]
-    if markdown:
-        print("| " + " | ".join(cols) + " |")
-        print("|" + "|".join("---" for _ in cols) + "|")
-    else:
-        print(f"{'case':40s} {'priv':>5s} {'claimed':>8s} {'exact':>8s} {'certified':>9s} {'ratio':>6s} "
-              f"{'DPSnpr':>6s} {'samples':>9s} {'time[s]':>8s} {'viol.':>6s} verdict")
+    _header(cols, markdown, f"{'case':40s} {'priv':>5s} {'claimed':>8s} {'exact':>8s} {'certified':>9s} {'ratio':>6s} "
+                            f"{'DPSnpr':>6s} {'samples':>9s} {'time[s]':>8s} {'viol.':>6s} verdict")
     wrong = 0
     for case in selected:
         for n in sizes:
@@ -136,12 +141,8 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
     is a "failed" row with the error, and the other rows still run. Returns 1 if any row failed."""
     selected = cases() if not names else [get(n) for n in names]
     cols = ["case", "backend", "device", "samples/side", "chunk", "wall [s]", "peak MB", "certified", "exact", "ratio"]
-    if markdown:
-        print("| " + " | ".join(cols) + " |")
-        print("|" + "|".join("---" for _ in cols) + "|")
-    else:
-        print(f"{'case':40s} {'backend':>7s} {'device':>6s} {'samples':>9s} {'chunk':>6s} {'wall[s]':>8s} {'peak MB':>12s} "
-              f"{'certified':>9s} {'exact':>8s} {'ratio':>6s}")
+    _header(cols, markdown, f"{'case':40s} {'backend':>7s} {'device':>6s} {'samples':>9s} {'chunk':>6s} {'wall[s]':>8s} "
+                            f"{'peak MB':>12s} {'certified':>9s} {'exact':>8s} {'ratio':>6s}")
     failed = 0
     try:
         backend = get_backend(backend_name, device)
