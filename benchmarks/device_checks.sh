@@ -6,7 +6,8 @@
 #   bash benchmarks/device_checks.sh gpu     # issue 26: the one-number suite's torch tests on cuda, then its 11 cases
 #                                            # at 10^9 outputs per side (target: each audit under 60 s)
 #   bash benchmarks/device_checks.sh cores   # issue 22: scaling of pool and Dask audits on every core, Laplace at 10^9
-#                                            # and dp_sgld_path at 10^6 (target: efficiency >= 0.8)
+#                                            # (target: efficiency >= 0.8) and dp_sgld_path at 10^6 (13 estimation
+#                                            # chunks for 16 workers: expected well below 0.8; benchmarks/README.md)
 #
 # Each stage prints its tables; write them, with the machine's name, into docs/gpu.md and benchmarks/README.md.
 set -euo pipefail
