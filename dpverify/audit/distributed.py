@@ -40,6 +40,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
+from dpverify.audit.chunk_memory import keep_chunk_memory
 from dpverify.validation import check_positive_int
 
 __all__ = [
@@ -275,35 +276,6 @@ class DaskRunner:
 
 
 _DONE = object()
-
-
-#: glibc's ``mallopt`` parameters (``malloc.h``).
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-#: Blocks below this size come from the arena and are reused (glibc's largest allowed mmap threshold on 64-bit).
-MMAP_THRESHOLD = 32 << 20
-#: Free memory an arena keeps before it gives pages back to the system.
-TRIM_THRESHOLD = 256 << 20
-
-
-def keep_chunk_memory() -> bool:
-    """Make glibc's malloc in this process keep and reuse the memory of a chunk's arrays (``mallopt``: mmap threshold
-    32 MiB, trim threshold 256 MiB); True if it was set, False where the C library is not glibc.
-
-    Why: a Dask worker runs its tasks in a thread, and a thread allocates from its own glibc arena. Measured on a
-    Laplace audit (2^20 outputs per chunk), a worker's thread arena gave each chunk's 8 MiB arrays back to the
-    system and faulted them in again for the next chunk: 150,000-380,000 page faults per 5 x 10^7 outputs per side,
-    about 10 % of the worker's CPU in system time, where the same chunks counted in the main thread of one process
-    fault about 1,000 times. With these thresholds a worker faults about 20,000 times and its system time drops
-    by a factor of 6 (``benchmarks/parallel_cost.py``). The cost: a worker keeps up to 256 MiB of freed memory
-    per arena instead of returning it at once."""
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
 
 
 def malloc_tuning_plugin() -> Any:

@@ -15,9 +15,11 @@ function cannot be serialised, or inside a daemonic process (which may not have 
 calling process with a :class:`ParallelFallbackWarning`.
 
 Workers ignore SIGINT (Ctrl-C reaches the whole process group; the parent handles it and terminates the pool), ask the
-kernel to kill them when the parent dies (Linux ``PR_SET_PDEATHSIG``), and use one BLAS/OpenMP thread each
-(``threadpoolctl``); the calling process does the same while it runs chunks itself, so one process and many give the
-same floating-point results.
+kernel to kill them when the parent dies (Linux ``PR_SET_PDEATHSIG``), use one BLAS/OpenMP thread each
+(``threadpoolctl``; the calling process does the same while it runs chunks itself, so one process and many give the
+same floating-point results) and keep the memory of a chunk's arrays for the next chunk
+(:func:`~dpverify.audit.chunk_memory.keep_chunk_memory`: without it a forked worker faulted its chunk arrays in again
+for every chunk, about 50,000 page faults per 40 chunks of 2^20 outputs).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from threadpoolctl import threadpool_limits
 
+from dpverify.audit.chunk_memory import keep_chunk_memory
 from dpverify.validation import check_positive_int
 
 __all__ = ["ChunkRunner", "ParallelFallbackWarning", "check_workers", "fork_available", "start_method"]
@@ -83,6 +86,7 @@ def _worker_init() -> None:
     except (OSError, AttributeError):
         pass
     threadpool_limits(1)
+    keep_chunk_memory()
 
 
 def _call(task: tuple[int, Any]) -> Any:
