@@ -83,6 +83,36 @@ def test_in_flight_tasks_are_bounded(clients):
     assert max(seen) <= 3 and seen[-1] == 0  # 3 submitted at most; the last result leaves none behind
 
 
+def _slow_square(j):
+    time.sleep(0.2)
+    return j * j
+
+
+def _dependencies_of(dask_scheduler, keys):
+    return [len(dask_scheduler.tasks[k].dependencies) for k in keys if k in dask_scheduler.tasks]
+
+
+@pytest.mark.parametrize("by_value", [True, False])
+def test_a_small_work_function_travels_in_each_task_a_large_one_is_held_once(clients, monkeypatch, by_value):
+    """A work function of at most WORK_BY_VALUE_BYTES travels inside every chunk task, which then depends on nothing
+    (the scheduler places it on any free worker; as a dependency it started every task on the one worker holding
+    the function: 1.4 / 2.6 s of CPU on two workers for a Laplace audit); a larger one is held once on the cluster
+    and every chunk task depends on it. Both give every result."""
+    import dpverify.audit.distributed as distributed_module
+
+    if not by_value:
+        monkeypatch.setattr(distributed_module, "WORK_BY_VALUE_BYTES", 0)
+    client = clients[2]
+    with DaskRunner(_slow_square, client) as runner:
+        results = runner.map(range(8))
+        out = [next(results)]
+        keys = [future.key for future in runner._pending]  # tasks still queued or running
+        dependencies = client.run_on_scheduler(_dependencies_of, keys=keys)
+        out.extend(results)
+    assert sorted(out) == [j * j for j in range(8)]
+    assert dependencies and set(dependencies) == ({0} if by_value else {1})
+
+
 def test_bad_client_arguments_are_clear_errors(clients):
     with pytest.raises(ValueError, match="client and workers=2"):
         audit(gaussian_path, D0, D1, epsilon=1.0, samples=1_000, client=clients[1], workers=2)
