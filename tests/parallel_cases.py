@@ -17,3 +17,19 @@ def gaussian_path(dataset, n, rng):
     """A 4-step random walk with drift dataset[0]: vector outputs, so 'auto' fits a projection, a logistic classifier
     and the vector candidates -- closures the worker processes must receive."""
     return np.cumsum(float(dataset[0]) + rng.normal(size=(n, 4)), axis=1)
+
+
+def chunk_rounds_faults(_task=None) -> int:
+    """Minor page faults of 40 rounds of a chunk's allocation pattern (8 MiB of Laplace outputs, a sorted copy and a
+    boolean mask per round, freed before the next), in the calling thread: what a worker that does not keep a chunk's
+    memory (dpverify.audit.chunk_memory) faults in again for every chunk."""
+    import resource
+
+    rng = np.random.default_rng(0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(40):
+        x = rng.laplace(size=1 << 20)
+        y = np.sort(x)
+        np.count_nonzero(y >= 0.5)
+        del x, y
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before

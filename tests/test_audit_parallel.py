@@ -16,7 +16,7 @@ from dpverify.audit import audit
 from dpverify.audit.known_bad import ReportNoisyMax
 from dpverify.audit.parallel import ChunkRunner, ParallelFallbackWarning
 
-from parallel_cases import D0, D1, STREAM, gaussian_path, numbers  # noqa: E402,F401
+from parallel_cases import D0, D1, STREAM, chunk_rounds_faults, gaussian_path, numbers  # noqa: E402,F401
 
 
 def test_workers_give_bit_identical_results_discrete_outputs():
@@ -83,27 +83,12 @@ def test_workers_run_one_blas_thread():
     assert r.counts["n_estimation"] == 16_000
 
 
-def _chunk_rounds_faults(_task):
-    """Minor page faults of 40 rounds of a chunk's allocation pattern (8 MiB of outputs, a sorted copy and a mask per
-    round, freed before the next), in the process that runs the task."""
-    import resource
-
-    rng = np.random.default_rng(0)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(40):
-        x = rng.laplace(size=1 << 20)
-        y = np.sort(x)
-        np.count_nonzero(y >= 0.5)
-        del x, y
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-
-
 def test_workers_keep_a_chunks_memory_instead_of_faulting_it_in_again():
     """Each pool worker calls keep_chunk_memory (dpverify.audit.chunk_memory). Measured: 40 rounds fault about 50,000
     times in a forked worker without it (the freed 8 MiB blocks go back to the system and each round faults 2 x 2048
     pages in again) and about 1,300 with it (the first round of each worker only, 0 after); the bound 10,000 sits
     between. A worker that skips the call fails every task. (glibc only.)"""
-    with ChunkRunner(_chunk_rounds_faults, 2) as run:
+    with ChunkRunner(chunk_rounds_faults, 2) as run:
         faults = list(run.map(range(4)))
     assert len(faults) == 4 and max(faults) < 10_000, faults
 

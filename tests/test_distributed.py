@@ -20,7 +20,7 @@ from dpverify.audit import audit
 from dpverify.audit.distributed import DaskRunner, local_cluster, require_distributed, worker_pids
 from dpverify.audit.known_bad import ReportNoisyMax
 
-from parallel_cases import D0, D1, STREAM, gaussian_path, numbers  # noqa: E402,F401
+from parallel_cases import D0, D1, STREAM, chunk_rounds_faults, gaussian_path, numbers  # noqa: E402,F401
 
 
 @pytest.fixture(scope="module")
@@ -158,24 +158,11 @@ def test_without_dask_nothing_imports_it_and_using_it_names_the_extra(monkeypatc
 
 
 def _chunk_memory_faults() -> int:
-    """Minor page faults of 40 rounds of a chunk's allocation pattern, in a fresh thread (a Dask task's thread has its
-    own glibc arena): 8 MiB of outputs, a sorted copy and a boolean mask per round, freed before the next."""
-    import resource
+    """:func:`parallel_cases.chunk_rounds_faults` in a fresh thread (a Dask task's thread has its own glibc arena)."""
     import threading
 
     out: list[int] = []
-
-    def rounds() -> None:
-        rng = np.random.default_rng(0)
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        for _ in range(40):
-            x = rng.laplace(size=1 << 20)
-            y = np.sort(x)
-            np.count_nonzero(y >= 0.5)
-            del x, y
-        out.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-
-    t = threading.Thread(target=rounds)
+    t = threading.Thread(target=lambda: out.append(chunk_rounds_faults()))
     t.start()
     t.join()
     return out[0]
