@@ -44,9 +44,9 @@ from dpverify.audit.chunk_memory import keep_chunk_memory
 from dpverify.validation import check_positive_int
 
 __all__ = [
-    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "DaskRunner", "check_client", "check_resources", "connect",
-    "WORK_BY_VALUE_BYTES", "keep_chunk_memory", "local_cluster", "malloc_tuning_plugin", "require_distributed", "require_resources",
-    "resource_threads", "total_threads", "worker_pids",
+    "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "WORK_BY_VALUE_BYTES", "DaskRunner", "check_client",
+    "check_resources", "connect", "keep_chunk_memory", "local_cluster", "malloc_tuning_plugin", "require_distributed",
+    "require_resources", "resource_threads", "total_threads", "worker_pids",
 ]
 
 #: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
