@@ -15,15 +15,17 @@ Training and prediction run with one OpenMP/BLAS thread (``threadpoolctl``): on 
 machine the default thread pool of ``HistGradientBoostingClassifier`` was measured 40x slower
 (22 s instead of 0.56 s for 1000 outputs) from oversubscription.
 
-The logistic model is fitted by Newton's method with a Cholesky solve (``solver="newton-cholesky"``) when there are at
-most :data:`NEWTON_MAX_FEATURES` features, else by L-BFGS. The outputs of a sampler's path or samples are strongly
+The logistic model is fitted by L-BFGS for at most :data:`LBFGS_ITERATIONS` iterations and, when that is not enough
+and there are at most :data:`NEWTON_MAX_FEATURES` features, finished by Newton's method with a Cholesky solve
+(``solver="newton-cholesky"``, warm-started from L-BFGS's coefficients). The outputs of a sampler's path are strongly
 correlated coordinates, an ill-conditioned problem for L-BFGS: on ``dp_sgld_path``'s 51 x 2 path (204 features,
-2 x 20,000 outputs) L-BFGS took 438 iterations and 9.0 s, Newton 2 iterations and 0.5 s, with the same held-out AUC
-(0.6207); on random-walk features at 2 x 50,000 outputs, 1.1 s against 11.9 s (256 features) and 13 s against 116 s
-(1024 features). Both minimise the same penalised log-loss; they stop at different points within the tolerance, so
-the statistic (and an audit's numbers) differ in the digits between the two. The fit is the serial part of a
-sampler audit (it runs before any worker has chunks to count), so this is what ``workers=`` and Dask could not
-speed up.
+2 x 20,000 outputs) L-BFGS alone took 438 iterations and 9.0 s, 100 iterations and 2 Newton steps 2.0 s, Newton alone
+0.5 s, with the same held-out AUC (0.6207); on random-walk features at 2 x 50,000 outputs Newton alone took 1.1 s
+against 11.9 s (256 features) and 13 s against 116 s (1024 features). On well-conditioned outputs (independent
+coordinates) L-BFGS converges in a few dozen iterations and Newton's ``n p^2`` steps cost more (2 x 2,000 outputs of
+500 coordinates: 0.18 s against 2.0 s), hence L-BFGS first: an output it fits within the budget gets exactly the
+model it got before Newton's method was added. The fit is the serial part of a sampler audit (it runs before any
+worker has chunks to count).
 """
 from __future__ import annotations
 
@@ -32,12 +34,14 @@ from threadpoolctl import threadpool_limits
 
 from dpverify.audit.statistics import Statistic, flatten
 
-__all__ = ["CLASSIFIERS", "NEWTON_MAX_FEATURES", "learned_log_odds"]
+__all__ = ["CLASSIFIERS", "LBFGS_ITERATIONS", "NEWTON_MAX_FEATURES", "learned_log_odds"]
 
 CLASSIFIERS = ("logistic", "boosting")
 #: The most features (``2 x`` the output's dimension: ``x`` and ``x**2``) fitted by Newton's method; beyond it a
 #: Newton step's ``n p^2`` Hessian outgrows L-BFGS's iterations (module docstring; 1024 is the largest size measured).
 NEWTON_MAX_FEATURES = 1024
+#: L-BFGS iterations before an unconverged fit is finished by Newton's method (module docstring).
+LBFGS_ITERATIONS = 100
 
 
 def learned_log_odds(x0: np.ndarray, x1: np.ndarray, *, model: str = "logistic",
@@ -54,17 +58,37 @@ def learned_log_odds(x0: np.ndarray, x1: np.ndarray, *, model: str = "logistic",
         from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
         features = FunctionTransformer(lambda z: np.concatenate([z, z * z], axis=1))
-        solver = "newton-cholesky" if 2 * X.shape[1] <= NEWTON_MAX_FEATURES else "lbfgs"
-        clf = make_pipeline(features, StandardScaler(), LogisticRegression(max_iter=1000, solver=solver))
+        newton = 2 * X.shape[1] <= NEWTON_MAX_FEATURES
+        clf = make_pipeline(features, StandardScaler(),
+                            LogisticRegression(max_iter=LBFGS_ITERATIONS if newton else 1000))
     else:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        clf = HistGradientBoostingClassifier(random_state=seed)
+        clf, newton = HistGradientBoostingClassifier(random_state=seed), False
     with threadpool_limits(1):
-        clf.fit(X, y)
+        if not newton:
+            clf.fit(X, y)
+        else:
+            _fit_lbfgs_then_newton(clf, X, y)
 
     def log_odds(x: np.ndarray) -> np.ndarray:
         with threadpool_limits(1):
             return clf.decision_function(flatten(x))
 
     return Statistic(f"classifier:{model}", f"{model} classifier log-odds of D vs D'", log_odds)
+
+
+def _fit_lbfgs_then_newton(pipeline, X: np.ndarray, y: np.ndarray) -> None:
+    """Fit ``pipeline`` (features, scaler, ``LogisticRegression``) by L-BFGS within its ``max_iter``; if L-BFGS used
+    them all, finish from its coefficients by Newton's method (module docstring)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # an unconverged L-BFGS is finished below
+        pipeline.fit(X, y)
+    model = pipeline[-1]
+    if int(np.max(model.n_iter_)) >= model.max_iter:
+        model.set_params(solver="newton-cholesky", warm_start=True, max_iter=1000)
+        pipeline.fit(X, y)
