@@ -31,10 +31,11 @@ seeds 0-2, perfect 0.0269, auto 0.0250 (0.928); seeds 0-9, 0.0221 / 0.0219 (0.99
 median, i.e. the exact log ratio up to its clipping window (1/400 of the noise scale), and the per-seed differences
 are the threshold-selection noise between two nearly identical statistics.
 
-Re-measured 2026-11-26 after the logistic classifier moved to Newton's method (``dpverify/audit/classifier.py``;
-58 s for the whole table on 2 idle cores), perfect / auto / additive: PrefixSum 0.7587 / 0.7508 / 0.7508, LaplaceParallel
-0.0269 / 0.0250 / 0.0250, NoisyHist1 0.0944 / 0.0932 / 0.0936, NoisyHist2 9.394 / 9.440 / 9.182 (auto chose the
-classifier in 2 of 3 seeds, 9.472 before: the classifier's fit moved within its tolerance).
+Re-measured 2026-11-26 after the logistic classifier gained its Newton finish (``dpverify/audit/classifier.py``: L-BFGS
+first, Newton's method only when 100 iterations do not converge), perfect / auto / additive: PrefixSum 0.7587 /
+0.7508 / 0.7508, LaplaceParallel 0.0269 / 0.0250 / 0.0250, NoisyHist1 0.0944 / 0.0932 / 0.0936, NoisyHist2 9.394 /
+9.472 / 9.182: the classifier fits of these rows converge within the 100 iterations, so nothing moved. (With Newton's
+method alone, tried first, NoisyHist2's auto was 9.440.)
 """
 from __future__ import annotations
 
