@@ -227,7 +227,6 @@ class DaskRunner:
         self.retries = check_positive_int(retries, "retries", minimum=0)
         self.token = uuid.uuid4().hex
         self.workers = total_threads(client)
-        self._work_future = None
         self._work_arg: Any = None  # the serialised work function, or the future that holds it
         self._pending: set = set()
         self._counter = itertools.count()
@@ -248,8 +247,8 @@ class DaskRunner:
         if len(blob) <= WORK_BY_VALUE_BYTES:
             self._work_arg = blob
         else:
-            self._work_future = self._work_arg = self.client.submit(_hold, blob, key=f"dpverify-work-{self.token}",
-                                                                    pure=False, retries=self.retries)
+            self._work_arg = self.client.submit(_hold, blob, key=f"dpverify-work-{self.token}", pure=False,
+                                                retries=self.retries)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -257,12 +256,12 @@ class DaskRunner:
         try:
             if pending:
                 self.client.cancel(list(pending))
-            if self._work_future is not None:
-                self._work_future.release()
+            if self._work_arg is not None and not isinstance(self._work_arg, bytes):  # the held future
+                self._work_arg.release()
         except Exception:  # noqa: BLE001 - a closed client or cluster: nothing left to release
             pass
         finally:
-            self._work_future = self._work_arg = None
+            self._work_arg = None
 
     def _submit(self, task: Any) -> Any:
         future = self.client.submit(_run_chunk, self.token, self._work_arg, task,
