@@ -174,6 +174,14 @@ class Backend:
     def sum(self, x: Any, axis: int) -> Any:
         raise NotImplementedError
 
+    def matmul(self, x: Any, w: Any) -> Any:
+        """``x @ w`` in float64, ``w`` a host array or an array of this backend (a vector or a matrix)."""
+        raise NotImplementedError
+
+    def unique(self, x: Any) -> tuple[Any, Any]:
+        """``(sorted distinct values, inverse)`` of a 1-d array, as ``np.unique(x, return_inverse=True)``."""
+        raise NotImplementedError
+
     def cumsum(self, x: Any, axis: int) -> Any:
         raise NotImplementedError
 
@@ -338,6 +346,13 @@ class NumpyBackend(Backend):
 
     def sum(self, x: Any, axis: int) -> np.ndarray:
         return np.sum(x, axis=axis)
+
+    def matmul(self, x: Any, w: Any) -> np.ndarray:
+        return np.asarray(x, dtype=float) @ np.asarray(w, dtype=float)
+
+    def unique(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
+        values, inverse = np.unique(np.asarray(x).reshape(-1), return_inverse=True)
+        return values, inverse.reshape(-1)
 
     def cumsum(self, x: Any, axis: int) -> np.ndarray:
         return np.cumsum(x, axis=axis)

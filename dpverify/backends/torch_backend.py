@@ -207,6 +207,13 @@ class TorchBackend(Backend):
     def sum(self, x: Any, axis: int) -> Any:
         return torch.sum(x, dim=axis)
 
+    def matmul(self, x: Any, w: Any) -> Any:
+        return self.asarray(x) @ self.asarray(w)
+
+    def unique(self, x: Any) -> tuple[Any, Any]:
+        values, inverse = torch.unique(self._operand(x).reshape(-1), sorted=True, return_inverse=True)
+        return values, inverse
+
     def cumsum(self, x: Any, axis: int) -> Any:
         return torch.cumsum(x, dim=axis)
 
@@ -223,7 +230,8 @@ class TorchBackend(Backend):
         return self._operand(table)[indices.reshape(-1).to(torch.int64)]
 
     def searchsorted(self, sorted_values: Any, values: Any, side: str = "left") -> Any:
-        return torch.searchsorted(self._operand(sorted_values), values, side=side)
+        return torch.searchsorted(self._operand(sorted_values).contiguous(), (values.contiguous() if isinstance(values, torch.Tensor)
+                                                                    else self._operand(values)), side=side)
 
     def all_finite(self, x: Any) -> bool:
         return bool(torch.isfinite(x).all())
