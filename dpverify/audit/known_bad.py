@@ -268,22 +268,28 @@ class SparseVector:
         return self.variant in ("alg1", "alg2", "alg3", "alg4")
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` runs drawn from ``rng``: numpy's ``Generator`` (numpy arrays) or a device generator (tensors on its
+        device, drawn in the same order with the backend's functions; :mod:`dpverify.backends`). Flags are int8 rows,
+        ``alg3``'s ``[flags, values]`` float64 rows, on both."""
         q = np.asarray(dataset, dtype=float).reshape(-1)
+        n = check_positive_int(n, "n")
+        xp = generator_backend(rng)
         query_scale, cutoff = self.query_scale, self.cutoff
         rho = rng.laplace(0.0, self.threshold_scale, size=n)
-        flags = np.full((n, q.size), -1, dtype=np.int8)
-        values = np.zeros((n, q.size))
-        aboves = np.zeros(n, dtype=np.int64)
+        flags, values = [], []
+        aboves = xp.zeros((n,))
         for i in range(q.size):
-            live = aboves < self.c if cutoff else np.ones(n, dtype=bool)
-            noisy = q[i] + (rng.laplace(0.0, query_scale, size=n) if query_scale > 0 else 0.0)
+            noisy = float(q[i]) + (rng.laplace(0.0, query_scale, size=n) if query_scale > 0 else 0.0)
             above = noisy >= self.threshold + rho
-            flags[:, i] = np.where(live, above, flags[:, i])
-            values[:, i] = np.where(live & above, noisy, 0.0)
-            aboves += live & above
+            live = aboves < self.c if cutoff else None
+            fresh = above if live is None else live & above
+            flags.append(xp.astype(above, "int8") if live is None else xp.where(live, xp.astype(above, "int8"), -1))
+            if self.variant == "alg3":
+                values.append(xp.where(fresh, noisy, 0.0))
+            aboves = aboves + xp.astype(fresh, "float64")
             if self.variant == "alg2":
-                fresh = live & above
-                rho = np.where(fresh, rng.laplace(0.0, self.threshold_scale, size=n), rho)
+                rho = xp.where(fresh, rng.laplace(0.0, self.threshold_scale, size=n), rho)
+        columns = xp.concatenate([xp.astype(f, "int8")[:, None] for f in flags], axis=1)
         if self.variant == "alg3":
-            return np.concatenate([flags.astype(float), values], axis=1)
-        return flags
+            return xp.concatenate([xp.astype(columns, "float64")] + [v[:, None] for v in values], axis=1)
+        return columns

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpverify.backends import backend_generic, backend_of, generator_backend
 from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.audit.known_bad import AdditiveNoise
 from dpverify.calculus.mechanisms.laplace import LaplaceMechanism
@@ -85,15 +86,22 @@ class PrefixSum:
         return 1.0 / check_epsilon(self.epsilon)
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` runs drawn from ``rng``: numpy's ``Generator``, or a device generator (tensors on its device; the
+        same formula with the backend's functions)."""
         q = identity_query(dataset)
         n = check_positive_int(n, "n")
-        return np.cumsum(q + rng.laplace(0.0, self.scale, size=(n, q.size)), axis=1)
+        xp = generator_backend(rng)
+        return xp.cumsum(xp.asarray(q) + rng.laplace(0.0, self.scale, size=(n, q.size)), axis=1)
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
+        """``sum_i log Lap(diff(y)_i - q_i)`` (class docstring); ``outputs`` of any backend, the values on its
+        device (the steps ``y_1, y_2 - y_1, ...`` are numpy's ``diff`` with ``prepend=0`` on both)."""
         q = identity_query(dataset)
-        y = np.asarray(outputs, dtype=float).reshape(-1, q.size)
-        steps = np.diff(y, axis=1, prepend=0.0)
-        return (-np.abs(steps - q) / self.scale - math.log(2.0 * self.scale)).sum(axis=1)
+        xp = backend_of(outputs)
+        y = xp.asarray(outputs).reshape(-1, q.size)
+        steps = xp.concatenate([y[:, :1], y[:, 1:] - y[:, :-1]], axis=1)
+        return xp.sum(-xp.abs(steps - xp.asarray(q)) / self.scale - math.log(2.0 * self.scale), axis=1)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         mu = float(np.abs(identity_query(dataset) - identity_query(neighbour)).sum()) / self.scale

@@ -115,13 +115,28 @@ class Rappor:
         return self.bit_probability(bloom_bits(_value(dataset), self.n_hashes, self.filter_size))
 
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` reports drawn from ``rng``: numpy's ``Generator``, or a device generator (float64 tensors of 0/1 on
+        its device)."""
         n = check_positive_int(n, "n")
-        return (rng.random((n, self.filter_size)) < self._pi(dataset)).astype(float)
+        xp = generator_backend(rng)
+        return xp.astype(rng.random((n, self.filter_size)) < xp.asarray(self._pi(dataset)), "float64")
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
+        """``sum_j s_j log pi_j + (1 - s_j) log(1 - pi_j)``; ``outputs`` of any backend, the values on its device.
+        numpy sums by a matrix product, another backend by its own sum (the same value to rounding, about 1e-15)."""
         pi = self._pi(dataset)
-        s = np.asarray(outputs, dtype=float).reshape(-1, self.filter_size)
-        return s @ np.log(pi) + (1.0 - s) @ np.log1p(-pi)
+        xp = backend_of(outputs)
+        if xp.name == "numpy":
+            s = np.asarray(outputs, dtype=float).reshape(-1, self.filter_size)
+            return s @ np.log(pi) + (1.0 - s) @ np.log1p(-pi)
+        s = xp.asarray(outputs).reshape(-1, self.filter_size)
+        return xp.sum(s * xp.asarray(np.log(pi)) + (1.0 - s) * xp.asarray(np.log1p(-pi)), axis=1)
+
+    def output_bytes(self) -> float:
+        """Device bytes per report for the auditor's chunk size: per bit its uniform, comparison and float64 value,
+        the int64 copy for the distinct rows (about 32 bytes), and 256 for the key, sort and statistics' values."""
+        return 32.0 * self.filter_size + 256.0
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         if delta != 0.0:

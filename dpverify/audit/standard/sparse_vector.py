@@ -23,6 +23,13 @@ c-th above (DP-Sniper's encoding, kept numeric for the auditor). Values are inde
 pattern, so the log density is ``log P(pattern) + sum_{above} log Lap(z_i - q_i)`` and the supremum of the log
 ratio is ``max_o [log P_D(o)/P_D'(o) + sum_{i above in o} |q_i - q'_i| / (3c/epsilon)]`` (each value term reaches
 its bound on a half-line), in both directions.
+
+Device path (:mod:`dpverify.backends`): called with a device generator, every variant draws its noise with that
+generator, in the numpy path's order, and compares, counts and packs with the backend's functions, so the runs are
+tensors on the device with the numpy path's law (int8 flag rows; float64 for Alg. 3 and NumericalSVT). The pattern
+table is computed on the host once and looked up on the device by each row's base-3 code; Alg. 3's density
+interpolates its tables there (:func:`_interp`, numpy's ``interp`` formula). On numpy the same lines call numpy's
+own functions: the numbers are unchanged.
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from dpverify.backends import backend_generic, backend_of, generator_backend
 from dpverify.validation import check_epsilon, check_positive_int, check_real
 from dpverify.audit.known_bad import SparseVector
 from dpverify.audit.standard.numerics import (
@@ -46,11 +54,17 @@ from dpverify.audit.standard.numerics import (
 )
 from dpverify.calculus.mechanisms.exponential import discrete_epsilon
 
-__all__ = ["flag_patterns", "pattern_log_probabilities", "TabulatedSVT", "SVTWithValues", "NumericalSVT"]
+__all__ = ["flag_patterns", "pattern_log_probabilities", "TabulatedSVT", "SVTWithValues", "NumericalSVT",
+           "DEVICE_OUTPUT_BYTES"]
 
 TAIL_SCALES = 60.0
 MAX_QUERIES = 12
 ABORTED = -1000.0
+#: Device memory one run takes while it is drawn and scored (``output_bytes()``, for the auditor's chunk size on a
+#: device): for at most ``MAX_QUERIES`` queries, the threshold noise and count, the flag columns before they are
+#: packed (int64), the released values (Alg. 3, NumericalSVT), the int64 copy, key, sort and inverse of the distinct
+#: rows and the statistics' values and sort: about 600 bytes, declared with room.
+DEVICE_OUTPUT_BYTES = 1024
 
 
 def _answers(dataset) -> np.ndarray:
@@ -78,9 +92,19 @@ def flag_patterns(m: int, c: int | None) -> np.ndarray:
 
 
 def _codes(flags: np.ndarray) -> np.ndarray:
-    """Base-3 code of each flag row (entries -1, 0, 1)."""
+    """Base-3 code of each flag row (entries -1, 0, 1; numpy)."""
     f = np.asarray(flags).astype(np.int64) + 1
     return f @ (3 ** np.arange(f.shape[1], dtype=np.int64))
+
+
+def _device_codes(flags) -> object:
+    """:func:`_codes` of a device's flag rows, on that device (exact int64 arithmetic: the same codes)."""
+    xp = backend_of(flags)
+    f = xp.astype(flags, "int64") + 1
+    codes = f[:, 0]
+    for i in range(1, f.shape[1]):
+        codes = codes + f[:, i] * 3 ** i
+    return codes
 
 
 @functools.lru_cache(maxsize=256)
@@ -122,10 +146,14 @@ def pattern_log_probabilities(answers, threshold: float, rho_scale: float, nu_sc
     return patterns, logp.copy()
 
 
-def _lookup(patterns: np.ndarray, logp: np.ndarray, flags: np.ndarray) -> np.ndarray:
+def _lookup(patterns: np.ndarray, logp: np.ndarray, flags) -> np.ndarray:
+    """log P of each flag row from the pattern table (-inf for a row that is no pattern); ``flags`` of any backend,
+    the values on its device."""
     table = np.full(3 ** patterns.shape[1], -math.inf)
     table[_codes(patterns)] = logp
-    return table[_codes(flags)]
+    if isinstance(flags, np.ndarray):
+        return table[_codes(flags)]
+    return backend_of(flags).lookup(table, _device_codes(flags))
 
 
 @dataclass(frozen=True)
@@ -150,12 +178,32 @@ class TabulatedSVT:
         return pattern_log_probabilities(dataset, s.threshold, s.threshold_scale, s.query_scale,
                                          s.c if s.cutoff else None)
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
+        """log P(flag row) from the pattern table; ``outputs`` of any backend, looked up on their device."""
         patterns, logp = self.table(dataset)
-        return _lookup(patterns, logp, np.asarray(outputs).reshape(-1, patterns.shape[1]))
+        if isinstance(outputs, np.ndarray) or not hasattr(outputs, "reshape"):
+            outputs = np.asarray(outputs)
+        return _lookup(patterns, logp, outputs.reshape(-1, patterns.shape[1]))
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
         return discrete_epsilon(self.table(dataset)[1], self.table(neighbour)[1], delta)
+
+    def output_bytes(self) -> float:
+        """Device bytes per run for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
+        return float(DEVICE_OUTPUT_BYTES)
+
+
+def _interp(x, grid: np.ndarray, values: np.ndarray):
+    """``np.interp(x, grid, values)`` for any backend's ``x`` (the values on its device): numpy's formula
+    ``slope (x - x_j) + y_j`` on the cell ``[x_j, x_{j+1})`` found by ``searchsorted``, ``values[0]`` left of the grid
+    and ``values[-1]`` right of it."""
+    xp = backend_of(x)
+    cell = xp.minimum(xp.maximum(xp.searchsorted(grid, x, side="right"), 1), grid.size - 1)
+    x0, x1 = xp.lookup(grid, cell - 1), xp.lookup(grid, cell)
+    y0, y1 = xp.lookup(values, cell - 1), xp.lookup(values, cell)
+    inside = (y1 - y0) / (x1 - x0) * (x - x0) + y0
+    return xp.where(x < float(grid[0]), float(values[0]), xp.where(x >= float(grid[-1]), float(values[-1]), inside))
 
 
 @functools.lru_cache(maxsize=64)
@@ -200,7 +248,12 @@ class SVTWithValues:
         return _value_tables(tuple(_answers(dataset).tolist()), float(s.threshold), s.threshold_scale,
                              s.query_scale, *bounds)
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
+        """log of the (k, v) density (class docstring); ``outputs`` of any backend, the values on its device (numpy's
+        ``interp`` there by :func:`_interp`)."""
+        if not isinstance(outputs, np.ndarray) and backend_of(outputs).name != "numpy":
+            return self._device_log_density(dataset, outputs)
         q = _answers(dataset)
         m = q.size
         out = np.asarray(outputs, dtype=float).reshape(-1, 2 * m)
@@ -216,6 +269,26 @@ class SVTWithValues:
                 result[rows] = (laplace_logpdf(v - q[j], self.svt.query_scale)
                                 + np.interp(v - self.svt.threshold, edges, logG[j]))
         return result
+
+    def _device_log_density(self, dataset, outputs):
+        q = _answers(dataset)
+        m = q.size
+        xp = backend_of(outputs)
+        out = xp.asarray(outputs).reshape(-1, 2 * m)
+        edges, logG = self._tables(dataset, self._range(dataset))
+        hit = xp.astype(out[:, :m] == 1, "float64")
+        k = xp.where(xp.max(hit, axis=1) > 0, xp.argmax(hit, axis=1), m)  # the first above (argmax: first maximum)
+        result = xp.zeros((out.shape[0],)) + float(logG[m, -1])  # no above
+        for j in range(m):
+            v = out[:, m + j]
+            term = laplace_logpdf(v - float(q[j]), self.svt.query_scale) + _interp(v - self.svt.threshold, edges,
+                                                                                   logG[j])
+            result = xp.where(k == j, term, result)
+        return result
+
+    def output_bytes(self) -> float:
+        """Device bytes per run for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
+        return float(DEVICE_OUTPUT_BYTES)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         if delta != 0.0:
@@ -256,28 +329,37 @@ class NumericalSVT:
         q = _answers(dataset)
         n = check_positive_int(n, "n")
         b1, b2, b3 = self.scales
+        xp = generator_backend(rng)  # numpy, or a device generator's backend (tensors on its device)
         rho = rng.laplace(0.0, b1, size=n)
-        out = np.full((n, q.size), ABORTED)
-        count = np.zeros(n, dtype=np.int64)
+        columns = []
+        count = xp.zeros((n,))
         for i in range(q.size):
             live = count < self.c
-            above = live & (q[i] + rng.laplace(0.0, b2, size=n) >= self.threshold + rho)
-            z = q[i] + rng.laplace(0.0, b3, size=n)
-            out[:, i] = np.where(live, np.where(above, z, 0.0), ABORTED)
-            count += above
-        return out
+            above = live & (float(q[i]) + rng.laplace(0.0, b2, size=n) >= self.threshold + rho)
+            z = float(q[i]) + rng.laplace(0.0, b3, size=n)
+            columns.append(xp.where(live, xp.where(above, z, 0.0), ABORTED)[:, None])
+            count = count + xp.astype(above, "float64")
+        return xp.concatenate(columns, axis=1)
 
     def table(self, dataset):
         b1, b2, _ = self.scales
         return pattern_log_probabilities(dataset, self.threshold, b1, b2, self.c)
 
+    @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
+        """The pattern's log P plus the released values' Laplace log-densities; ``outputs`` of any backend, the values
+        on its device."""
         q = _answers(dataset)
-        out = np.asarray(outputs, dtype=float).reshape(-1, q.size)
-        flags = np.where(out == ABORTED, -1, np.where(out == 0.0, 0, 1)).astype(np.int8)
+        xp = backend_of(outputs)
+        out = xp.asarray(outputs).reshape(-1, q.size)
+        flags = xp.astype(xp.where(out == ABORTED, -1, xp.where(out == 0.0, 0, 1)), "int8")
         patterns, logp = self.table(dataset)
-        values = np.where(flags == 1, laplace_logpdf(out - q, self.scales[2]), 0.0).sum(axis=1)
+        values = xp.sum(xp.where(flags == 1, laplace_logpdf(out - xp.asarray(q), self.scales[2]), 0.0), axis=1)
         return _lookup(patterns, logp, flags) + values
+
+    def output_bytes(self) -> float:
+        """Device bytes per run for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
+        return float(DEVICE_OUTPUT_BYTES)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         if delta != 0.0:
