@@ -26,13 +26,20 @@ coordinates) L-BFGS converges in a few dozen iterations and Newton's ``n p^2`` s
 500 coordinates: 0.18 s against 2.0 s), hence L-BFGS first: an output it fits within the budget gets exactly the
 model it got before Newton's method was added. The fit is the serial part of a sampler audit (it runs before any
 worker has chunks to count).
+
+On a device (:mod:`dpverify.backends`) the fitted logistic model's log-odds are evaluated where the outputs are (its
+affine map of ``[x, x^2]``), so an audit on ``backend="torch"`` counts its events without copying chunks to the host;
+the boosting model is evaluated on the host.
 """
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from dpverify.audit.statistics import Statistic, flatten
+from dpverify.audit.statistics import Statistic, device_rows, flatten
+from dpverify.backends import backend_generic, backend_of
 
 __all__ = ["CLASSIFIERS", "LBFGS_ITERATIONS", "NEWTON_MAX_FEATURES", "learned_log_odds"]
 
@@ -75,7 +82,29 @@ def learned_log_odds(x0: np.ndarray, x1: np.ndarray, *, model: str = "logistic",
         with threadpool_limits(1):
             return clf.decision_function(flatten(x))
 
-    return Statistic(f"classifier:{model}", f"{model} classifier log-odds of D vs D'", log_odds)
+    function = _logistic_on_any_backend(clf, log_odds) if model == "logistic" else log_odds
+    return Statistic(f"classifier:{model}", f"{model} classifier log-odds of D vs D'", function)
+
+
+def _logistic_on_any_backend(pipeline, on_host: Callable[[np.ndarray], np.ndarray]) -> Callable[[Any], Any]:
+    """The fitted logistic pipeline's log-odds for any backend's outputs: scikit-learn's own ``decision_function`` on
+    numpy; on another backend the same affine map on its device, ``((f(x) - mean) / scale) . coef + intercept`` with
+    ``f(x) = [x, x^2]`` and the fitted scaler's ``mean_``/``scale_`` (values equal to scikit-learn's up to the
+    rounding of the two products, far inside :data:`~dpverify.audit.statistics.ATOM_TOLERANCE`)."""
+    scaler, model = pipeline[1], pipeline[-1]
+    mean, scale = np.asarray(scaler.mean_, dtype=float), np.asarray(scaler.scale_, dtype=float)
+    coef, intercept = np.asarray(model.coef_, dtype=float).reshape(-1), float(np.asarray(model.intercept_)[0])
+
+    @backend_generic
+    def log_odds(x: Any) -> Any:
+        xp = backend_of(x)
+        if isinstance(x, np.ndarray) or xp.name == "numpy":
+            return on_host(x)
+        z = device_rows(x)
+        features = xp.concatenate([z, z * z], axis=1)
+        return xp.matmul((features - xp.asarray(mean)) / xp.asarray(scale), coef) + intercept
+
+    return log_odds
 
 
 def _fit_lbfgs_then_newton(pipeline, X: np.ndarray, y: np.ndarray) -> None:

@@ -36,7 +36,7 @@ from dpverify.backends import backend_generic, backend_of
 __all__ = ["Statistic", "ThresholdEvent", "flatten", "first_value", "identity", "mean_difference_projection",
            "best_thresholds", "best_threshold", "threshold_candidates", "thresholds_and_counts", "ATOM_TOLERANCE",
            "count_at_least", "best_events", "evaluate", "row_keys",
-           "DistinctRows"]
+           "DistinctRows", "device_rows"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,11 @@ def flatten(outputs: np.ndarray) -> np.ndarray:
     """Outputs as an ``(n, d)`` float matrix (scalars become one column, paths are flattened)."""
     arr = np.asarray(outputs, dtype=float)
     return arr.reshape(arr.shape[0], -1)
+
+
+def device_rows(x: Any) -> Any:
+    """:func:`flatten` for an array of another backend: ``(n, d)`` float64 on its device."""
+    return backend_of(x).asarray(x.reshape(x.shape[0], -1))
 
 
 #: Outputs are reduced to their distinct rows only when there are at most this many (and at most a quarter of the
@@ -204,8 +209,15 @@ def mean_difference_projection(x0: np.ndarray, x1: np.ndarray) -> Statistic:
         w = np.zeros_like(w)
         w[0] = 1.0
     center = 0.5 * (m0 + m1)
-    return Statistic("projection", "<x - c, m0 - m1> (difference-of-means projection)",
-                     lambda x: (flatten(x) - center) @ w)
+
+    @backend_generic
+    def projection(x: Any) -> Any:
+        if isinstance(x, np.ndarray) or backend_of(x).name == "numpy":
+            return (flatten(x) - center) @ w
+        xp = backend_of(x)  # on the device: the same product, rounded by that backend's own kernel
+        return xp.matmul(device_rows(x) - xp.asarray(center), w)
+
+    return Statistic("projection", "<x - c, m0 - m1> (difference-of-means projection)", projection)
 
 
 #: Statistic values closer than this (relative) are one atom: the same output evaluated in another chunk (another
