@@ -27,7 +27,7 @@ from dpverify.audit.parallel import ChunkRunner
 from dpverify.audit.split import ChunkSampler
 from dpverify.audit.statistics import DistinctRows, Statistic, count_at_least
 
-__all__ = ["ChunkWork", "DeviceChunk", "DrawChunk", "Progress", "score_chunk", "count_chunk", "runner_for",
+__all__ = ["ChunkWork", "DeviceChunk", "device_distinct_rows", "DrawChunk", "Progress", "score_chunk", "count_chunk", "runner_for",
            "held_chunks", "held_drawer"]
 
 #: One count per side for each candidate threshold of one statistic.
@@ -35,12 +35,19 @@ ScoreCounts = list[tuple[np.ndarray, np.ndarray]]
 
 
 class DeviceChunk:
-    """A chunk of outputs held on another backend's device (:mod:`dpverify.backends`): a statistic that takes that
-    backend's arrays (``function.backend_generic``: the samplers' white-box path statistic, the identity of one-number
-    outputs, the outcome log-ratio of discrete one-number outputs, the ratio of a backend-generic ``log_density``) is
-    evaluated there and its values counted there, so the outputs never leave the device; any other statistic (the
-    learned ones, implementation mode's floating-point statistics) gets the chunk copied to the host once (then as
-    :class:`~dpverify.audit.statistics.DistinctRows`)."""
+    """A chunk of outputs held on another backend's device (:mod:`dpverify.backends`), evaluated there:
+
+    - outputs of several integer values per output with few distinct rows (a sparse vector's flag rows, RAPPOR's
+      bits: :func:`device_distinct_rows`) are reduced on the device to their distinct rows; every statistic is then
+      evaluated as numpy evaluates it (:class:`~dpverify.audit.statistics.DistinctRows`), once per distinct row on the
+      host, and its values are gathered back on the device: the numpy values of those rows, bit for bit, and only the
+      distinct rows (at most :data:`~dpverify.audit.statistics.MAX_DISTINCT_ROWS`) cross;
+    - otherwise a statistic that takes that backend's arrays (``function.backend_generic``: the samplers' white-box
+      path statistic, the identity of one-number outputs, the outcome log-ratio of discrete outputs, the ratio of a
+      backend-generic ``log_density``, the projection, the logistic classifier and the additive statistic of vector
+      outputs) is evaluated there, so the outputs never leave the device;
+    - any other statistic (the boosting classifier, implementation mode's floating-point statistics, a custom one)
+      gets the chunk copied to the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
 
     def __init__(self, outputs: Any):
         from dpverify.backends import backend_of
@@ -48,13 +55,73 @@ class DeviceChunk:
         self.outputs = outputs
         self.backend = backend_of(outputs)
         self._host: DistinctRows | None = None
+        self._distinct: tuple[np.ndarray, Any] | None | bool = False  # False: not looked for yet
+
+    def distinct(self) -> tuple[np.ndarray, Any] | None:
+        """``(distinct rows on the host, each output's position among them on the device)`` for outputs of several
+        integer values with few distinct rows (:func:`device_distinct_rows`), else None; found once per chunk."""
+        if self._distinct is False:
+            several = len(self.outputs.shape) > 1 and int(np.prod(self.outputs.shape[1:])) > 1
+            self._distinct = device_distinct_rows(self.outputs) if several else None
+        return self._distinct  # type: ignore[return-value]
+
+    def on_device(self, statistic: Statistic) -> bool:
+        """Whether :meth:`apply` evaluates ``statistic`` without copying the chunk to the host."""
+        return self.distinct() is not None or bool(getattr(statistic.function, "backend_generic", False))
 
     def apply(self, statistic: Statistic) -> Any:
+        found = self.distinct()
+        if found is not None:
+            rows, inverse = found
+            return self.backend.lookup(np.asarray(statistic(rows), dtype=float).reshape(-1), inverse)
         if getattr(statistic.function, "backend_generic", False):
             return statistic.function(self.outputs)
         if self._host is None:
             self._host = DistinctRows(self.backend.to_numpy(self.outputs))
         return self._host.apply(statistic)
+
+
+def device_distinct_rows(outputs: Any) -> tuple[np.ndarray, Any] | None:
+    """The device version of :class:`~dpverify.audit.statistics.DistinctRows`: for at least 64 integer-valued outputs
+    (integer or bool dtype, or floats holding integers of magnitude at most 2^52) whose mixed-radix keys
+    (:func:`~dpverify.audit.statistics.row_keys`: per-column minimum and range, Horner's scheme in int64) fit an int64
+    and take at most ``min(MAX_DISTINCT_ROWS, n/4)`` distinct values: ``(rows, inverse)`` with ``rows`` the distinct
+    rows decoded on the host from their sorted keys (the values and dtype of the outputs, in numpy's order) and
+    ``inverse`` each output's position among them, on the device. None otherwise. Keys, their sort and the inverse are
+    computed on the device; only the distinct keys cross."""
+    from dpverify.audit.statistics import MAX_DISTINCT_ROWS
+    from dpverify.backends import backend_of
+
+    xp = backend_of(outputs)
+    n = int(outputs.shape[0])
+    if n < 64:
+        return None
+    rows = outputs.reshape(n, -1)
+    dtype = str(rows.dtype).removeprefix("torch.")
+    if not (dtype == "bool" or dtype.startswith(("int", "uint", "float"))):
+        return None
+    whole = xp.astype(rows, "int64")
+    if dtype.startswith("float"):
+        as_float = xp.astype(rows, "float64")
+        if not bool(((xp.astype(whole, "float64") == as_float) & (xp.abs(as_float) <= 2.0 ** 52)).all()):
+            return None
+    low = -xp.max(-whole, axis=0)
+    radix = xp.max(whole, axis=0) - low + 1
+    low_host, radix_host = (xp.to_numpy(a).astype(np.int64) for a in (low, radix))
+    if float(np.prod(radix_host.astype(float))) >= 2.0 ** 62:
+        return None
+    keys = whole[:, 0] - int(low_host[0])
+    for c in range(1, whole.shape[1]):
+        keys = keys * int(radix_host[c]) + (whole[:, c] - int(low_host[c]))
+    distinct, inverse = xp.unique(keys)
+    if int(distinct.shape[0]) > min(MAX_DISTINCT_ROWS, n // 4):
+        return None
+    rest = xp.to_numpy(distinct).astype(np.int64)
+    digits = np.empty((rest.size, radix_host.size), dtype=np.int64)
+    for c in range(radix_host.size - 1, -1, -1):
+        rest, digits[:, c] = np.divmod(rest, radix_host[c])
+    host_rows = (digits + low_host).astype(dtype).reshape((digits.shape[0],) + tuple(outputs.shape[1:]))
+    return host_rows, inverse
 
 
 def _at_least(values: Any, thresholds: np.ndarray) -> np.ndarray:

@@ -48,7 +48,7 @@ from dpverify.calculus.guarantees import ApproxDP, PureDP
 from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.audit.abilities import PairLoss, log_density_of, white_box_statistic_of
 from dpverify.audit.ceiling import ceiling_event
-from dpverify.audit.chunk_work import ChunkWork, Progress, held_chunks, score_chunk
+from dpverify.audit.chunk_work import ChunkWork, DeviceChunk, Progress, held_chunks, score_chunk
 from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.curve import CurveClaim, CurveTest, curve_claim, select_test
 from dpverify.audit.events import is_discrete, outcome_log_ratio
@@ -196,14 +196,17 @@ def fit_statistics(sampler: ChunkSampler, plan: AuditPlan, mechanism: Any, datas
     statistics = tuple(candidate_statistics(plan, mechanism, dataset, neighbour, sel0[:n_fit], sel1[:n_fit]))
     r0, r1 = DistinctRows(sel0[n_fit:held]), DistinctRows(sel1[n_fit:held])
 
+    # evaluated there as the later chunks are (:class:`~dpverify.audit.chunk_work.DeviceChunk`), values to the host
+    device_chunks = [[DeviceChunk(c) for c in side] for side in device_held]
+
     def held_values(stat: Statistic) -> tuple[np.ndarray, np.ndarray]:
-        if device_held[0] and getattr(stat.function, "backend_generic", False):  # on the device, values to the host
-            v0, v1 = (np.concatenate([to_numpy(stat.function(c)) for c in side]) for side in device_held)
+        if device_chunks[0] and all(c.on_device(stat) for side in device_chunks for c in side):
+            v0, v1 = (np.concatenate([to_numpy(c.apply(stat)) for c in side]) for side in device_chunks)
             return v0[n_fit:held], v1[n_fit:held]
         return r0.apply(stat), r1.apply(stat)
 
     values = tuple(held_values(stat) for stat in statistics)
-    del r0, r1, device_held
+    del r0, r1, device_held, device_chunks
     found = [thresholds_and_counts(s0, s1) for s0, s1 in values]  # candidates and their counts, one sort per side
     thresholds = tuple(t for t, _, _ in found)
     counts = [(k0, k1) for _, k0, k1 in found]
