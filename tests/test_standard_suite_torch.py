@@ -197,28 +197,30 @@ def test_torch_audit_reaches_the_numpy_verdict_without_copying_a_chunk_to_the_ho
 
 
 def test_a_mechanism_without_a_device_path_is_refused_before_any_sample(torch_device, monkeypatch):
-    """The sparse vector (numpy arithmetic on the generator's draws) and a function drawing ``rng.normal`` (a draw the
-    device generator lacks) on backend='torch': a NotImplementedError naming the mechanism and pointing to
-    backend='numpy', raised before the fit is drawn (the fit stage is made to fail if reached); the same mechanisms
-    audit on numpy."""
+    """A mechanism doing numpy arithmetic on the generator's draws (a numpy mask ``&`` a device array) and one drawing
+    ``rng.normal`` (a draw the device generator lacks) on backend='torch': a NotImplementedError naming the mechanism
+    and pointing to backend='numpy', raised before the fit is drawn (the fit stage is made to fail if reached); the
+    same mechanisms audit on numpy."""
     import dpverify.audit.core as core
 
     def plain_gaussian(dataset, n, rng):
         return float(np.asarray(dataset)[0]) + rng.normal(0.0, 1.0, size=n)
 
+    def numpy_flags(dataset, n, rng):
+        return (np.ones(n, dtype=bool) & (rng.laplace(float(np.asarray(dataset)[0]), 1.0, size=n) >= 0)).astype(np.int8)
+
     def fit_reached(*args, **kwargs):
         raise AssertionError("the fit was drawn before the mechanism was refused")
 
-    svt = get("svt1")
     with monkeypatch.context() as patched:
         patched.setattr(core, "fit_statistics", fit_reached)
-        with pytest.raises(NotImplementedError, match="TabulatedSVT.*backend='numpy'"):
-            audit(svt.mechanism, svt.dataset, svt.neighbour, epsilon=0.1, samples=2000, backend="torch",
-                  device=DEVICE)
+        with pytest.raises(NotImplementedError, match="numpy_flags.*unsupported operand.*backend='numpy'"):
+            audit(numpy_flags, np.zeros(1), np.ones(1), epsilon=1.0, samples=2000, backend="torch", device=DEVICE)
         with pytest.raises(NotImplementedError, match="plain_gaussian.*has no attribute 'normal'.*backend='numpy'"):
             audit(plain_gaussian, np.zeros(1), np.ones(1), epsilon=1.0, samples=2000, backend="torch",
                   device=DEVICE)
-    assert audit(plain_gaussian, np.zeros(1), np.ones(1), epsilon=1.0, samples=2000).backend == "numpy"
+    for mechanism in (plain_gaussian, numpy_flags):
+        assert audit(mechanism, np.zeros(1), np.ones(1), epsilon=1.0, samples=2000).backend == "numpy"
 
 
 def test_generator_integers_are_uniform_and_ranges_are_checked(torch_device):
@@ -289,7 +291,7 @@ def test_device_chunks_of_small_outputs_may_exceed_the_numpy_default():
             return 11_600.0  # the DP-SGLD path of the closing table (d = 10, N = 100, T = 100)
 
     assert device_chunk_size(Chains(), gpu) == DEFAULT_CHUNK_SIZE == 1 << 20
-    assert device_chunk_size(get("svt1").mechanism, gpu) == DEFAULT_CHUNK_SIZE
+    assert device_chunk_size(get("prefix_sum").mechanism, gpu) == DEFAULT_CHUNK_SIZE  # declares nothing
     assert device_chunk_size(get("laplace_1").mechanism, NUMPY) == DEFAULT_CHUNK_SIZE
 
 
