@@ -24,6 +24,7 @@ one-number cases at 10^9 samples per side, one seed, ``--backend torch --device 
     PYTHONPATH=. python3 benchmarks/suite.py --preset gpu1d --markdown            # on a GPU machine
     PYTHONPATH=. python3 benchmarks/suite.py --preset gpu1d --device cpu --sizes 1e6  # the same rows on torch-CPU
     PYTHONPATH=. python3 benchmarks/suite.py --preset gpu1d --backend numpy --device cpu --sizes 1e6
+    PYTHONPATH=. python3 benchmarks/suite.py --preset gpusuite --markdown         # all 28 cases at 1e8 on a GPU
 
 By default the auditor sees the cases' ``log_density`` (closed form or tabulated) and uses the exact
 likelihood-ratio statistic. ``--black-box`` hides it (only ``mechanism(dataset, n, rng)`` and the exact epsilon for
@@ -52,8 +53,10 @@ from dpverify.backends import get_backend
 GPU1D = ["laplace_0.1", "laplace_1", "truncated_geometric", "report_noisy_max1", "report_noisy_max2",
          "report_noisy_max3", "report_noisy_max4", "report_noisy_max_half_noise_add_remove",
          "report_noisy_max_half_noise_replace", "randomized_response", "exponential"]
-#: ``--preset NAME`` -> the options it sets (explicit options override them).
-PRESETS = {"gpu1d": {"only": GPU1D, "sizes": [1e9], "seeds": 1, "backend": "torch", "device": "cuda"}}
+#: ``--preset NAME`` -> the options it sets (explicit options override them). ``gpusuite``: every case of the suite
+#: (each has a device path since the sparse vector family, PrefixSum and RAPPOR gained one) at 10^8 per side on cuda.
+PRESETS = {"gpu1d": {"only": GPU1D, "sizes": [1e9], "seeds": 1, "backend": "torch", "device": "cuda"},
+           "gpusuite": {"sizes": [1e8], "seeds": 1, "backend": "torch", "device": "cuda"}}
 
 
 class BlackBox:
@@ -200,7 +203,7 @@ def main() -> None:
     parser.add_argument("--backend", choices=["numpy", "torch"], default=None,
                         help="array backend of the audits; given: the device table (module docstring)")
     parser.add_argument("--device", default=None, help="torch device: cpu, cuda or cuda:K")
-    parser.add_argument("--preset", choices=sorted(PRESETS), help="gpu1d: the 11 one-number cases at 1e9 on cuda")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="gpu1d: the 11 one-number cases at 1e9 on cuda; gpusuite: every case at 1e8 on cuda")
     args = parser.parse_args()
     preset = PRESETS.get(args.preset, {})
     for key, value in preset.items():
