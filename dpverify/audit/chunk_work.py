@@ -100,11 +100,16 @@ def device_distinct_rows(outputs: Any) -> tuple[np.ndarray, Any] | None:
     dtype = str(rows.dtype).removeprefix("torch.")
     if not (dtype == "bool" or dtype.startswith(("int", "uint", "float"))):
         return None
-    whole = xp.astype(rows, "int64")
     if dtype.startswith("float"):
+        head = xp.astype(rows[:256], "float64")  # continuous outputs (a sampler's paths) are recognised on a prefix,
+        if not bool((xp.astype(xp.astype(head, "int64"), "float64") == head).all()):  # before any pass over the chunk
+            return None
         as_float = xp.astype(rows, "float64")
+        whole = xp.astype(rows, "int64")
         if not bool(((xp.astype(whole, "float64") == as_float) & (xp.abs(as_float) <= 2.0 ** 52)).all()):
             return None
+    else:
+        whole = xp.astype(rows, "int64")
     low = -xp.max(-whole, axis=0)
     radix = xp.max(whole, axis=0) - low + 1
     low_host, radix_host = (xp.to_numpy(a).astype(np.int64) for a in (low, radix))
