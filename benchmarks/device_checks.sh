@@ -14,6 +14,9 @@
 #   bash benchmarks/device_checks.sh cores   # issue 22: scaling of pool and Dask audits on every core, Laplace at 10^9
 #                                            # (target: efficiency >= 0.8) and dp_sgld_path at 4 x 10^5 (5
 #                                            # estimation chunks: expected well below 0.8; benchmarks/README.md)
+#   bash benchmarks/device_checks.sh suite   # third, if device time is left: the vector, sparse-vector and RAPPOR
+#                                            # torch tests on cuda, then every case of the suite at 10^8 per side
+#                                            # (28 audits; estimate 3-6 minutes, not measured)
 #
 # Each stage prints its tables; write them, with the machine's name, into docs/gpu.md and benchmarks/README.md.
 #
@@ -36,7 +39,7 @@ if [ -d .whl ] && ls .whl/*.whl > /dev/null 2>&1; then
   export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
 if python3 -c "import dask.distributed" 2> /dev/null; then dask_mode="dask"; fi
-stage="${1:?usage: bash benchmarks/device_checks.sh gpu|cores}"
+stage="${1:?usage: bash benchmarks/device_checks.sh gpu|cores|suite}"
 cores="$(nproc)"
 export PYTHONUNBUFFERED=1
 if [ -n "${OUT:-}" ]; then exec > >(tee "$OUT/device_$stage.txt") 2>&1; fi
@@ -52,8 +55,15 @@ case "$stage" in
     python3 benchmarks/parallel_cost.py --cases laplace_1 --samples 1e9 --workers "$cores" --modes one pool $dask_mode indep
     python3 benchmarks/parallel_cost.py --cases dp_sgld_path --samples 4e5 --workers "$cores" --modes one pool indep
     ;;
+  suite)
+    nvidia-smi --query-gpu=name,memory.total --format=csv
+    DPVERIFY_TORCH_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider -m torch \
+      tests/test_standard_suite_torch_vectors.py \
+      || echo "device_checks: the torch tests on cuda FAILED (the benchmark below still runs)"
+    python3 benchmarks/suite.py --preset gpusuite --markdown
+    ;;
   *)
-    echo "unknown stage $stage: gpu or cores" >&2
+    echo "unknown stage $stage: gpu, cores or suite" >&2
     exit 2
     ;;
 esac
