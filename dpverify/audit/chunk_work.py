@@ -84,7 +84,8 @@ class DeviceChunk:
 def device_distinct_rows(outputs: Any) -> tuple[np.ndarray, Any] | None:
     """The device version of :class:`~dpverify.audit.statistics.DistinctRows`: for at least 64 integer-valued outputs
     (integer or bool dtype, or floats holding integers of magnitude at most 2^52) whose mixed-radix keys
-    (:func:`~dpverify.audit.statistics.row_keys`: per-column minimum and range, Horner's scheme in int64) fit an int64
+    (:func:`~dpverify.audit.statistics.row_keys`: per-column minimum and range; one exact float64 product below 2^53,
+    Horner's scheme in int64 above) fit an int64
     and take at most ``min(MAX_DISTINCT_ROWS, n/4)`` distinct values: ``(rows, inverse)`` with ``rows`` the distinct
     rows decoded on the host from their sorted keys (the values and dtype of the outputs, in numpy's order) and
     ``inverse`` each output's position among them, on the device. None otherwise. Keys, their sort and the inverse are
@@ -100,24 +101,29 @@ def device_distinct_rows(outputs: Any) -> tuple[np.ndarray, Any] | None:
     dtype = str(rows.dtype).removeprefix("torch.")
     if not (dtype == "bool" or dtype.startswith(("int", "uint", "float"))):
         return None
+    numeric = xp.astype(rows, "uint8") if dtype == "bool" else rows
     if dtype.startswith("float"):
         head = xp.astype(rows[:256], "float64")  # continuous outputs (a sampler's paths) are recognised on a prefix,
         if not bool((xp.astype(xp.astype(head, "int64"), "float64") == head).all()):  # before any pass over the chunk
             return None
-        as_float = xp.astype(rows, "float64")
-        whole = xp.astype(rows, "int64")
-        if not bool(((xp.astype(whole, "float64") == as_float) & (xp.abs(as_float) <= 2.0 ** 52)).all()):
+        numeric = xp.astype(rows, "float64")
+        if not bool(((xp.astype(xp.astype(numeric, "int64"), "float64") == numeric)
+                     & (xp.abs(numeric) <= 2.0 ** 52)).all()):
             return None
-    else:
-        whole = xp.astype(rows, "int64")
-    low = -xp.max(-whole, axis=0)
-    radix = xp.max(whole, axis=0) - low + 1
-    low_host, radix_host = (xp.to_numpy(a).astype(np.int64) for a in (low, radix))
-    if float(np.prod(radix_host.astype(float))) >= 2.0 ** 62:
+    low_host = xp.to_numpy(xp.min(numeric, axis=0)).astype(np.int64)
+    radix_host = xp.to_numpy(xp.max(numeric, axis=0)).astype(np.int64) - low_host + 1
+    span = float(np.prod(radix_host.astype(float)))
+    if span >= 2.0 ** 62:
         return None
-    keys = whole[:, 0] - int(low_host[0])
-    for c in range(1, whole.shape[1]):
-        keys = keys * int(radix_host[c]) + (whole[:, c] - int(low_host[c]))
+    if span < 2.0 ** 53:  # one float64 product: every term and partial sum is an integer below 2^53, hence exact
+        weights = np.concatenate([np.cumprod(radix_host[::-1][:-1])[::-1], [1]]).astype(float)  # prod of later radices
+        offsets = xp.astype(numeric, "float64") - xp.asarray(low_host.astype(float))
+        keys = xp.astype(xp.matmul(offsets, weights), "int64")
+    else:  # Horner's scheme in int64 (keys up to 2^62)
+        whole = xp.astype(numeric, "int64")
+        keys = whole[:, 0] - int(low_host[0])
+        for c in range(1, whole.shape[1]):
+            keys = keys * int(radix_host[c]) + (whole[:, c] - int(low_host[c]))
     distinct, inverse = xp.unique(keys)
     if int(distinct.shape[0]) > min(MAX_DISTINCT_ROWS, n // 4):
         return None

@@ -168,6 +168,9 @@ class Backend:
     def max(self, x: Any, axis: int) -> Any:
         raise NotImplementedError
 
+    def min(self, x: Any, axis: int) -> Any:
+        raise NotImplementedError
+
     def argmax(self, x: Any, axis: int) -> Any:
         raise NotImplementedError
 
@@ -340,6 +343,9 @@ class NumpyBackend(Backend):
 
     def max(self, x: Any, axis: int) -> np.ndarray:
         return np.max(x, axis=axis)
+
+    def min(self, x: Any, axis: int) -> np.ndarray:
+        return np.min(x, axis=axis)
 
     def argmax(self, x: Any, axis: int) -> np.ndarray:
         return np.argmax(x, axis=axis)

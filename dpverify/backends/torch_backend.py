@@ -201,6 +201,9 @@ class TorchBackend(Backend):
     def max(self, x: Any, axis: int) -> Any:
         return torch.amax(x, dim=axis)
 
+    def min(self, x: Any, axis: int) -> Any:
+        return torch.amin(x, dim=axis)
+
     def argmax(self, x: Any, axis: int) -> Any:
         return torch.argmax(x, dim=axis)
 
