@@ -43,9 +43,9 @@ class DeviceChunk:
       host, and its values are gathered back on the device: the numpy values of those rows, bit for bit, and only the
       distinct rows (at most :data:`~dpverify.audit.statistics.MAX_DISTINCT_ROWS`) cross;
     - otherwise a statistic that takes that backend's arrays (``function.backend_generic``: the samplers' white-box
-      path statistic, the identity of one-number outputs, the outcome log-ratio of discrete outputs, the ratio of a
-      backend-generic ``log_density``, the projection, the logistic classifier and the additive statistic of vector
-      outputs) is evaluated there, so the outputs never leave the device;
+      path statistic, the identity and the outcome log-ratio of one-number outputs, the ratio of a backend-generic
+      ``log_density``, the projection, the logistic classifier and the additive statistic of vector outputs) is
+      evaluated there, so the outputs never leave the device;
     - any other statistic (the boosting classifier, implementation mode's floating-point statistics, a custom one)
       gets the chunk copied to the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
 

@@ -15,9 +15,7 @@ independent samples.
 On a device (:mod:`dpverify.backends`) the fitted statistic of one-value outputs is a table lookup there: the sorted
 outcomes and their log ratios go to the device once per chunk, each output is found by a binary search
 (``searchsorted``) and an exact comparison, and an output not among the outcomes gets 0 -- the numpy values, bit for
-bit. Outputs of several integer values (a sparse vector's flag rows, RAPPOR's bits) are found the same way by their
-mixed-radix key (:func:`~dpverify.audit.statistics.row_keys` of the fitted outcomes, computed on the device); other
-outputs of several values are copied to the host (the statistic is then not backend-generic).
+bit. Outputs of several values are copied to the host (the statistic is then not backend-generic).
 """
 from __future__ import annotations
 
@@ -73,35 +71,6 @@ def _device_lookup(outcomes: np.ndarray, log_ratio: np.ndarray, x: Any) -> Any:
     return xp.where(keys[at] == values, xp.lookup(log_ratio, at), 0.0)
 
 
-def _outcome_keys(outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(sorted keys, order, low, radix)`` of integer-valued outcome rows (:func:`~dpverify.audit.statistics.row_keys`:
-    ``keys = row_keys[order]``), or None when the rows are not integer-valued or their keys do not fit an int64."""
-    found = row_keys(outcomes)
-    if found is None:
-        return None
-    keys, low, radix = found
-    order = np.argsort(keys, kind="stable")
-    return keys[order], order, low, radix
-
-
-def _device_row_keys(x: Any, low: np.ndarray, radix: np.ndarray, dtype: str) -> Any:
-    """The mixed-radix key of each row of ``x`` under the outcomes' ``low`` and ``radix`` (Horner's scheme in int64,
-    on the device of ``x``), the row first converted to the outcomes' ``dtype`` as the numpy statistic does; -1 for a
-    row with a value outside an outcome column's range or, in float outcomes holding integers, a fraction: such a row
-    is no outcome (0, as on numpy)."""
-    xp = backend_of(x)
-    rows = x.reshape(x.shape[0], -1)
-    keys = None
-    inside = None
-    for c in range(rows.shape[1]):
-        column = xp.astype(rows[:, c], dtype)
-        digit = xp.astype(column, "int64") - int(low[c])
-        ok = (digit >= 0) & (digit < int(radix[c])) & (xp.astype(digit + int(low[c]), dtype) == column)
-        inside = ok if inside is None else inside & ok
-        keys = digit if keys is None else keys * int(radix[c]) + digit
-    return xp.where(inside, keys, -1)
-
-
 def is_discrete(x0: np.ndarray, x1: np.ndarray) -> bool:
     """True if the pooled outputs show at most ``min(MAX_OUTCOMES, n/4)`` distinct rows (and >= 2)."""
     pooled = np.concatenate([_rows(x0), _rows(x1)])
@@ -120,14 +89,9 @@ def outcome_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
     c1 = np.bincount(inverse[r0.shape[0]:], minlength=outcomes.shape[0])
     log_ratio = np.log((c0 + 0.5) / (r0.shape[0] + 0.5)) - np.log((c1 + 0.5) / (r1.shape[0] + 0.5))
 
-    keyed = _outcome_keys(outcomes) if outcomes.shape[1] > 1 else None
-
     def s(x: np.ndarray) -> np.ndarray:
         if not isinstance(x, np.ndarray) and s.backend_generic:  # type: ignore[attr-defined]
-            if keyed is None:
-                return _device_lookup(outcomes[:, 0], log_ratio, x)
-            keys, order, low, radix = keyed
-            return _device_lookup(keys, log_ratio[order], _device_row_keys(x, low, radix, outcomes.dtype.name))
+            return _device_lookup(outcomes[:, 0], log_ratio, x)
         rows = _rows(x).astype(outcomes.dtype, copy=False)
         if rows.shape[1] != outcomes.shape[1]:
             raise ValueError("outputs changed shape between fit and evaluation")
@@ -136,6 +100,5 @@ def outcome_log_ratio(x0: np.ndarray, x1: np.ndarray) -> Statistic:
         table[inv[: outcomes.shape[0]]] = log_ratio
         return table[inv[outcomes.shape[0]:]]
 
-    s.backend_generic = (outcomes.dtype.name in _DEVICE_DTYPES  # type: ignore[attr-defined]
-                         and (outcomes.shape[1] == 1 or keyed is not None))
+    s.backend_generic = outcomes.shape[1] == 1 and outcomes.dtype.name in _DEVICE_DTYPES  # type: ignore[attr-defined]
     return Statistic("events", f"log-ratio of outcome frequencies ({outcomes.shape[0]} outcomes)", s)
