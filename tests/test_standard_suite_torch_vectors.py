@@ -184,12 +184,13 @@ def test_every_auto_statistic_is_evaluated_on_the_device_with_the_numpy_values(n
 
 
 def test_device_distinct_rows_are_numpys_distinct_rows(torch_device):
-    """On int8 flag rows, bool rows and float rows holding integers (negative ones too), the device's distinct rows
-    and inverse are numpy's (:class:`~dpverify.audit.statistics.DistinctRows`): the same rows, dtype and order, and
+    """On int8 flag rows, bool rows, float rows holding integers (negative ones too) and 60 bits per row (keys beyond
+    2^53: Horner's scheme in int64 instead of the float64 product), the device's distinct rows and inverse are numpy's (:class:`~dpverify.audit.statistics.DistinctRows`): the same rows, dtype and order, and
     each run's position; fewer than 64 runs, more than ``n/4`` distinct rows or a fraction give None."""
     rng = np.random.default_rng(4)
+    wide = rng.integers(0, 2, size=(10, 60)).astype(np.uint8)[rng.integers(0, 10, size=5000)]  # keys up to 2^60
     cases = [rng.integers(-1, 2, size=(5000, 6)).astype(np.int8), rng.random((5000, 5)) < 0.3,
-             rng.integers(-1000, 3, size=(5000, 3)).astype(float) * (rng.random((5000, 3)) < 0.01)]
+             rng.integers(-1000, 3, size=(5000, 3)).astype(float) * (rng.random((5000, 3)) < 0.01), wide]
     for host in cases:
         found = device_distinct_rows(torch_device.asarray(host) if host.dtype == float else
                                      __import__("torch").as_tensor(host, device=torch_device.torch_device))

@@ -27,8 +27,8 @@ from dpverify.audit.parallel import ChunkRunner
 from dpverify.audit.split import ChunkSampler
 from dpverify.audit.statistics import DistinctRows, Statistic, count_at_least
 
-__all__ = ["ChunkWork", "DeviceChunk", "device_distinct_rows", "DrawChunk", "Progress", "score_chunk", "count_chunk", "runner_for",
-           "held_chunks", "held_drawer"]
+__all__ = ["ChunkWork", "DeviceChunk", "device_distinct_rows", "DrawChunk", "Progress", "score_chunk", "count_chunk",
+           "runner_for", "held_chunks", "held_drawer"]
 
 #: One count per side for each candidate threshold of one statistic.
 ScoreCounts = list[tuple[np.ndarray, np.ndarray]]
@@ -85,8 +85,8 @@ def device_distinct_rows(outputs: Any) -> tuple[np.ndarray, Any] | None:
     """The device version of :class:`~dpverify.audit.statistics.DistinctRows`: for at least 64 integer-valued outputs
     (integer or bool dtype, or floats holding integers of magnitude at most 2^52) whose mixed-radix keys
     (:func:`~dpverify.audit.statistics.row_keys`: per-column minimum and range; one exact float64 product below 2^53,
-    Horner's scheme in int64 above) fit an int64
-    and take at most ``min(MAX_DISTINCT_ROWS, n/4)`` distinct values: ``(rows, inverse)`` with ``rows`` the distinct
+    Horner's scheme in int64 above) fit an int64 and take at most ``min(MAX_DISTINCT_ROWS, n/4)`` distinct values:
+    ``(rows, inverse)`` with ``rows`` the distinct
     rows decoded on the host from their sorted keys (the values and dtype of the outputs, in numpy's order) and
     ``inverse`` each output's position among them, on the device. None otherwise. Keys, their sort and the inverse are
     computed on the device; only the distinct keys cross."""

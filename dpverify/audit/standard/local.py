@@ -123,15 +123,12 @@ class Rappor:
 
     @backend_generic
     def log_density(self, dataset, outputs) -> np.ndarray:
-        """``sum_j s_j log pi_j + (1 - s_j) log(1 - pi_j)``; ``outputs`` of any backend, the values on its device.
-        numpy sums by a matrix product, another backend by its own sum (the same value to rounding, about 1e-15)."""
+        """``s . log pi + (1 - s) . log(1 - pi)`` (two matrix products); ``outputs`` of any backend, the values on its
+        device (another backend's product rounds as its own kernel does, about 1e-15 from numpy's)."""
         pi = self._pi(dataset)
         xp = backend_of(outputs)
-        if xp.name == "numpy":
-            s = np.asarray(outputs, dtype=float).reshape(-1, self.filter_size)
-            return s @ np.log(pi) + (1.0 - s) @ np.log1p(-pi)
         s = xp.asarray(outputs).reshape(-1, self.filter_size)
-        return xp.sum(s * xp.asarray(np.log(pi)) + (1.0 - s) * xp.asarray(np.log1p(-pi)), axis=1)
+        return xp.matmul(s, np.log(pi)) + xp.matmul(1.0 - s, np.log1p(-pi))
 
     def output_bytes(self) -> float:
         """Device bytes per report for the auditor's chunk size: per bit its uniform, comparison and float64 value,
