@@ -26,7 +26,6 @@ from dpverify.audit.likelihood_ratio import log_likelihood_ratio
 from dpverify.audit.standard import additive, local, noisy_max
 from dpverify.audit.standard_suite import get
 from dpverify.audit.statistics import identity
-from dpverify.backends import get_backend
 
 pytestmark = pytest.mark.torch
 
@@ -44,15 +43,6 @@ LAW_DRAWS = 200_000
 LEVEL = 1e-4
 #: The wrong device law must be rejected this strongly.
 POWER_P = 1e-8
-
-
-@pytest.fixture(scope="module")
-def torch_device():
-    import torch
-
-    if DEVICE == "cpu":
-        torch.set_num_threads(1)  # 2 threads on a loaded 2-core machine spin
-    return get_backend("torch", DEVICE)
 
 
 def _wrong(name: str):

@@ -24,7 +24,6 @@ from dpverify.audit.standard import additive, local, sparse_vector
 from dpverify.audit.standard_suite import get
 from dpverify.audit.statistics import DistinctRows, mean_difference_projection, row_keys
 from dpverify.audit.vector_statistics import additive_log_ratio
-from dpverify.backends import get_backend
 
 pytestmark = pytest.mark.torch
 
@@ -41,15 +40,6 @@ LAW_DRAWS = 100_000
 LEVEL = 1e-4
 #: The wrong device law must be rejected this strongly.
 POWER_P = 1e-8
-
-
-@pytest.fixture(scope="module")
-def torch_device():
-    import torch
-
-    if DEVICE == "cpu":
-        torch.set_num_threads(1)
-    return get_backend("torch", DEVICE)
 
 
 def _wrong(name: str):
