@@ -182,7 +182,7 @@ class TabulatedSVT:
     def log_density(self, dataset, outputs) -> np.ndarray:
         """log P(flag row) from the pattern table; ``outputs`` of any backend, looked up on their device."""
         patterns, logp = self.table(dataset)
-        if isinstance(outputs, np.ndarray) or not hasattr(outputs, "reshape"):
+        if not hasattr(outputs, "reshape"):  # a list: as numpy
             outputs = np.asarray(outputs)
         return _lookup(patterns, logp, outputs.reshape(-1, patterns.shape[1]))
 
