@@ -26,3 +26,35 @@ def _unlimited_output_width(monkeypatch):
     user's shell or set by pytest-xdist's workers would wrap the lines the tests read. Every test starts from a pipe's
     unlimited width; a test of the wrapping sets ``COLUMNS`` itself."""
     monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture
+def forbid_host_copy(monkeypatch):
+    """A call that makes the host fallback of :class:`~dpverify.audit.chunk_work.DeviceChunk` (a whole chunk copied to
+    the host as :class:`~dpverify.audit.statistics.DistinctRows`) raise for the rest of the test."""
+    import dpverify.audit.chunk_work as chunk_work
+
+    def no_host_copy(outputs):
+        raise AssertionError(f"a chunk of {type(outputs).__name__} was copied to the host")
+
+    return lambda: monkeypatch.setattr(chunk_work, "DistinctRows", no_host_copy)
+
+
+@pytest.fixture
+def audit_numpy_then_torch(torch_device, forbid_host_copy):
+    """``run(case, samples)``: ``audit(test="auto")`` of a standard-suite case on numpy, then on the torch test device
+    with the host fallback forbidden, both at seed 3 in chunks of 2^14 after a fit of 2^13 outputs per side (so that
+    most chunks are scored and counted on the device); returns ``(on_numpy, on_torch)``."""
+    from dpverify.audit import audit
+
+    def run(case, samples: int):
+        settings = dict(epsilon=case.epsilon_claimed, delta=case.delta, samples=samples, seed=3,
+                        exact_epsilon=case.epsilon_exact, chunk_size=1 << 14, fit_cap=1 << 13,
+                        threshold_sample=1 << 13)
+        on_numpy = audit(case.mechanism, case.dataset, case.neighbour, **settings)
+        forbid_host_copy()
+        on_torch = audit(case.mechanism, case.dataset, case.neighbour, backend="torch", device=torch_device.device,
+                         **settings)
+        return on_numpy, on_torch
+
+    return run

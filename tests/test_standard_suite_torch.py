@@ -160,25 +160,15 @@ AUDITED = {"laplace_1": 200_000, "report_noisy_max3": 200_000, "randomized_respo
 
 
 @pytest.mark.parametrize("name", sorted(AUDITED))
-def test_torch_audit_reaches_the_numpy_verdict_without_copying_a_chunk_to_the_host(name, torch_device, monkeypatch):
+def test_torch_audit_reaches_the_numpy_verdict_without_copying_a_chunk_to_the_host(name, audit_numpy_then_torch):
     """``audit(test="auto")`` at 2 x 10^5 samples per side, in chunks of 2^14 after a fit of 2^13 outputs per side (so
     that most chunks are scored and counted on the device), on numpy and on torch-CPU: the same verdict, the right one
     for the case (violation exactly when it is not private), both bounds below the exact epsilon, and the torch audit
     never copies a chunk to the host (the host fallback of :class:`~dpverify.audit.chunk_work.DeviceChunk` is made to
     raise). Fails if a statistic of these outputs is not evaluated on the device, or the device path changes what the
     audit certifies."""
-    import dpverify.audit.chunk_work as chunk_work
-
     case = get(name)
-    settings = dict(epsilon=case.epsilon_claimed, delta=case.delta, samples=AUDITED[name], seed=3,
-                    exact_epsilon=case.epsilon_exact, chunk_size=1 << 14, fit_cap=1 << 13, threshold_sample=1 << 13)
-    on_numpy = audit(case.mechanism, case.dataset, case.neighbour, **settings)
-
-    def no_host_copy(outputs):
-        raise AssertionError(f"a chunk of {type(outputs).__name__} was copied to the host")
-
-    monkeypatch.setattr(chunk_work, "DistinctRows", no_host_copy)
-    on_torch = audit(case.mechanism, case.dataset, case.neighbour, backend="torch", device=DEVICE, **settings)
+    on_numpy, on_torch = audit_numpy_then_torch(case, AUDITED[name])
     assert on_torch.backend == "torch" and on_numpy.backend == "numpy"
     expected = "consistent" if case.private else "violation"
     assert on_numpy.verdict == on_torch.verdict == expected
@@ -287,17 +277,12 @@ def test_device_chunks_of_small_outputs_may_exceed_the_numpy_default():
 
 @pytest.mark.parametrize("name, test", [("report_noisy_max_half_noise_replace", "events"),
                                         ("report_noisy_max3", "likelihood_ratio"), ("laplace_1", "threshold")])
-def test_the_named_tests_also_stay_on_the_device(name, test, torch_device, monkeypatch):
+def test_the_named_tests_also_stay_on_the_device(name, test, torch_device, forbid_host_copy):
     """``test="events"`` (outcome log-ratio), ``"likelihood_ratio"`` (the declared density's ratio) and
     ``"threshold"`` (the identity) on torch-CPU at 10^5 samples per side in chunks of 2^13: no chunk is copied to the
     host, and the non-private cases are caught (the private Laplace is not flagged). Fails if one of these statistics
     loses its device path."""
-    import dpverify.audit.chunk_work as chunk_work
-
-    def no_host_copy(outputs):
-        raise AssertionError("a chunk was copied to the host")
-
-    monkeypatch.setattr(chunk_work, "DistinctRows", no_host_copy)
+    forbid_host_copy()
     case = get(name)
     r = audit(case.mechanism, case.dataset, case.neighbour, epsilon=case.epsilon_claimed, samples=100_000, seed=2,
               test=test, backend="torch", device=DEVICE, chunk_size=1 << 13, fit_cap=1 << 12,

@@ -8,13 +8,10 @@ same test must reject a deliberately wrong device law (the case's mechanism with
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from scipy import stats
 
-from dpverify.audit import audit
 from dpverify.audit.chunk_work import DeviceChunk, device_distinct_rows
 from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.events import is_discrete, outcome_log_ratio
@@ -27,7 +24,6 @@ from dpverify.audit.vector_statistics import additive_log_ratio
 
 pytestmark = pytest.mark.torch
 
-DEVICE = os.environ.get("DPVERIFY_TORCH_TEST_DEVICE", "cpu")
 #: The cases that gained a device path with the sparse vector family, PrefixSum and RAPPOR.
 CASES = ("svt1", "svt2", "svt3", "svt4", "svt5", "svt6", "isvt1", "isvt2", "isvt3", "isvt4", "numerical_svt",
          "prefix_sum", "rappor", "one_time_rappor")
@@ -124,7 +120,7 @@ def _auto_statistics(name: str, f0: np.ndarray, f1: np.ndarray) -> list:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_every_auto_statistic_is_evaluated_on_the_device_with_the_numpy_values(name, torch_device, monkeypatch):
+def test_every_auto_statistic_is_evaluated_on_the_device_with_the_numpy_values(name, torch_device, forbid_host_copy):
     """Each statistic ``test="auto"`` fits on numpy runs, applied to a chunk of device runs the way the auditor applies
     it (:class:`~dpverify.audit.chunk_work.DeviceChunk`), gives a tensor equal to the numpy evaluation of the same runs
     copied to the host (:class:`~dpverify.audit.statistics.DistinctRows`): bit for bit for flag rows (their distinct
@@ -133,8 +129,6 @@ def test_every_auto_statistic_is_evaluated_on_the_device_with_the_numpy_values(n
     Fails if a device key, sort or decode of the distinct rows is off, or a device statistic computes another
     function."""
     import torch
-
-    import dpverify.audit.chunk_work as chunk_work
 
     case = get(name)
     f0 = case.mechanism(case.dataset, 4000, np.random.default_rng(1))
@@ -146,10 +140,7 @@ def test_every_auto_statistic_is_evaluated_on_the_device_with_the_numpy_values(n
     reference = DistinctRows(host)
     expected = [reference.apply(s) for s in statistics]
 
-    def no_host_copy(outputs):
-        raise AssertionError("the chunk was copied to the host")
-
-    monkeypatch.setattr(chunk_work, "DistinctRows", no_host_copy)
+    forbid_host_copy()
     chunk = DeviceChunk(runs)
     exact = chunk.distinct() is not None
     assert exact == (reference.rows is not None) == (case.output == "discrete")  # RAPPOR: too many distinct reports
@@ -204,24 +195,14 @@ AUDITED = {"svt5": False, "svt6": False, "isvt2": False, "svt1": True, "isvt4": 
 
 
 @pytest.mark.parametrize("name", sorted(AUDITED))
-def test_torch_audit_of_the_case_stays_on_the_device_and_reaches_the_numpy_verdict(name, torch_device, monkeypatch):
+def test_torch_audit_of_the_case_stays_on_the_device_and_reaches_the_numpy_verdict(name, audit_numpy_then_torch):
     """``audit(test="auto")`` at 2 x 10^5 runs per side in chunks of 2^14 after a fit of 2^13, on numpy and on torch:
     the torch audit never copies a chunk to the host (the host fallback is made to raise), both certify at most the
     exact epsilon, a non-private case (Algs. 5 and 6) is a violation on both, and a private one on neither (iSVT4,
     Alg. 3 with its released values, is not private but not caught at this size: checked only to stay on the
     device). Fails if a statistic of these runs loses its device path or the device path certifies too much."""
-    import dpverify.audit.chunk_work as chunk_work
-
     case = get(name)
-    settings = dict(epsilon=case.epsilon_claimed, delta=case.delta, samples=200_000, seed=3,
-                    exact_epsilon=case.epsilon_exact, chunk_size=1 << 14, fit_cap=1 << 13, threshold_sample=1 << 13)
-    on_numpy = audit(case.mechanism, case.dataset, case.neighbour, **settings)
-
-    def no_host_copy(outputs):
-        raise AssertionError(f"a chunk of {type(outputs).__name__} was copied to the host")
-
-    monkeypatch.setattr(chunk_work, "DistinctRows", no_host_copy)
-    on_torch = audit(case.mechanism, case.dataset, case.neighbour, backend="torch", device=DEVICE, **settings)
+    on_numpy, on_torch = audit_numpy_then_torch(case, 200_000)
     assert on_torch.backend == "torch"
     for result in (on_numpy, on_torch):
         assert 0.0 <= result.epsilon_lower <= case.epsilon_exact
