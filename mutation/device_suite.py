@@ -19,7 +19,10 @@ with, so a bug shared by both paths is for the numpy tests to find):
 - ``projection_uncentred``: the projection on the device without subtracting the centre of the fit means;
 - ``logistic_unscaled``: the logistic classifier on the device without the scaler's division;
 - ``additive_unwhitened``: the additive statistic on the device without the whitening product;
-- ``horner_wrong_radix``: the device's int64 row keys (key ranges beyond 2^53) built with each radix one too large.
+- ``horner_wrong_radix``: the device's int64 row keys (key ranges beyond 2^53) built with each radix one too large;
+- ``trees_one_level_short``: the boosting model's device walk stopped one level above the deepest leaves;
+- ``trees_without_baseline``: the boosting log-odds on the device without the model's baseline;
+- ``trees_children_swapped``: the device walk going right where scikit-learn goes left.
 
 (A mutation of a step numpy and the device share, e.g. a sign in RAPPOR's density, which is one matrix-product line for
 both backends, is not caught here: both sides of the comparison move. The numpy tests of the suite catch those.)
@@ -32,13 +35,14 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TESTS = ("test_standard_suite_torch_vectors.py",)
+TESTS = ("test_standard_suite_torch_vectors.py", "test_boosting_torch.py")
 
 sys.path.insert(0, str(REPO / "mutation"))  # run as a script or imported: the sibling auditor.py's machinery
 import auditor as _base  # noqa: E402
 Edit, Bug, PatchError = _base.Edit, _base.Bug, _base.PatchError
 
 CW, SV, ST = "audit/chunk_work.py", "audit/standard/sparse_vector.py", "audit/statistics.py"
+TE = "audit/tree_ensemble.py"
 BUGS: tuple = (
     Bug("distinct_rows_shifted", "the device's distinct rows decoded one above their values",
         (Edit(CW, r"host_rows = \(digits \+ low_host\)", "host_rows = (digits + low_host + 1)"),)),
@@ -57,6 +61,13 @@ BUGS: tuple = (
         (Edit("audit/vector_statistics.py", r"            z = xp\.matmul\(z, w\)\n", "            pass\n"),)),
     Bug("horner_wrong_radix", "the device's int64 keys (beyond 2^53) built with each radix one too large",
         (Edit(CW, r"keys = keys \* int\(radix_host\[c\]\) \+", "keys = keys * int(radix_host[c] + 1) +"),)),
+    Bug("trees_one_level_short", "the boosting model's device walk one level short of the deepest leaves",
+        (Edit(TE, r"for _ in range\(self\.depth\):", "for _ in range(self.depth - 1):"),)),
+    Bug("trees_without_baseline", "the boosting log-odds on the device without the baseline",
+        (Edit(TE, r"total = xp\.zeros\(\(n,\)\) \+ self\.baseline", "total = xp.zeros((n,))"),)),
+    Bug("trees_children_swapped", "the device walk going right where scikit-learn goes left",
+        (Edit(TE, r'node = xp\.where\(go_left, xp\.lookup\(tables\["left"\], node\), xp\.lookup\(tables\["right"\], node\)\)',
+              'node = xp.where(go_left, xp.lookup(tables["right"], node), xp.lookup(tables["left"], node))'),)),
 )
 
 

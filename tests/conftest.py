@@ -42,15 +42,17 @@ def forbid_host_copy(monkeypatch):
 
 @pytest.fixture
 def audit_numpy_then_torch(torch_device, forbid_host_copy):
-    """``run(case, samples)``: ``audit(test="auto")`` of a standard-suite case on numpy, then on the torch test device
-    with the host fallback forbidden, both at seed 3 in chunks of 2^14 after a fit of 2^13 outputs per side (so that
-    most chunks are scored and counted on the device); returns ``(on_numpy, on_torch)``."""
+    """``run(case, samples, **settings)``: ``audit(test="auto")`` of a standard-suite case on numpy, then on the torch
+    test device with the host fallback forbidden, both at seed 3 in chunks of 2^14 after a fit of 2^13 outputs per side
+    (so that most chunks are scored and counted on the device), ``settings`` overriding these (``test=``,
+    ``epsilon=``, ...); returns ``(on_numpy, on_torch)``."""
     from dpverify.audit import audit
 
-    def run(case, samples: int):
+    def run(case, samples: int, **overrides):
         settings = dict(epsilon=case.epsilon_claimed, delta=case.delta, samples=samples, seed=3,
                         exact_epsilon=case.epsilon_exact, chunk_size=1 << 14, fit_cap=1 << 13,
                         threshold_sample=1 << 13)
+        settings.update(overrides)
         on_numpy = audit(case.mechanism, case.dataset, case.neighbour, **settings)
         forbid_host_copy()
         on_torch = audit(case.mechanism, case.dataset, case.neighbour, backend="torch", device=torch_device.device,

@@ -44,10 +44,11 @@ class DeviceChunk:
       distinct rows (at most :data:`~dpverify.audit.statistics.MAX_DISTINCT_ROWS`) cross;
     - otherwise a statistic that takes that backend's arrays (``function.backend_generic``: the samplers' white-box
       path statistic, the identity and the outcome log-ratio of one-number outputs, the ratio of a backend-generic
-      ``log_density``, the projection, the logistic classifier and the additive statistic of vector outputs) is
-      evaluated there, so the outputs never leave the device;
-    - any other statistic (the boosting classifier, implementation mode's floating-point statistics, a custom one)
-      gets the chunk copied to the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
+      ``log_density``, the projection, the logistic and boosting classifiers and the additive statistic of vector
+      outputs, a user's statistic marked :func:`~dpverify.backends.backend_generic`) is evaluated there, so the
+      outputs never leave the device;
+    - any other statistic (implementation mode's floating-point statistics, an unmarked custom one) gets the chunk
+      copied to the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
 
     def __init__(self, outputs: Any):
         from dpverify.backends import backend_of

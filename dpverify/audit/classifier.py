@@ -28,8 +28,9 @@ model it got before Newton's method was added. The fit is the serial part of a s
 worker has chunks to count).
 
 On a device (:mod:`dpverify.backends`) the fitted logistic model's log-odds are evaluated where the outputs are (its
-affine map of ``[x, x^2]``), so an audit on ``backend="torch"`` counts its events without copying chunks to the host;
-the boosting model is evaluated on the host.
+affine map of ``[x, x^2]``), and so is the boosting model's (its trees walked on the device,
+:mod:`~dpverify.audit.tree_ensemble`): an audit on ``backend="torch"`` counts its events without copying chunks to the
+host.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from dpverify.audit.statistics import Statistic, device_rows, flatten
+from dpverify.audit.tree_ensemble import TreeEnsemble
 from dpverify.backends import backend_generic, backend_of
 
 __all__ = ["CLASSIFIERS", "LBFGS_ITERATIONS", "NEWTON_MAX_FEATURES", "learned_log_odds"]
@@ -82,7 +84,10 @@ def learned_log_odds(x0: np.ndarray, x1: np.ndarray, *, model: str = "logistic",
         with threadpool_limits(1):
             return clf.decision_function(flatten(x))
 
-    function = _logistic_on_any_backend(clf, log_odds) if model == "logistic" else log_odds
+    if model == "logistic":
+        function = _logistic_on_any_backend(clf, log_odds)
+    else:
+        function = _boosting_on_any_backend(clf, log_odds)
     return Statistic(f"classifier:{model}", f"{model} classifier log-odds of D vs D'", function)
 
 
@@ -103,6 +108,24 @@ def _logistic_on_any_backend(pipeline, on_host: Callable[[np.ndarray], np.ndarra
         z = device_rows(x)
         features = xp.concatenate([z, z * z], axis=1)
         return xp.matmul((features - xp.asarray(mean)) / xp.asarray(scale), coef) + intercept
+
+    return log_odds
+
+
+def _boosting_on_any_backend(model, on_host: Callable[[np.ndarray], np.ndarray]) -> Callable[[Any], Any]:
+    """The fitted boosting model's log-odds for any backend's outputs: scikit-learn's own ``decision_function`` on
+    numpy; on another backend its trees walked on the device (:class:`~dpverify.audit.tree_ensemble.TreeEnsemble`,
+    scikit-learn's values bit for bit). A model the ensemble does not cover (``from_sklearn`` is None) keeps the host
+    function, and the auditor copies such chunks to the host."""
+    trees = TreeEnsemble.from_sklearn(model)
+    if trees is None:
+        return on_host
+
+    @backend_generic
+    def log_odds(x: Any) -> Any:
+        if isinstance(x, np.ndarray) or backend_of(x).name == "numpy":
+            return on_host(x)
+        return trees.log_odds(x)
 
     return log_odds
 

@@ -208,6 +208,10 @@ class Backend:
         """``np.searchsorted(sorted_values, values, side)``; ``sorted_values`` may be a host array."""
         raise NotImplementedError
 
+    def arange(self, n: int) -> Any:
+        """``0, 1, ..., n - 1`` as int64 on the device."""
+        raise NotImplementedError
+
     def errstate(self, **settings: str) -> ContextManager:
         """numpy's ``np.errstate(**settings)``; nothing on backends that do not warn."""
         return contextlib.nullcontext()
@@ -377,6 +381,9 @@ class NumpyBackend(Backend):
 
     def searchsorted(self, sorted_values: Any, values: Any, side: str = "left") -> np.ndarray:
         return np.searchsorted(sorted_values, values, side=side)  # type: ignore[call-overload]
+
+    def arange(self, n: int) -> np.ndarray:
+        return np.arange(n, dtype=np.int64)
 
     def errstate(self, **settings: str) -> ContextManager:
         return np.errstate(**settings)  # type: ignore[arg-type]

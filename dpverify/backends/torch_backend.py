@@ -236,6 +236,9 @@ class TorchBackend(Backend):
         return torch.searchsorted(self._operand(sorted_values).contiguous(), (values.contiguous() if isinstance(values, torch.Tensor)
                                                                     else self._operand(values)), side=side)
 
+    def arange(self, n: int) -> Any:
+        return torch.arange(int(n), dtype=torch.int64, device=self.torch_device)
+
     def all_finite(self, x: Any) -> bool:
         return bool(torch.isfinite(x).all())
 
