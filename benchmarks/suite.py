@@ -169,7 +169,7 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
                 for seed in range(seeds):
                     mech = BlackBox(case.mechanism) if black_box else case.mechanism
                     _release_cached(backend)
-                    chunk = device_chunk_size(mech, backend)
+                    chunk = device_chunk_size(mech, backend, (case.dataset, case.neighbour))
                     backend.reset_peak_memory()
                     t0 = time.perf_counter()
                     r = audit(mech, case.dataset, case.neighbour, epsilon=case.epsilon_claimed, delta=case.delta,

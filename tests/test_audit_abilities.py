@@ -190,3 +190,33 @@ def _builder() -> str:
             continue
         return frame.filename.split("/dpverify/")[-1].split("/")[0]
     return "elsewhere"
+
+
+def test_declared_output_bytes_reads_each_form_of_the_declaration():
+    """``output_bytes()`` is read as is; ``output_bytes(dataset)`` on each audited dataset (the larger), and as
+    undeclared (None) without one; a default or ``*args`` parameter accepts both calls; no method is None."""
+    from dpverify.audit.abilities import declared_output_bytes
+
+    class Fixed:
+        def output_bytes(self):
+            return 300
+
+    class PerAnswer:
+        def output_bytes(self, dataset):
+            return 10.0 * len(dataset)
+
+    class Optional:
+        def output_bytes(self, dataset=None):
+            return 64.0 if dataset is None else 8.0 * len(dataset)
+
+    class Starred:
+        def output_bytes(self, *dataset):
+            return 8.0 * (len(dataset[0]) if dataset else 1)
+
+    pair = ([1, 2, 3], [1, 2, 3, 4])
+    assert declared_output_bytes(Fixed(), pair) == declared_output_bytes(Fixed()) == 300.0
+    assert declared_output_bytes(PerAnswer(), pair) == 40.0
+    assert declared_output_bytes(PerAnswer()) is None
+    assert (declared_output_bytes(Optional(), pair), declared_output_bytes(Optional())) == (32.0, 64.0)
+    assert (declared_output_bytes(Starred(), pair), declared_output_bytes(Starred())) == (32.0, 8.0)
+    assert declared_output_bytes(object(), pair) is None

@@ -205,3 +205,41 @@ def test_numpy_chunks_follow_what_an_output_takes(output_bytes, expected):
     assert size == expected
     if output_bytes is not None and output_bytes > 1024:
         assert size * output_bytes <= max(NUMPY_CHUNK_BYTES, 1024 * output_bytes)
+
+
+def test_chunks_follow_the_number_of_answers():
+    """Mechanisms whose outputs grow with their input declare ``output_bytes(dataset)``, and the default chunk reads it
+    on the audited pair (the larger of the two): the standard suite's cases keep numpy's default chunk (their numbers
+    are unchanged), while an additive-noise query of 1000 coordinates gets chunks of 2^12 on numpy (40 KB per output:
+    2^20 of them were 42 GB per side) and noisy max over 200 answers at most 2^20 on an 80 GB device instead of 2^23.
+    Fails if the dataset is not passed on, or an output's size stops growing with its answers."""
+    from dpverify.audit.abilities import declared_output_bytes
+    from dpverify.audit.core import NUMPY_CHUNK_BYTES, device_chunk_size
+    from dpverify.audit.known_bad import AdditiveNoise
+    from dpverify.audit.standard.noisy_max import NoisyMax
+    from dpverify.audit.standard_suite import cases
+    from dpverify.backends import Backend, get_backend
+    from dpverify.calculus.mechanisms.laplace import LaplaceMechanism
+
+    numpy_backend = get_backend("numpy")
+    for case in cases():
+        assert device_chunk_size(case.mechanism, numpy_backend, (case.dataset, case.neighbour)) == 1 << 20, case.name
+
+    wide = AdditiveNoise(query=lambda d: np.repeat(np.asarray(d, dtype=float), 1000),
+                         noise=LaplaceMechanism(sensitivity=1.0, epsilon=1.0))
+    assert declared_output_bytes(wide, ([0.0], [1.0])) == 40 * 1000 + 216
+    size = device_chunk_size(wide, numpy_backend, ([0.0], [1.0]))
+    assert size == 1 << 12 and size * 40_216 <= NUMPY_CHUNK_BYTES
+
+    class EightyGigabytes(Backend):
+        name, device = "torch", "cuda"
+
+        def free_memory(self) -> int:
+            return 80 * 10**9
+
+    many = NoisyMax(1.0, release="value")
+    answers = (np.zeros(200), np.r_[1.0, np.zeros(199)])
+    assert declared_output_bytes(many, answers) == 48 * 200 + 256
+    assert device_chunk_size(many, EightyGigabytes(), answers) == 1 << 20
+    assert device_chunk_size(many, EightyGigabytes(), (np.zeros(5), np.ones(5))) == 1 << 23
+    assert declared_output_bytes(many) is None  # no dataset: its size is unknown, as for a mechanism declaring nothing

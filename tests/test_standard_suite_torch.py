@@ -249,9 +249,10 @@ def test_a_uniform_zero_is_drawn_again(torch_device):
 
 
 def test_device_chunks_of_small_outputs_may_exceed_the_numpy_default():
-    """On an 80 GB device, the one-number mechanisms (``output_bytes()`` <= 1024) get chunks of 2^23-2^24 outputs
-    (their memory budget, capped at ``DEVICE_CHUNK_CAP``), a sampler's kilobyte outputs and a mechanism that declares
-    nothing keep at most 2^20, and numpy keeps its default whatever the mechanism (its numbers depend on it)."""
+    """On an 80 GB device, the one-number mechanisms and PrefixSum (``output_bytes(dataset)`` <= 1024) get chunks of
+    2^23-2^24 outputs (their memory budget, capped at ``DEVICE_CHUNK_CAP``), a sampler's kilobyte outputs and a
+    mechanism that declares nothing keep at most 2^20, and numpy keeps its default for small outputs (its numbers
+    depend on it)."""
     from dpverify.audit.core import DEVICE_CHUNK_CAP, device_chunk_size
     from dpverify.audit.split import DEFAULT_CHUNK_SIZE
     from dpverify.backends import NUMPY, Backend
@@ -263,16 +264,22 @@ def test_device_chunks_of_small_outputs_may_exceed_the_numpy_default():
             return 80 * 10**9
 
     gpu = EightyGigabytes()
-    assert device_chunk_size(get("report_noisy_max3").mechanism, gpu) == 1 << 23  # 0.2 * 80e9 / 1024 -> 2^23
-    assert device_chunk_size(get("laplace_1").mechanism, gpu) == DEVICE_CHUNK_CAP == 1 << 24
+
+    def chunk(name: str, backend) -> int:
+        case = get(name)
+        return device_chunk_size(case.mechanism, backend, (case.dataset, case.neighbour))
+
+    assert chunk("report_noisy_max3", gpu) == 1 << 23  # 0.2 * 80e9 / 1024 -> 2^23
+    assert chunk("laplace_1", gpu) == DEVICE_CHUNK_CAP == 1 << 24
 
     class Chains:
         def output_bytes(self) -> float:
             return 11_600.0  # the DP-SGLD path of the closing table (d = 10, N = 100, T = 100)
 
     assert device_chunk_size(Chains(), gpu) == DEFAULT_CHUNK_SIZE == 1 << 20
-    assert device_chunk_size(get("prefix_sum").mechanism, gpu) == DEFAULT_CHUNK_SIZE  # declares nothing
-    assert device_chunk_size(get("laplace_1").mechanism, NUMPY) == DEFAULT_CHUNK_SIZE
+    assert device_chunk_size(object(), gpu) == DEFAULT_CHUNK_SIZE  # declares nothing
+    assert chunk("prefix_sum", gpu) == DEVICE_CHUNK_CAP  # 616 bytes for its ten answers
+    assert chunk("laplace_1", NUMPY) == DEFAULT_CHUNK_SIZE
 
 
 @pytest.mark.parametrize("name, test", [("report_noisy_max_half_noise_replace", "events"),

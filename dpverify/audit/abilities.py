@@ -16,7 +16,10 @@ stronger or its report richer:
 - :class:`HasNeighbourRelation` -- ``are_neighbours(dataset, neighbour) -> bool`` and ``neighbour_relation`` (its name
   in words): the mechanism's own neighbouring relation, when its inputs are not datasets of records (a vector of query
   answers moved by at most 1 in each coordinate, a histogram with one count changed). The audit then judges the pair
-  by it instead of by the record relations (:func:`dpverify.audit.datasets.pair_note`).
+  by it instead of by the record relations (:func:`dpverify.audit.datasets.pair_note`);
+- :class:`HasOutputBytes` -- ``output_bytes()`` or ``output_bytes(dataset)``: the bytes one output and its temporaries
+  take while it is drawn and scored, for the default chunk size (:func:`declared_output_bytes`,
+  :func:`dpverify.audit.core.device_chunk_size`).
 
 (BlackJAX declares its ``InitFn``/``UpdateFn`` the same way.) A mechanism may also have the attribute and set it to
 None to say "not here" (a sampler releasing its final iterate has no white-box path statistic): the ``*_of``
@@ -29,7 +32,8 @@ its accountant's answer, its pair privacy loss -- unless the caller gave them, a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, runtime_checkable
+import inspect
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -37,7 +41,7 @@ from dpverify.validation import check_real
 
 __all__ = [
     "Mechanism", "HasLogDensity", "HasWhiteBoxStatistic", "HasPairPrivacyLoss", "HasAccountant", "HasExactEpsilon",
-    "HasQueryValue", "HasQuery", "HasNeighbourRelation", "Labelled", "PrivacyLossMasses", "HasBasis", "HasExactness", "AccountantAnswer", "PairLoss",
+    "HasQueryValue", "HasQuery", "HasNeighbourRelation", "HasOutputBytes", "declared_output_bytes", "Labelled", "PrivacyLossMasses", "HasBasis", "HasExactness", "AccountantAnswer", "PairLoss",
     "MechanismFacts", "log_density_of", "white_box_statistic_of", "query_of", "read_facts",
 ]
 
@@ -142,6 +146,14 @@ class HasNeighbourRelation(Protocol):
 
 
 @runtime_checkable
+class HasOutputBytes(Protocol):
+    """Bytes one output and its temporaries take while it is drawn and scored: ``output_bytes()``, or
+    ``output_bytes(dataset)`` when they grow with the input (the number of answers)."""
+
+    def output_bytes(self, *dataset: Any) -> float: ...
+
+
+@runtime_checkable
 class Labelled(Protocol):
     """A callable that says what it computes (e.g. a white-box statistic's ``description``)."""
 
@@ -214,3 +226,30 @@ def read_facts(mechanism: object, dataset: Any, neighbour: Any, delta: float, *,
     if privacy_loss is None and isinstance(mechanism, HasPairPrivacyLoss) and callable(mechanism.pair_privacy_loss):
         privacy_loss = mechanism.pair_privacy_loss(dataset, neighbour)
     return MechanismFacts(exact_epsilon, accountant, None if privacy_loss is None else PairLoss.read(privacy_loss))
+
+
+def declared_output_bytes(mechanism: Any, datasets: Sequence[Any] = ()) -> float | None:
+    """What one output of ``mechanism`` takes while it is drawn and scored, as the mechanism declares it (bytes), or
+    None when it declares nothing: ``mechanism.output_bytes(dataset)``, the largest over ``datasets``, for a mechanism
+    whose outputs grow with its input (the number of answers of noisy max, of an additive-noise query or of PrefixSum;
+    None when no dataset is given); ``mechanism.output_bytes()`` for one whose method takes no argument (a sampler's
+    chains, RAPPOR's bits)."""
+    size = getattr(mechanism, "output_bytes", None)
+    if not callable(size):
+        return None
+    takes, needs = _dataset_parameter(size)
+    if datasets and takes:
+        return max(float(size(dataset)) for dataset in datasets)
+    return None if needs else float(size())
+
+
+def _dataset_parameter(method: Callable) -> tuple[bool, bool]:
+    """Whether ``method`` takes a positional argument, and whether it needs one (no default)."""
+    try:
+        parameters = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False, False
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    named = [p for p in parameters if p.kind in kinds]
+    takes = bool(named) or any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters)
+    return takes, bool(named) and named[0].default is inspect.Parameter.empty

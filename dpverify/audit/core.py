@@ -91,11 +91,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from dpverify.backends import Backend, get_backend
 from dpverify.calculus.claimed import Guarantee
-from dpverify.audit.abilities import AccountantAnswer, Mechanism, PrivacyLossMasses, read_facts
+from dpverify.audit.abilities import (AccountantAnswer, Mechanism, PrivacyLossMasses, declared_output_bytes,
+                                      read_facts)
 from dpverify.audit.certify import certify
 from dpverify.audit.chunk_work import Progress, held_drawer, runner_for
 from dpverify.audit.datasets import check_adjacent, pair_note
@@ -134,9 +135,10 @@ NUMPY_CHUNK_BYTES = 1 << 28
 MIN_CHUNK_SIZE = 1 << 10
 
 
-def device_chunk_size(mechanism: Any, backend: Backend) -> int:
-    """The default ``chunk_size``, from what one output takes (``mechanism.output_bytes()``, as the gradient samplers
-    and the standard suite's mechanisms declare it: the output and its step temporaries).
+def device_chunk_size(mechanism: Any, backend: Backend, datasets: Sequence[Any] = ()) -> int:
+    """The default ``chunk_size``, from what one output takes (:func:`~.abilities.declared_output_bytes` of ``mechanism`` on the
+    audited ``datasets``, as the gradient samplers and the standard suite's mechanisms declare it: the output and its
+    step temporaries).
 
     - numpy: :data:`~dpverify.audit.split.DEFAULT_CHUNK_SIZE` for a mechanism that declares nothing or outputs of at
       most :data:`SMALL_OUTPUT_BYTES` (every one-number mechanism: their chunks, hence their numbers, are those of
@@ -146,8 +148,7 @@ def device_chunk_size(mechanism: Any, backend: Backend) -> int:
       (:meth:`~dpverify.backends.Backend.chunk_size`; 8000 bytes per output when undeclared), at most
       :data:`DEVICE_CHUNK_CAP` for outputs of at most :data:`SMALL_OUTPUT_BYTES`, at most the numpy default otherwise.
     """
-    size = getattr(mechanism, "output_bytes", None)  # the mechanism says what one output takes
-    declared = float(size()) if callable(size) else None
+    declared = declared_output_bytes(mechanism, datasets)
     if backend.name == "numpy":
         if declared is None or declared <= SMALL_OUTPUT_BYTES:
             return DEFAULT_CHUNK_SIZE
@@ -183,7 +184,7 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
                          "context does not survive fork); leave workers at 1, and spread chunks over several devices "
                          "with a Dask client= whose workers have one device each (docs/distributed.md)")
     if chunk_size is None:
-        chunk_size = device_chunk_size(mechanism, array_backend)
+        chunk_size = device_chunk_size(mechanism, array_backend, (dataset, neighbour))
     plan = make_plan(claim=claim, epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
                      test=test, selection_fraction=selection_fraction, chunk_size=chunk_size, candidates=candidates,
                      power_factor=power_factor, mode=mode, workers=workers, fit_cap=fit_cap,

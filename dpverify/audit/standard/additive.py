@@ -16,7 +16,7 @@ import numpy as np
 
 from dpverify.backends import backend_generic, backend_of, generator_backend
 from dpverify.validation import check_epsilon, check_positive_int
-from dpverify.audit.known_bad import AdditiveNoise
+from dpverify.audit.known_bad import AdditiveNoise, coordinate_bytes
 from dpverify.calculus.mechanisms.laplace import LaplaceMechanism
 
 __all__ = ["scalar_query", "identity_query", "Repeat", "laplace", "noisy_histogram", "laplace_parallel", "PrefixSum"]
@@ -102,6 +102,11 @@ class PrefixSum:
         y = xp.asarray(outputs).reshape(-1, q.size)
         steps = xp.concatenate([y[:, :1], y[:, 1:] - y[:, :-1]], axis=1)
         return xp.sum(-xp.abs(steps - xp.asarray(q)) / self.scale - math.log(2.0 * self.scale), axis=1)
+
+    def output_bytes(self, dataset) -> float:
+        """Bytes per output on ``dataset`` for the auditor's chunk size (:func:`~dpverify.audit.known_bad
+        .coordinate_bytes` of its answers: 616 for the suite's ten)."""
+        return coordinate_bytes(identity_query(dataset).size)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         mu = float(np.abs(identity_query(dataset) - identity_query(neighbour)).sum()) / self.scale

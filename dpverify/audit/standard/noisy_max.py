@@ -44,15 +44,26 @@ from dpverify.audit.standard.numerics import (
 from dpverify.calculus.mechanisms.exponential import ExponentialMechanism, discrete_epsilon
 
 __all__ = ["NOISES", "RELEASES", "NoisyMax", "index_log_probabilities", "max_log_density", "ExponentialSelection",
-           "DEVICE_OUTPUT_BYTES"]
+           "DEVICE_OUTPUT_BYTES", "BYTES_PER_ANSWER", "answer_bytes"]
 
 NOISES = ("laplace", "exponential")
 RELEASES = ("index", "value")
 #: How many noise scales beyond the answers the integrals and suprema extend (tail mass e^-60).
 TAIL_SCALES = 60.0
-#: Device memory one output of these mechanisms takes while it is drawn and scored (``output_bytes()``: its noise
-#: row, the maximum's log-density temporaries and the statistics' values and sort, for up to about 16 answers).
+#: Device memory one output of these mechanisms takes while it is drawn and scored (``output_bytes(dataset)``), at
+#: least: the statistics' values and sort and, for up to 16 answers, the noise row and the maximum's log-density
+#: temporaries.
 DEVICE_OUTPUT_BYTES = 1024
+#: Bytes per answer beyond that: the noise row and its sum with the answers (16; the draw of 50 answers measured 808
+#: bytes per output in numpy) and the maximum's density ``sum_i f(x - q_i) prod_{j != i} F(x - q_j)`` (its ``(n, m)``
+#: terms: 2458 bytes per output for 50 answers, about 48 per answer).
+BYTES_PER_ANSWER = 48
+
+
+def answer_bytes(dataset) -> float:
+    """``output_bytes(dataset)`` of noisy max and the exponential mechanism: ``max(DEVICE_OUTPUT_BYTES, 48 m + 256)``
+    for ``m`` answers."""
+    return float(max(DEVICE_OUTPUT_BYTES, BYTES_PER_ANSWER * _answers(dataset).size + 256))
 
 
 def _answers(dataset) -> np.ndarray:
@@ -169,9 +180,9 @@ class NoisyMax:
             return backend_of(outputs).lookup(table, outputs)
         return max_log_density(dataset, outputs, self.noise, self.scale)
 
-    def output_bytes(self) -> float:
-        """Device bytes per output for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
-        return float(DEVICE_OUTPUT_BYTES)
+    def output_bytes(self, dataset) -> float:
+        """Device bytes per output on ``dataset`` for the auditor's chunk size (:func:`answer_bytes`)."""
+        return answer_bytes(dataset)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         if self.release == "index":
@@ -226,9 +237,9 @@ class ExponentialSelection:
         """The log-pmf over the indices, computed on the host and looked up where ``outputs`` are."""
         return backend_of(outputs).lookup(self.em.log_probabilities(_answers(dataset)), outputs)
 
-    def output_bytes(self) -> float:
-        """Device bytes per output for the auditor's chunk size (:data:`DEVICE_OUTPUT_BYTES`)."""
-        return float(DEVICE_OUTPUT_BYTES)
+    def output_bytes(self, dataset) -> float:
+        """Device bytes per output on ``dataset`` for the auditor's chunk size (:func:`answer_bytes`)."""
+        return answer_bytes(dataset)
 
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float:
         return discrete_epsilon(self.em.log_probabilities(_answers(dataset)),
