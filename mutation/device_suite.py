@@ -74,7 +74,13 @@ BUGS: tuple = (
 def prepare(root: Path, bug) -> list[str]:
     """Copy the package, this module's tests, conftest and pytest's settings (selecting the ``torch`` marker) into
     ``root``; apply ``bug``."""
-    files = _base.copy_with_tests(root, bug, [REPO / "tests" / name for name in TESTS])
+    return copy_torch_tests(root, bug, TESTS)
+
+
+def copy_torch_tests(root: Path, bug, names: tuple) -> list[str]:
+    """:func:`auditor.copy_with_tests` for the test files ``names`` (marked ``torch``), with the copy's pytest settings
+    selecting that marker; shared with ``mutation/device_samplers.py``."""
+    files = _base.copy_with_tests(root, bug, [REPO / "tests" / name for name in names])
     settings = root / "pyproject.toml"
     text = settings.read_text()
     if " and not torch'" not in text:

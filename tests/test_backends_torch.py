@@ -12,10 +12,12 @@ import pytest
 from scipy import stats
 
 from dpverify.backends import get_backend
+from dpverify.interfaces.suite import get_case, run_case
 from dpverify.models.linear import LinearLoss
 from dpverify.models.logistic import LogisticRegression, make_logistic_dataset
 from dpverify.models.targets import GaussianTarget
 from dpverify.samplers import registry
+from dpverify.samplers.broken import DEFECTS
 from dpverify.samplers.device import (
     DenseBatchGradient,
     DenseRecordGradients,
@@ -65,6 +67,14 @@ CASES = {
                  {"N": 40, "tau": 4, "T": 2, "epsilon": 50.0, "delta": 1e-5, "eta": 1e-3, "a": 1.0, "unguaranteed": True},
                  _logistic_data(40, 2, 1.0, 6)),
 }
+#: The known-bad DP-SGLDs (dpverify.samplers.broken) with dp_sgld_li's parameters: their defects in the estimator
+#: (no clip, double rate, sum not mean), the schedule (no noise, half noise), the update (shared, reused noise) and the
+#: start (warm start) run on the device too.
+CASES.update({f"dp_sgld_broken_{defect}": (
+    "dp_sgld_broken", CASES["dp_sgld_li"][1],
+    {**{k: v for k, v in CASES["dp_sgld_li"][2].items() if k not in ("epsilon", "claim")}, "defect": defect,
+     "release": "final"},
+    CASES["dp_sgld_li"][3]) for defect in DEFECTS})
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +95,18 @@ class Replay:
         x = self.draws.pop(0)
         assert tuple(x.shape) == tuple(shape)
         return x
+
+
+class Recorder:
+    """A numpy generator's normal draws, kept in order (``draws``) for a :class:`Replay` on the other backend: whatever
+    shapes an update asks for (a shared-noise bug's ``(chains, 1)``, a reused noise drawn only once)."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng, self.draws, self.backend = rng, [], None
+
+    def standard_normal(self, shape):
+        self.draws.append(self.rng.standard_normal(shape))
+        return self.draws[-1]
 
 
 def _batch_args(dense: DenseBatchGradient, W: np.ndarray):
@@ -122,7 +144,6 @@ def test_step_equals_the_numpy_step_given_the_same_draws(case, torch_cpu):
     for t in range(5):
         if isinstance(dense, DenseRecordGradients):  # DP-SGFS: the same records, the gradient and covariance noise
             idx = get_backend("numpy").fixed_size_indices(rng, n, data.N, dense.batch_size)
-            draws = [rng.standard_normal((n, d)), rng.standard_normal((n, d, d))]
 
             def grad_np(_, theta, idx=idx):
                 return RecordGradients(per_record_gradients(model, data, idx, theta), model.grad_log_prior(theta),
@@ -133,7 +154,6 @@ def test_step_equals_the_numpy_step_given_the_same_draws(case, torch_cpu):
         else:
             W = dense.weights(rng, n, data.N)
             W = None if W is None else np.asarray(W)
-            draws = [rng.standard_normal((n, d))]
             idx, weights = (None, None) if W is None else _batch_args(dense, W)
 
             def grad_np(_, theta, idx=idx, weights=weights):
@@ -149,8 +169,9 @@ def test_step_equals_the_numpy_step_given_the_same_draws(case, torch_cpu):
                 return dense.combine(theta, ddata, W_t)
 
         params_t = sampler.kernel_schedule.at(t)
-        s_np = integrator.step(Replay(draws, None), s_np, grad_np, **params_t)
-        s_t = integrator.step(Replay([torch.as_tensor(x) for x in draws], torch_cpu), s_t, grad_t,
+        recorder = Recorder(rng)
+        s_np = integrator.step(recorder, s_np, grad_np, **params_t)
+        s_t = integrator.step(Replay([torch.as_tensor(x) for x in recorder.draws], torch_cpu), s_t, grad_t,
                               **{k: float(v) for k, v in params_t.items()})
         for a, b in zip(s_np, s_t):
             np.testing.assert_allclose(b.numpy(), a, rtol=1e-10, atol=1e-12)
@@ -190,9 +211,12 @@ POWER_P = 1e-8
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_torch_samples_follow_the_numpy_law_and_a_halved_noise_is_detected(case, torch_cpu):
-    """Final iterates of LAW_CHAINS chains on each backend (fixed seeds): the KS tests do not reject at ALPHA, and the
-    torch backend with half the noise is rejected at POWER_P. Fails if the torch batches, noise or update have
-    another law than numpy's (e.g. a batch drawn with replacement, a wrong Poisson rate, noise scaled wrongly)."""
+    """Final iterates of LAW_CHAINS chains on each backend (fixed seeds): the KS tests do not reject at ALPHA, and a
+    wrong torch law is rejected at POWER_P: the sampler with half the noise, or for a known-bad sampler the declared
+    DP-SGLD (its defect lost on the device; measured p-values 1e-32 and below). The exception is ``shared_noise``,
+    whose final iterates have the declared marginals (p = 0.006 against the declared law): it is held to the halved
+    noise (p = 1e-33). Fails if the torch batches, noise or update have another law than numpy's (e.g. a batch drawn
+    with replacement, a wrong Poisson rate, noise scaled wrongly, a defect lost on the device)."""
     sid, model, params, X = CASES[case]
     sampler = registry.make(sid, model=model, **params)
     ref = sampler.sample(X, LAW_CHAINS, np.random.default_rng(2026))
@@ -200,7 +224,10 @@ def test_torch_samples_follow_the_numpy_law_and_a_halved_noise_is_detected(case,
     out = sampler.sample(X, LAW_CHAINS, gen).numpy()
     assert out.shape == ref.shape
     assert _ks_p(ref, out) > ALPHA / 3
-    broken = _halved(registry.make(sid, model=model, **params))
+    if params.get("defect") not in (None, "shared_noise"):  # a known-bad sampler whose defect the device lost
+        broken = registry.make("dp_sgld_li", model=model, **CASES["dp_sgld_li"][2])
+    else:
+        broken = _halved(registry.make(sid, model=model, **params))
     bad = broken.sample(X, LAW_CHAINS, torch_cpu.generator(np.random.SeedSequence(7))).numpy()
     assert _ks_p(ref, bad) < POWER_P
 
@@ -219,20 +246,49 @@ def test_generator_is_reproducible_per_seed_and_paths_shape(torch_cpu):
 
 
 def test_unsupported_samplers_say_so(torch_cpu):
-    """OPS by MALA (it adapts its step as it runs) and the warm-started known-bad DP-SGLD (its own start) have no
-    device path: a NotImplementedError naming them, never numpy numbers."""
+    """OPS by MALA (it adapts its step as it runs) and the hybrid OPS/DP-SGLD sampler (its own start and step) have
+    no device path: a NotImplementedError naming them, never numpy numbers."""
     model = LogisticRegression(2, R=1.0, theta_radius=4.0)
     X = _logistic_data(40, 2, 1.0, 0)
     ops = registry.make("ops_mcmc_logistic", model=model, N=40, epsilon=1.0, n_steps=20)
     with pytest.raises((NotImplementedError, TypeError), match="ops_mcmc_logistic|rng must be"):
         ops.sample(X, 4, torch_cpu.generator(0))
-    model, Xc, _, params = _path_pair()
+    hybrid = get_case("hybrid_ops_sgld")
+    with pytest.raises(NotImplementedError, match="hybrid_ops_sgld"):
+        hybrid.build().sample(hybrid.dataset(), 4, torch_cpu.generator(0))
+
+
+def test_the_warm_start_is_the_numpy_start_on_the_device(torch_cpu):
+    """The known-bad warm start (one full-batch gradient step on the data from theta0) computed on the device equals
+    numpy's to 1e-12, and differs between the canary pair's two datasets (the leak it is there to show). Fails if the
+    device path skips the sampler's start."""
+    from dpverify.samplers.device import DeviceData
+
+    model, X, Y, params = _path_pair()
     warm = registry.make("dp_sgld_broken", model=model, defect="warm_start",
                          **{k: v for k, v in params.items() if k != "release"})
-    with pytest.raises(NotImplementedError, match="dp_sgld_broken"):
-        warm.sample(Xc, 4, torch_cpu.generator(0))
+    theta = np.broadcast_to(warm.theta0, (3, 2)).copy()
+    starts = []
+    for D in (X, Y):
+        data = warm.prepare_data(D)
+        on_host = warm.start(theta.copy(), data)
+        on_device = warm.start(torch_cpu.asarray(theta), DeviceData(torch_cpu.asarray(data.prepared), data.N))
+        np.testing.assert_allclose(on_device.numpy(), on_host, rtol=1e-12, atol=1e-12)
+        starts.append(on_host)
+    assert not np.allclose(starts[0], theta) and not np.allclose(starts[0], starts[1])
+    first = warm.sample(X, 4, torch_cpu.generator(0))[:, 0].numpy()  # the released path starts there
+    np.testing.assert_allclose(first, np.broadcast_to(starts[0][0], (4, 2)), rtol=1e-12)
 
 
+@pytest.mark.parametrize("defect", DEFECTS)
+def test_known_bad_samplers_are_caught_on_the_device(defect, torch_cpu):
+    """``run_case("dp_sgld_broken_<defect>", backend="torch")`` at the quick budget: audited on torch (not sent back
+    to numpy) and a violation of the declared claim, as on numpy (certified 2.0-8.1 against the claim of about 1.4 on
+    both, measured 2026-11-26). Fails if a defect is lost on the device (the declared DP-SGLD is never flagged) or the
+    case falls back to numpy."""
+    result = run_case(f"dp_sgld_broken_{defect}", budget="quick", backend="torch", device="cpu")
+    assert (result.backend, result.error) == ("torch", None)
+    assert result.verdict == "violation" and result.passed
 def _path_pair():
     from dpverify.models.canary import model_canary_pair
 

@@ -514,7 +514,7 @@ def run_case(
     ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
     ``client`` (a ``dask.distributed.Client``, and the Dask ``resources`` its chunk tasks need) are passed to
     :func:`dpverify.audit.audit`; the numbers depend on none of them. ``backend``/``device`` too (:mod:`dpverify.backends`): the numbers then differ (another generator), the
-    guarantee of the bound does not; a case whose sampler has no device path (DP-SGFS, OPS, the mechanisms that are
+    guarantee of the bound does not; a case whose sampler has no device path (OPS, the hybrid sampler, the mechanisms that are
     not gradient samplers) runs on numpy; the result records the backend and device the case ran on
     (``CaseResult.backend``/``device``, error rows included). ``progress(done, total)`` likewise. Errors while building or sampling are captured in the result
     (``verdict == "error"``), never lost.
@@ -538,7 +538,7 @@ def run_case(
         if backend != "numpy":
             from dpverify.samplers.device import has_device_path
 
-            if not has_device_path(sampler):  # e.g. DP-SGFS, OPS, a mechanism that is not a gradient sampler
+            if not has_device_path(sampler):  # e.g. OPS, the hybrid sampler, a mechanism that is not a gradient sampler
                 backend, device = "numpy", None
                 where = {"backend": "numpy", "device": "cpu"}
         result = audit(

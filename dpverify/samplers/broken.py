@@ -33,7 +33,7 @@ the quick budget; the correct sampler (``dp_sgld_path``, same parameters) is nev
 from __future__ import annotations
 
 from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
-from dpverify.samplers.gradients import FullBatchGradient, PoissonMinibatchGradient
+from dpverify.samplers.gradients import Data, FullBatchGradient, PoissonMinibatchGradient
 from dpverify.samplers.integrators import EulerMaruyama
 from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.registry import register
@@ -86,16 +86,18 @@ class BrokenDPSGLD(DPSGLDLi):
                                              clip=clip)
         return Kernel(estimator, integrator), Schedule(self.n_steps, step_size=self._coef, noise_std=noise_std)
 
-    def init(self, dataset, n_chains: int, rng):
-        """The declared start, or with ``warm_start`` one noiseless gradient step on the data from it."""
-        state = super().init(dataset, n_chains, rng)
+    def start(self, theta, data):
+        """The declared start, or with ``warm_start`` one noiseless full-batch gradient step on the data from it (on
+        another backend the same step with the dense full batch, :class:`~dpverify.samplers.device.DenseBatchGradient`)."""
         if self.defect != "warm_start":
-            return state
-        data = self.prepare_data(dataset)
+            return theta
         warm = FullBatchGradient(self.model, prior_weight=self._prior_weight, data_weight=self._data_weight,
                                  clip=self._clip)
-        step = warm.estimate(None, state.theta, data)  # BUG: a data-dependent start
-        return state._replace(theta=state.theta + self._coef[0] * step)
+        if not isinstance(data, Data):  # the device path's DeviceData
+            from dpverify.samplers.device import DenseBatchGradient
+
+            warm = DenseBatchGradient.of(warm)
+        return theta + self._coef[0] * warm.estimate(None, theta, data)  # BUG: a data-dependent start
 
     def guarantee(self):
         claim = super().guarantee()

@@ -2,7 +2,8 @@
 
 Each is :class:`~dpverify.samplers.integrators.EulerMaruyama` with one defect in how it draws its noise -- the kind of
 departure from the pseudo-code that leaves every step's mean as declared (so the declared algorithm's white-box
-likelihood ratio cannot see it) while the outputs leak:
+likelihood ratio cannot see it) while the outputs leak. Both are written in arithmetic numpy and torch share, so they
+also run on the device path (:mod:`dpverify.samplers.device`):
 
 - :class:`SharedNoiseEulerMaruyama` -- a shape bug: one standard normal per chain, broadcast over the coordinates;
 - :class:`ReusedNoiseEulerMaruyama` -- the noise vector drawn at the first step and reused at every step.
@@ -42,12 +43,12 @@ class ReusedNoiseEulerMaruyama(EulerMaruyama):
 
     def init(self, position) -> ReusedNoiseState:
         theta = super().init(position).theta
-        return ReusedNoiseState(theta, np.full(theta.shape, np.nan))
+        return ReusedNoiseState(theta, theta * np.nan)  # NaN: not drawn yet (numpy or another backend's array)
 
     def step(self, rng, state, gradient, step_size, noise_std):
         theta = state.theta
         drift = gradient(rng, theta)
         noise = state.noise
-        if np.isnan(noise).any():  # BUG: drawn once, then reused at every step
+        if bool((noise != noise).any()):  # BUG: drawn once, then reused at every step (x != x: x is NaN)
             noise = rng.standard_normal(theta.shape)
         return ReusedNoiseState(theta + step_size * drift + noise_std * noise, noise)

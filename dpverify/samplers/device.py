@@ -14,10 +14,12 @@
 Numbers differ from the numpy backend's (another generator, another batch algorithm), the law of the outputs does
 not; given the same batch and the same noise the step is the numpy step to float tolerance (tests/test_backends.py).
 The loop is over time steps only. Supported: the samplers whose kernel is a full-batch, fixed-size or Poisson
-gradient estimator with the Euler-Maruyama, SGHMC or SGNHT update and the standard start (DP-SGLD of Wang et al. and
-of Li et al., ULA, noisy SGD, DP-SGHMC, DP-SGNHT), and DP-SGFS (its record gradients, :class:`DenseRecordGradients`,
-and its update's torch.linalg branch), on LogisticRegression, GaussianTarget or LinearLoss. Anything else (OPS by
-MALA, the hybrid sampler, the known-bad variants with their own start) is a ``NotImplementedError`` naming it.
+gradient estimator with the Euler-Maruyama, SGHMC or SGNHT update and the sampler's ``start`` (DP-SGLD of Wang et al.
+and of Li et al., ULA, noisy SGD, DP-SGHMC, DP-SGNHT, and the known-bad DP-SGLDs of :mod:`dpverify.samplers.broken`:
+their noise bugs are update rules in shared arithmetic, their warm start a dense full-batch step), and DP-SGFS (its
+record gradients, :class:`DenseRecordGradients`, and its update's torch.linalg branch), on LogisticRegression,
+GaussianTarget or LinearLoss. Anything else (OPS by MALA, the hybrid sampler: their own start or step) is a
+``NotImplementedError`` naming it.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from dpverify.backends import NUMPY
 from dpverify.calculus.releases import SampleSet, released_indices
+from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
 from dpverify.samplers.gradients import (
     FullBatchGradient,
     PoissonMinibatchGradient,
@@ -44,8 +47,10 @@ from dpverify.samplers.kernels import Kernel
 
 __all__ = ["SUPPORTED_INTEGRATORS", "DenseBatchGradient", "DeviceData", "device_kernel", "has_device_path", "sample_on_device"]
 
-#: The update rules that run on every backend (SGFS through its torch.linalg branch).
-SUPPORTED_INTEGRATORS = (EulerMaruyama, SGHMCIntegrator, SGNHTIntegrator, SGFSIntegrator)
+#: The update rules that run on every backend (SGFS through its torch.linalg branch; the known-bad samplers' noise
+#: bugs, :mod:`dpverify.samplers.broken_integrators`).
+SUPPORTED_INTEGRATORS = (EulerMaruyama, SGHMCIntegrator, SGNHTIntegrator, SGFSIntegrator, SharedNoiseEulerMaruyama,
+                         ReusedNoiseEulerMaruyama)
 
 
 class DeviceData(NamedTuple):
@@ -141,7 +146,7 @@ def device_kernel(sampler) -> Kernel:
         raise NotImplementedError(f"{sid}: no device path (the sampler adapts its kernel as it runs)")
     if type(kernel.integrator) not in SUPPORTED_INTEGRATORS:
         raise NotImplementedError(f"{sid}: no device path for the update {type(kernel.integrator).__name__} (backend="
-                                  "'torch' runs EulerMaruyama, SGHMCIntegrator and SGNHTIntegrator)")
+                                  "'torch' runs " + ", ".join(c.__name__ for c in SUPPORTED_INTEGRATORS) + ")")
     cls = type(sampler)
     if not all(getattr(cls, name).__qualname__ == f"StochasticGradientSampler.{name}" for name in ("init", "_step")):
         raise NotImplementedError(f"{sid}: no device path (the sampler has its own start or step)")
@@ -187,7 +192,7 @@ def sample_on_device(sampler, dataset, n: int, rng, max_elements: int) -> Any:
     if n * kept * d > max_elements:
         raise ValueError(f"n = {n} runs of {T} steps in dimension {d} would need {n * kept * d} values (more than "
                          f"{max_elements}); ask for fewer runs per call")
-    theta = backend.asarray(np.broadcast_to(sampler.theta0, (n, d)))
+    theta = sampler.start(backend.asarray(np.broadcast_to(sampler.theta0, (n, d))), ddata)
     state = kernel.init(theta)
     schedule = sampler.kernel_schedule
     path = None

@@ -162,12 +162,19 @@ class StochasticGradientSampler(Sampler):
 
     # -- kernel ---------------------------------------------------------------
     def init(self, dataset, n_chains: int, rng) -> ChainState:
-        """``n_chains`` chains at ``theta0``."""
+        """``n_chains`` chains at :meth:`start` of ``theta0``."""
         n_chains = check_positive_int(n_chains, "n_chains")
         self._rng(rng)
-        self.prepare_data(dataset)
-        theta = np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy()
+        data = self.prepare_data(dataset)
+        theta = self.start(np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy(), data)
         return Kernel.to_chain_state(self._kernel.init(theta), 0)
+
+    def start(self, theta, data):
+        """The chains' first iterate from ``theta0`` broadcast to ``(chains, d)``: ``theta`` itself, a
+        data-independent start as every theorem of the catalogue assumes. ``data`` is the prepared dataset, as
+        :class:`~dpverify.samplers.gradients.Data` on numpy or :class:`~dpverify.samplers.device.DeviceData` on another
+        backend (the device path calls this too); a subclass that starts elsewhere overrides this, for both."""
+        return theta
 
     def step(self, state: ChainState, dataset, rng) -> ChainState:
         """One transition of every chain (pure: returns a new state)."""
@@ -516,7 +523,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
     def _langevin_kernel(self) -> tuple[Kernel, Schedule]:
         """The kernel and schedule that run the declared mechanism: the batch scheme's gradient estimator with the
         declared weights and clip level, the Euler-Maruyama update, step sizes ``c_t`` and noise scales ``s_t``.
-        (The known-bad variants of :mod:`dpverify.samplers.broken` override this, and only this.)"""
+        (The known-bad variants of :mod:`dpverify.samplers.broken` override this and :meth:`start`, and only these.)"""
         estimator = estimator_for_sampling(self.model, self._sampling, prior_weight=self._prior_weight,
                                        data_weight=self._data_weight, clip=self._clip)
         return Kernel(estimator, EulerMaruyama()), Schedule(self.n_steps, step_size=self._coef, noise_std=self._noise_std)
