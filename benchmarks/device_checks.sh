@@ -14,8 +14,8 @@
 #   bash benchmarks/device_checks.sh cores   # issue 22: scaling of pool and Dask audits on every core, Laplace at 10^9
 #                                            # (target: efficiency >= 0.8) and dp_sgld_path at 4 x 10^5 (5
 #                                            # estimation chunks: expected well below 0.8; benchmarks/README.md)
-#   bash benchmarks/device_checks.sh suite   # third, if device time is left: the vector, sparse-vector and RAPPOR
-#                                            # torch tests on cuda, then every case of the suite at 10^8 per side
+#   bash benchmarks/device_checks.sh suite   # third, if device time is left: the vector, sparse-vector, RAPPOR and
+#                                            # boosting torch tests on cuda, then every case of the suite at 10^8 per side
 #                                            # (28 audits; estimate 3-6 minutes, not measured)
 #
 # Each stage prints its tables; write them, with the machine's name, into docs/gpu.md and benchmarks/README.md.
@@ -58,7 +58,7 @@ case "$stage" in
   suite)
     nvidia-smi --query-gpu=name,memory.total --format=csv
     DPVERIFY_TORCH_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider -m torch \
-      tests/test_standard_suite_torch_vectors.py \
+      tests/test_standard_suite_torch_vectors.py tests/test_boosting_torch.py \
       || echo "device_checks: the torch tests on cuda FAILED (the benchmark below still runs)"
     python3 benchmarks/suite.py --preset gpusuite --markdown
     ;;
