@@ -67,6 +67,11 @@ CASES = {
                  {"N": 40, "tau": 4, "T": 2, "epsilon": 50.0, "delta": 1e-5, "eta": 1e-3, "a": 1.0, "unguaranteed": True},
                  _logistic_data(40, 2, 1.0, 6)),
 }
+#: DP-SGLD with Poisson batches on the linear-loss model (the `dp_sgld_li` case of `dpverify verify`): the Poisson
+#: weights enter a matrix product with the float64 records there.
+CASES["dp_sgld_li_linear"] = ("dp_sgld_li", LinearLoss(2, R=1.0, prior_variance=4.0),
+                              {"N": 60, "tau": 6, "T": 10, "epsilon": None, "delta": 1e-3, "step_size": 0.05, "L": 1.0,
+                               "claim": "accountant"}, _ball(60, 2, 1.0, 8))
 #: The known-bad DP-SGLDs (dpverify.samplers.broken) with dp_sgld_li's parameters: their defects in the estimator
 #: (no clip, double rate, sum not mean), the schedule (no noise, half noise), the update (shared, reused noise) and the
 #: start (warm start) run on the device too.
@@ -230,6 +235,41 @@ def test_torch_samples_follow_the_numpy_law_and_a_halved_noise_is_detected(case,
         broken = _halved(registry.make(sid, model=model, **params))
     bad = broken.sample(X, LAW_CHAINS, torch_cpu.generator(np.random.SeedSequence(7))).numpy()
     assert _ks_p(ref, bad) < POWER_P
+
+
+def test_batch_weights_are_float64_on_the_device(torch_cpu):
+    """Poisson and fixed-size batch weights on the device are float64 0/1 rows with the right counts (a bool times 1.0
+    is float32 in torch, which a float64 matrix product refuses: the linear-loss DP-SGLD failed that way)."""
+    import torch
+
+    gen = torch_cpu.generator(np.random.SeedSequence(4))
+    poisson = torch_cpu.poisson_weights(gen, 500, 40, 0.25)
+    fixed = torch_cpu.fixed_size_weights(gen, 500, 40, 7)
+    for W in (poisson, fixed):
+        assert W.dtype == torch.float64 and bool(((W == 0) | (W == 1)).all())
+    assert bool((fixed.sum(1) == 7).all())
+    assert abs(float(poisson.mean()) - 0.25) < 5 * (0.25 * 0.75 / 20_000) ** 0.5  # 5 standard errors of 20,000 draws
+
+
+def test_every_suite_case_with_a_device_path_samples_on_the_device(torch_cpu):
+    """Every case of ``dpverify verify`` whose sampler has a device path draws 16 runs on torch-CPU: float64, finite,
+    the numpy output's shape. Fails if a model, batch scheme or release that the suite combines breaks on the device
+    (the linear-loss DP-SGLD with Poisson batches raised a dtype error here)."""
+    from dpverify.interfaces.suite import cases
+    from dpverify.samplers.device import has_device_path
+
+    ran = []
+    for case in cases():
+        sampler = case.build()
+        if not has_device_path(sampler):
+            continue
+        X = case.dataset()
+        out = sampler.sample(X, 16, torch_cpu.generator(np.random.SeedSequence(1)))
+        ref = sampler.sample(X, 16, np.random.default_rng(1))
+        assert tuple(out.shape) == ref.shape and str(out.dtype) == "torch.float64", case.id
+        assert bool(out.isfinite().all()), case.id
+        ran.append(case.id)
+    assert len(ran) >= 20 and "dp_sgld_li" in ran and "dp_sgld_broken_warm_start" in ran
 
 
 def test_generator_is_reproducible_per_seed_and_paths_shape(torch_cpu):

@@ -245,6 +245,11 @@ class TorchBackend(Backend):
     def any_nan(self, x: Any) -> bool:
         return bool(torch.isnan(x).any())
 
+    def poisson_weights(self, rng: Any, n: int, N: int, q: float) -> Any:
+        """The base class's ``U < q`` as float64 (``bool * 1.0`` is float32 in torch: the product of such weights with a
+        float64 matrix, as the linear-loss model takes it, is refused)."""
+        return (rng.random((n, N)) < q).to(torch.float64)
+
     def fixed_size_weights(self, rng: Any, n: int, N: int, b: int) -> Any:
         if b >= N:
             return torch.ones((n, N), dtype=torch.float64, device=self.torch_device)
