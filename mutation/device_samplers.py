@@ -13,7 +13,9 @@ the device path runs, so that the tests' comparisons with numpy can see it:
   start is lost on the device);
 - ``device_standard_update``: the device runs the known-bad noise bugs (shared, reused noise) as the declared
   Euler-Maruyama update (the defect is lost, and the audit on the device would pass a leaking sampler);
-- ``dense_batch_unclipped``: the dense batch gradient ignores the clip level.
+- ``dense_batch_unclipped``: the dense batch gradient ignores the clip level;
+- ``tempered_gradient_untempered``: OPS by MALA's tempered posterior on the device without ``rho`` on its gradient
+  (the proposal then aims at the untempered posterior).
 
 Measured (2026-11-26): the unmutated copy passes; see the table this script prints.
 """
@@ -42,6 +44,9 @@ BUGS: tuple = (
     Bug("dense_batch_unclipped", "the dense batch gradient ignores the clip level",
         (Edit(DEVICE, r"data_sum = self\.model\.dense_gradient_sum\(data\.prepared, theta, W, self\.clip\)",
               "data_sum = self.model.dense_gradient_sum(data.prepared, theta, W, None)"),)),
+    Bug("tempered_gradient_untempered", "OPS by MALA's device gradient without the tempering rho",
+        (Edit(DEVICE, r"return LogDensityAndGradient\(logp, self\.rho \* \(self\.model\.dense_grad_log_prior\(theta\) \+ g\)\)",
+              "return LogDensityAndGradient(logp, self.model.dense_grad_log_prior(theta) + g)"),)),
 )
 
 

@@ -101,6 +101,9 @@ class Replay:
         assert tuple(x.shape) == tuple(shape)
         return x
 
+    def random(self, size):
+        return self.standard_normal((size,) if isinstance(size, int) else size)
+
 
 class Recorder:
     """A numpy generator's normal draws, kept in order (``draws``) for a :class:`Replay` on the other backend: whatever
@@ -111,6 +114,10 @@ class Recorder:
 
     def standard_normal(self, shape):
         self.draws.append(self.rng.standard_normal(shape))
+        return self.draws[-1]
+
+    def random(self, size):
+        self.draws.append(self.rng.random(size))
         return self.draws[-1]
 
 
@@ -286,16 +293,65 @@ def test_generator_is_reproducible_per_seed_and_paths_shape(torch_cpu):
 
 
 def test_unsupported_samplers_say_so(torch_cpu):
-    """OPS by MALA (it adapts its step as it runs) and the hybrid OPS/DP-SGLD sampler (its own start and step) have
-    no device path: a NotImplementedError naming them, never numpy numbers."""
-    model = LogisticRegression(2, R=1.0, theta_radius=4.0)
-    X = _logistic_data(40, 2, 1.0, 0)
-    ops = registry.make("ops_mcmc_logistic", model=model, N=40, epsilon=1.0, n_steps=20)
-    with pytest.raises((NotImplementedError, TypeError), match="ops_mcmc_logistic|rng must be"):
-        ops.sample(X, 4, torch_cpu.generator(0))
+    """The hybrid OPS/DP-SGLD sampler (its own start and step) has no device path: a NotImplementedError naming it,
+    never numpy numbers."""
     hybrid = get_case("hybrid_ops_sgld")
     with pytest.raises(NotImplementedError, match="hybrid_ops_sgld"):
         hybrid.build().sample(hybrid.dataset(), 4, torch_cpu.generator(0))
+
+
+def _ops_mcmc(epsilon: float = 1.0):
+    """OPS by MALA (Wang et al. 2015, Alg. 1) on a bounded logistic model, 100 steps (50 adapting the step)."""
+    model = LogisticRegression(2, R=1.0, theta_radius=4.0)
+    return registry.make("ops_mcmc_logistic", model=model, N=40, epsilon=epsilon, n_steps=100), _logistic_data(40, 2, 1.0, 12)
+
+
+def test_mala_step_equals_the_numpy_step_given_the_same_draws(torch_cpu):
+    """Five MALA transitions of 64 chains of OPS by MALA from its random starts: the device kernel (the dense tempered
+    posterior, the same update) against numpy's with the same normal and uniform draws, to 1e-10 (log densities,
+    gradients, positions) and the same accept decisions; some proposals are accepted and some rejected. Fails on any
+    difference in the tempered density, its gradient, the proposal or the acceptance ratio on the device."""
+    import torch
+
+    from dpverify.samplers.device import DeviceData
+
+    sampler, X = _ops_mcmc()
+    data = sampler.prepare_data(X)
+    ddata = DeviceData(torch_cpu.asarray(data.prepared), data.N)
+    rng = np.random.default_rng(13)
+    s_np = sampler._start(data, 64, rng)
+    s_t = s_np._replace(theta=torch_cpu.asarray(s_np.theta), aux={
+        **s_np.aux, "logp": torch_cpu.asarray(s_np.aux["logp"]), "grad": torch_cpu.asarray(s_np.aux["grad"])})
+    start_t = sampler._kernel_for(ddata).estimator.estimate(None, s_t.theta, ddata)
+    np.testing.assert_allclose(start_t.log_density.numpy(), s_np.aux["logp"], rtol=1e-10)
+    np.testing.assert_allclose(start_t.gradient.numpy(), s_np.aux["grad"], rtol=1e-10, atol=1e-12)
+    decisions = []
+    for _ in range(5):
+        recorder = Recorder(rng)
+        s_np = sampler._step(s_np, data, recorder)
+        s_t = sampler._step(s_t, ddata, Replay([torch.as_tensor(x) for x in recorder.draws], torch_cpu))
+        for name in ("logp", "grad"):
+            np.testing.assert_allclose(s_t.aux[name].numpy(), s_np.aux[name], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(s_t.theta.numpy(), s_np.theta, rtol=1e-10, atol=1e-12)
+        assert np.array_equal(s_t.aux["accepted"].numpy(), s_np.aux["accepted"])
+        decisions.append(s_np.aux["accepted"])
+    assert 0 < np.mean(decisions) < 1
+
+
+def test_ops_by_mala_follows_the_numpy_law_on_the_device(torch_cpu):
+    """OPS by MALA's draws (LAW_CHAINS chains of 100 steps) on torch-CPU against numpy: the KS tests do not reject at
+    ALPHA, and the sampler at twice the epsilon (a tempering rho twice as large: a narrower posterior) is rejected at
+    POWER_P. Also the step adaptation and diagnostics run on the device path (acceptance near the target 0.574)."""
+    sampler, X = _ops_mcmc()
+    ref = sampler.sample(X, LAW_CHAINS, np.random.default_rng(2026))
+    out = sampler.sample(X, LAW_CHAINS, torch_cpu.generator(np.random.SeedSequence(2026)))
+    assert str(out.dtype) == "torch.float64"
+    assert 0.4 < sampler.diagnostics["acceptance"] < 0.75
+    assert _ks_p(ref, out.numpy()) > ALPHA / 3
+    wider, _ = _ops_mcmc(epsilon=2.0)
+    assert wider.rho == pytest.approx(2 * sampler.rho)
+    bad = wider.sample(X, LAW_CHAINS, torch_cpu.generator(np.random.SeedSequence(7))).numpy()
+    assert _ks_p(ref, bad) < POWER_P
 
 
 def test_the_warm_start_is_the_numpy_start_on_the_device(torch_cpu):

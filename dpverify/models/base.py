@@ -224,8 +224,10 @@ class Model(ABC):
     # -- the device path (backend-generic: numpy arrays or torch tensors; :mod:`dpverify.samplers.device`) ------------
     def dense_capabilities(self) -> frozenset[str]:
         """The backend-generic methods below that this model implements (the samplers' device path needs
-        ``dense_gradient_sum`` and ``dense_grad_log_prior``; DP-SGFS's needs ``dense_record_gradients``)."""
-        names = ("dense_gradient_sum", "dense_record_gradients", "dense_grad_log_prior")
+        ``dense_gradient_sum`` and ``dense_grad_log_prior``; DP-SGFS's needs ``dense_record_gradients``; OPS by MALA's
+        ``dense_log_prior`` and ``dense_full_data_terms``)."""
+        names = ("dense_gradient_sum", "dense_record_gradients", "dense_grad_log_prior", "dense_log_prior",
+                 "dense_full_data_terms")
         return frozenset(n for n in names if getattr(type(self), n) is not getattr(Model, n))
 
     def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
@@ -245,6 +247,16 @@ class Model(ABC):
     def dense_grad_log_prior(self, theta):
         """``grad log prior(theta)``, backend-generic (numpy arrays or torch tensors)."""
         raise NotImplementedError(f"{type(self).__name__} has no backend-generic prior gradient (dense_grad_log_prior)")
+
+    def dense_log_prior(self, theta):
+        """``log prior(theta)`` ``(chains,)`` (``-inf`` where the prior is 0), backend-generic."""
+        raise NotImplementedError(f"{type(self).__name__} has no backend-generic log prior (dense_log_prior)")
+
+    def dense_full_data_terms(self, prepared, theta):
+        """``(sum_i log p(x_i | theta), sum_i grad log p(x_i | theta))`` per chain, ``(chains,)`` and ``(chains, d)``,
+        backend-generic (full-data MCMC on a device: OPS by MALA)."""
+        raise NotImplementedError(f"{type(self).__name__} has no backend-generic full-data terms "
+                                  "(dense_full_data_terms)")
 
     # -- Bertazzi et al. 2025's constants (Assumptions 5.1, 5.3, 5.5) ------------------------------------------------
     def ula_constants(self, N: int) -> dict:

@@ -190,6 +190,26 @@ class LogisticRegression(Model):
         """``-theta / s^2``."""
         return -theta / self.prior_variance
 
+    def dense_log_prior(self, theta):
+        """:meth:`log_prior` for any backend's ``theta`` (``-inf`` outside the ball of ``theta_radius``)."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        s2 = self.prior_variance
+        lp = -0.5 * xp.sum(theta * theta, axis=-1) / s2 - 0.5 * self.dim * math.log(2 * math.pi * s2)
+        if self.theta_radius is None:
+            return lp
+        return xp.where(xp.norm(theta) > self.theta_radius, -math.inf, lp)
+
+    def dense_full_data_terms(self, prepared, theta):
+        """:meth:`full_data_terms` for any backend: margins ``m = theta Z^T`` as one product,
+        ``sum_i log sigmoid(m_i) = -sum_i log(1 + e^{-m_i})`` and ``sigmoid(-m) Z``."""
+        from dpverify.backends import backend_of
+
+        xp = backend_of(theta)
+        m = theta @ prepared.T
+        return -xp.sum(xp.logaddexp(0.0 * m, -m), axis=-1), xp.sigmoid(-m) @ prepared
+
     def canary_records(self, direction: int = 0) -> CanaryRecords:
         """Canary ``(R e_j, +1)``, counterpart ``(R e_j, -1)``, null record ``(0, +1)``: the signed features are
         ``z = +-R e_j`` and ``z sigmoid(-z.theta) - (-z) sigmoid(z.theta) = z`` at every theta, so the gradient

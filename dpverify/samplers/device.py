@@ -18,22 +18,26 @@ gradient estimator with the Euler-Maruyama, SGHMC or SGNHT update and the sample
 and of Li et al., ULA, noisy SGD, DP-SGHMC, DP-SGNHT, and the known-bad DP-SGLDs of :mod:`dpverify.samplers.broken`:
 their noise bugs are update rules in shared arithmetic, their warm start a dense full-batch step), and DP-SGFS (its
 record gradients, :class:`DenseRecordGradients`, and its update's torch.linalg branch), on LogisticRegression,
-GaussianTarget or LinearLoss. Anything else (OPS by MALA, the hybrid sampler: their own start or step) is a
-``NotImplementedError`` naming it.
+GaussianTarget or LinearLoss. OPS by MALA drives its own run (its step is adapted between steps) with the kernel's
+device counterpart, :class:`DenseTemperedLogPosterior` and the MALA update in shared arithmetic, on LogisticRegression.
+Anything else (the hybrid sampler: its own start and step) is a ``NotImplementedError`` naming it.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from dpverify.backends import NUMPY
+from dpverify.backends import NUMPY, backend_of
 from dpverify.calculus.releases import SampleSet, released_indices
 from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
 from dpverify.samplers.gradients import (
     FullBatchGradient,
+    LogDensityAndGradient,
     PoissonMinibatchGradient,
     RecordGradients,
+    TemperedLogPosterior,
     UniformMinibatchGradient,
     UniformMinibatchRecordGradients,
 )
@@ -45,7 +49,8 @@ from dpverify.samplers.integrators import (
 )
 from dpverify.samplers.kernels import Kernel
 
-__all__ = ["SUPPORTED_INTEGRATORS", "DenseBatchGradient", "DeviceData", "device_kernel", "has_device_path", "sample_on_device"]
+__all__ = ["SUPPORTED_INTEGRATORS", "DenseBatchGradient", "DenseTemperedLogPosterior", "DeviceData", "dense_estimator",
+           "device_kernel", "has_device_path", "sample_on_device"]
 
 #: The update rules that run on every backend (SGFS through its torch.linalg branch; the known-bad samplers' noise
 #: bugs, :mod:`dpverify.samplers.broken_integrators`).
@@ -129,11 +134,34 @@ class DenseRecordGradients:
         return self.records(theta, data, backend.fixed_size_indices(rng, theta.shape[0], data.N, self.batch_size))
 
 
+class DenseTemperedLogPosterior:
+    """:class:`~dpverify.samplers.gradients.TemperedLogPosterior` on a backend's device: ``rho (log prior(theta) +
+    sum_i log p(x_i | theta))`` and its gradient from the model's backend-generic ``dense_log_prior`` and
+    ``dense_full_data_terms`` (``-inf`` where the prior is 0), for OPS by MALA (Wang et al. 2015, Alg. 1); draws
+    nothing. The chunk's ``(chains, N)`` margins are one product (the auditor sizes chunks by ``output_bytes``)."""
+
+    def __init__(self, model, rho: float) -> None:
+        self.model, self.rho = model, float(rho)
+
+    def __repr__(self) -> str:
+        return f"DenseTemperedLogPosterior(rho={self.rho!r})"
+
+    def estimate(self, rng, theta, data: DeviceData) -> LogDensityAndGradient:
+        xp = backend_of(theta)
+        lp = self.model.dense_log_prior(theta)
+        inside = xp.isfinite(lp)
+        ll, g = self.model.dense_full_data_terms(data.prepared, theta)
+        logp = self.rho * xp.where(inside, lp + xp.where(inside, ll, 0.0), -math.inf)
+        return LogDensityAndGradient(logp, self.rho * (self.model.dense_grad_log_prior(theta) + g))
+
+
 def dense_estimator(estimator):
     """The device counterpart of a numpy estimator: :class:`DenseRecordGradients` for DP-SGFS's record gradients,
     else :meth:`DenseBatchGradient.of`."""
     if type(estimator) is UniformMinibatchRecordGradients:
         return DenseRecordGradients(estimator.model, estimator.batch_size)
+    if type(estimator) is TemperedLogPosterior:
+        return DenseTemperedLogPosterior(estimator.model, estimator.rho)
     return DenseBatchGradient.of(estimator)
 
 
@@ -160,7 +188,11 @@ def device_kernel(sampler) -> Kernel:
 
 
 def has_device_path(mechanism) -> bool:
-    """Whether ``mechanism`` is a gradient sampler that runs on another backend (:func:`device_kernel` succeeds)."""
+    """Whether ``mechanism`` is a gradient sampler that runs on another backend: :func:`device_kernel` succeeds, or
+    the sampler drives its own device run and says it can (``device_path_available()``: OPS by MALA)."""
+    own = getattr(mechanism, "device_path_available", None)
+    if callable(own):
+        return bool(own())
     try:
         device_kernel(mechanism)
     except (NotImplementedError, AttributeError):

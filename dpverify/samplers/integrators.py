@@ -25,6 +25,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from dpverify.backends import backend_of
+
 __all__ = [
     "LangevinState",
     "EulerMaruyama",
@@ -281,17 +283,18 @@ class MALAIntegrator:
         """The state at ``position`` given the target's ``(log density, gradient)`` there; nothing accepted yet."""
         theta = _positions(position)
         logp, grad = target
-        return MALAState(theta, logp, grad, np.zeros(theta.shape[0], dtype=bool))
+        return MALAState(theta, logp, grad, _zeros_like(logp) != 0)
 
     def step(self, rng: np.random.Generator, state: MALAState, target, step_size: float) -> MALAState:
+        """One transition (class docstring), in arithmetic numpy and torch share (the device path of OPS by MALA)."""
         theta, logp, grad, h = state.theta, state.logp, state.grad, step_size
+        xp = backend_of(theta)
         prop = theta + 0.5 * h * grad + math.sqrt(h) * rng.standard_normal(theta.shape)
         logp_p, grad_p = target(rng, prop)
-        fwd = np.sum((prop - theta - 0.5 * h * grad) ** 2, axis=1)
-        bwd = np.sum((theta - prop - 0.5 * h * grad_p) ** 2, axis=1)
-        finite = np.isfinite(logp_p)
-        log_alpha = np.full(theta.shape[0], -np.inf)
-        log_alpha[finite] = logp_p[finite] - logp[finite] - (bwd[finite] - fwd[finite]) / (2 * h)
-        accept = np.log(rng.random(theta.shape[0])) < log_alpha
-        return MALAState(np.where(accept[:, None], prop, theta), np.where(accept, logp_p, logp),
-                         np.where(accept[:, None], grad_p, grad), accept)
+        fwd = xp.sum((prop - theta - 0.5 * h * grad) ** 2, axis=1)
+        bwd = xp.sum((theta - prop - 0.5 * h * grad_p) ** 2, axis=1)
+        with xp.errstate(invalid="ignore"):  # a rejected proposal outside the support: -inf - finite, never used
+            log_alpha = xp.where(xp.isfinite(logp_p), logp_p - logp - (bwd - fwd) / (2 * h), -math.inf)
+        accept = xp.log(rng.random(theta.shape[0])) < log_alpha
+        return MALAState(xp.where(accept[:, None], prop, theta), xp.where(accept, logp_p, logp),
+                         xp.where(accept[:, None], grad_p, grad), accept)

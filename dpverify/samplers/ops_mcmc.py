@@ -26,9 +26,11 @@ import numpy as np
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
+from dpverify.backends import NUMPY, generator_backend, is_device_generator
 from dpverify.validation import check_epsilon, check_finite_array, check_positive_int, check_real
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
+from dpverify.samplers.device import DeviceData
 from dpverify.samplers.gradients import Data, TemperedLogPosterior
 from dpverify.samplers.integrators import MALAIntegrator, MALAState
 from dpverify.samplers.kernels import ChainState, Kernel
@@ -165,55 +167,86 @@ class OPSMCMCLogistic(StochasticGradientSampler):
     def _evaluation(self):
         return evaluate_theorem("wang2015.alg1_ops_scaled", {"B": self.B, "epsilon": self.epsilon}, self.unguaranteed)
 
-    def _init_theta(self, n: int, rng: np.random.Generator) -> np.ndarray:
+    def _init_theta(self, n: int, rng) -> np.ndarray:
+        """``n`` data-independent starts ``N(0, init_scale^2 I)`` shrunk into 0.9 of the parameter ball, on ``rng``'s
+        backend."""
+        xp = generator_backend(rng)
         theta = self.init_scale * rng.standard_normal((n, self.model.dim))
         radius = self.model.theta_radius
         if radius is not None:
-            norms = np.linalg.norm(theta, axis=1, keepdims=True)
-            theta *= np.minimum(1.0, 0.9 * radius / np.maximum(norms, 1e-300))
+            norms = xp.norm(theta)[:, None]
+            theta = theta * xp.minimum(0.9 * radius / xp.maximum(norms, 1e-300), 1.0)
         return theta
 
     def init(self, dataset, n_chains: int, rng) -> ChainState:
         """``n_chains`` chains at data-independent random starts; ``aux`` holds the log target, its gradient, h."""
         n_chains = check_positive_int(n_chains, "n_chains")
         rng = self._rng(rng)
-        data = self.prepare_data(dataset)
+        return self._start(self.prepare_data(dataset), n_chains, rng)
+
+    def _start(self, data, n_chains: int, rng) -> ChainState:
         theta = self._init_theta(n_chains, rng)
-        state = self._kernel.integrator.init(theta, self._kernel.estimator.estimate(None, theta, data))
+        state = self._kernel.integrator.init(theta, self._kernel_for(data).estimator.estimate(None, theta, data))
         h = self.step_size
         if h is None:  # a starting guess of the inverse curvature; adapted during burn-in
             h = 1.0 / (self.rho * self.N * self.model.constants.R**2 / self.model.dim + 1.0)
         return self._chain_state(state, 0, h)
 
+    def _kernel_for(self, data) -> Kernel:
+        """The kernel on numpy's :class:`Data`, its device counterpart (the dense tempered posterior, the same MALA
+        update) on another backend's :class:`~dpverify.samplers.device.DeviceData`."""
+        if isinstance(data, Data):
+            return self._kernel
+        from dpverify.samplers.device import dense_estimator
+
+        return Kernel(dense_estimator(self._kernel.estimator), self._kernel.integrator)
+
+    def device_path_available(self) -> bool:
+        """Whether :meth:`sample` runs on another backend's generator: the model has the backend-generic log prior,
+        full-data terms and prior gradient (:meth:`~dpverify.models.base.Model.dense_capabilities`)."""
+        return {"dense_log_prior", "dense_full_data_terms", "dense_grad_log_prior"} <= self.model.dense_capabilities()
+
     @staticmethod
     def _chain_state(state: MALAState, t: int, h: float) -> ChainState:
         return ChainState(state.theta, t, {"logp": state.logp, "grad": state.grad, "h": h, "accepted": state.accepted})
 
-    def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
+    def _step(self, state: ChainState, data, rng) -> ChainState:
         """One MALA transition of every chain with the state's step h (the kernel; see the module docstring)."""
         aux = state.aux
         current = MALAState(state.theta, aux["logp"], aux["grad"], aux["accepted"])
-        return self._chain_state(self._kernel.step(rng, current, data, step_size=aux["h"]), state.t + 1, aux["h"])
+        new = self._kernel_for(data).step(rng, current, data, step_size=aux["h"])
+        return self._chain_state(new, state.t + 1, aux["h"])
 
     def sample_with_diagnostics(self, dataset, n: int, rng) -> tuple[np.ndarray, dict]:
-        """``n`` OPS draws ``(n, d)`` and the diagnostics dict."""
+        """``n`` OPS draws ``(n, d)`` and the diagnostics dict. With ``rng`` a generator of another backend
+        (:mod:`dpverify.backends`) the chains run on its device and the draws are its arrays; the step's adaptation
+        (one acceptance rate per step) and the diagnostics' trace (the first ``diagnostic_chains`` chains) are read on
+        the host."""
         n = check_positive_int(n, "n")
-        rng = self._rng(rng)
-        data = self.prepare_data(dataset)
-        state = self.init(data, n, rng)
+        data: Data | DeviceData = self.prepare_data(dataset)
+        if is_device_generator(rng):
+            if not self.device_path_available():
+                raise NotImplementedError(f"{self.id}: the model {type(self.model).__name__} has no backend-generic "
+                                          "log prior and full-data terms (backend='torch' supports LogisticRegression)")
+            backend = rng.backend
+            data = DeviceData(backend.asarray(data.prepared), data.N)
+        else:
+            rng = self._rng(rng)
+            backend = NUMPY
+        state = self._start(data, n, rng)
         n_diag = min(n, self.diagnostic_chains)
         keep = self.n_steps - self.burn_in
         trace = np.empty((n_diag, keep, self.model.dim))
         accepted = 0.0
         for k in range(self.n_steps):
             state = self._step(state, data, rng)
-            rate = float(state.aux["accepted"].mean())
+            rate = float(backend.sum(backend.astype(state.aux["accepted"], "float64"), axis=0)) / n
             if k < self.burn_in:
                 if self.step_size is None:  # Robbins-Monro on log h towards acceptance 0.574 (burn-in only)
                     h = state.aux["h"] * math.exp((rate - 0.574) / math.sqrt(k + 1.0))
                     state = state._replace(aux={**state.aux, "h": h})
             else:
-                trace[:, k - self.burn_in] = state.theta[:n_diag]
+                trace[:, k - self.burn_in] = backend.to_numpy(state.theta[:n_diag])
                 accepted += rate
         rhat = split_rhat(trace)
         diagnostics = {
