@@ -10,7 +10,7 @@ directory, one textual patch per run, pytest with the ``torch`` marker selected)
 the device path runs, so that the tests' comparisons with numpy can see it:
 
 - ``device_skips_start``: the device chains start at ``theta0``, skipping the sampler's ``start`` (the known-bad warm
-  start is lost on the device);
+  start and the hybrid sampler's OPS draws are lost on the device);
 - ``device_standard_update``: the device runs the known-bad noise bugs (shared, reused noise) as the declared
   Euler-Maruyama update (the defect is lost, and the audit on the device would pass a leaking sampler);
 - ``dense_batch_unclipped``: the dense batch gradient ignores the clip level;
@@ -35,7 +35,7 @@ TESTS = ("test_backends_torch.py",)
 DEVICE = "samplers/device.py"
 BUGS: tuple = (
     Bug("device_skips_start", "the device chains start at theta0, skipping the sampler's start",
-        (Edit(DEVICE, r"theta = sampler\.start\(backend\.asarray\(np\.broadcast_to\(sampler\.theta0, \(n, d\)\)\), ddata\)",
+        (Edit(DEVICE, r"theta = sampler\.start\(backend\.asarray\(np\.broadcast_to\(sampler\.theta0, \(n, d\)\)\), ddata, rng\)",
               "theta = backend.asarray(np.broadcast_to(sampler.theta0, (n, d)))"),)),
     Bug("device_standard_update", "the known-bad noise bugs run as the declared Euler-Maruyama update on the device",
         (Edit(DEVICE, r"return Kernel\(dense_estimator\(kernel\.estimator\), kernel\.integrator\)",

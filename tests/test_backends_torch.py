@@ -276,7 +276,7 @@ def test_every_suite_case_with_a_device_path_samples_on_the_device(torch_cpu):
         assert tuple(out.shape) == ref.shape and str(out.dtype) == "torch.float64", case.id
         assert bool(out.isfinite().all()), case.id
         ran.append(case.id)
-    assert len(ran) >= 20 and "dp_sgld_li" in ran and "dp_sgld_broken_warm_start" in ran
+    assert len(ran) >= 22 and {"dp_sgld_li", "dp_sgld_broken_warm_start", "ops_mcmc_logistic", "hybrid_ops_sgld"} <= set(ran)
 
 
 def test_generator_is_reproducible_per_seed_and_paths_shape(torch_cpu):
@@ -293,11 +293,32 @@ def test_generator_is_reproducible_per_seed_and_paths_shape(torch_cpu):
 
 
 def test_unsupported_samplers_say_so(torch_cpu):
-    """The hybrid OPS/DP-SGLD sampler (its own start and step) has no device path: a NotImplementedError naming it,
-    never numpy numbers."""
-    hybrid = get_case("hybrid_ops_sgld")
-    with pytest.raises(NotImplementedError, match="hybrid_ops_sgld"):
-        hybrid.build().sample(hybrid.dataset(), 4, torch_cpu.generator(0))
+    """A gradient sampler on a model without backend-generic gradients (ULA on the non-convex target) has no device
+    path: a NotImplementedError naming the model, never numpy numbers."""
+    from dpverify.models.targets import NonConvexTarget
+    from dpverify.samplers.device import has_device_path
+
+    ula = registry.make("ula_final", model=NonConvexTarget(2), N=20, step_size=0.01, n_steps=10)
+    assert not has_device_path(ula)
+    with pytest.raises(NotImplementedError, match="NonConvexTarget"):
+        ula.sample(_ball(20, 2, 1.0, 0), 4, torch_cpu.generator(0))
+
+
+def test_hybrid_sampler_follows_the_numpy_law_on_the_device(torch_cpu):
+    """Wang et al. 2015, Alg. 3 (OPS at eps/2 by MALA, then DP-SGLD from that draw; the path released) on torch-CPU:
+    its first iterate (the OPS draw, through the sampler's ``start``) and its last follow numpy's law (KS at ALPHA),
+    and with half the DP-SGLD noise the last iterate is rejected at POWER_P (measured p = 0.31 and 0.47, then 0)."""
+    from dpverify.models.logistic import LogisticRegression as Logistic
+
+    hybrid = registry.make("hybrid_ops_sgld", model=Logistic(2, R=1.0, theta_radius=4.0), N=40, tau=4, T=10,
+                           epsilon=1.0, delta=1e-5, step_size=1e-3, ops_steps=100)
+    X = _logistic_data(40, 2, 1.0, 12)
+    ref = hybrid.sample(X, LAW_CHAINS, np.random.default_rng(2026))
+    out = hybrid.sample(X, LAW_CHAINS, torch_cpu.generator(np.random.SeedSequence(2026))).numpy()
+    assert out.shape == ref.shape == (LAW_CHAINS, hybrid.n_steps + 1, 2)
+    assert _ks_p(ref[:, 0], out[:, 0]) > ALPHA / 3 and _ks_p(ref[:, -1], out[:, -1]) > ALPHA / 3
+    bad = _halved(hybrid).sample(X, LAW_CHAINS, torch_cpu.generator(np.random.SeedSequence(7))).numpy()
+    assert _ks_p(ref[:, -1], bad[:, -1]) < POWER_P
 
 
 def _ops_mcmc(epsilon: float = 1.0):
@@ -367,8 +388,8 @@ def test_the_warm_start_is_the_numpy_start_on_the_device(torch_cpu):
     starts = []
     for D in (X, Y):
         data = warm.prepare_data(D)
-        on_host = warm.start(theta.copy(), data)
-        on_device = warm.start(torch_cpu.asarray(theta), DeviceData(torch_cpu.asarray(data.prepared), data.N))
+        on_host = warm.start(theta.copy(), data, None)
+        on_device = warm.start(torch_cpu.asarray(theta), DeviceData(torch_cpu.asarray(data.prepared), data.N), None)
         np.testing.assert_allclose(on_device.numpy(), on_host, rtol=1e-12, atol=1e-12)
         starts.append(on_host)
     assert not np.allclose(starts[0], theta) and not np.allclose(starts[0], starts[1])

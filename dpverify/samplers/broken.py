@@ -86,7 +86,7 @@ class BrokenDPSGLD(DPSGLDLi):
                                              clip=clip)
         return Kernel(estimator, integrator), Schedule(self.n_steps, step_size=self._coef, noise_std=noise_std)
 
-    def start(self, theta, data):
+    def start(self, theta, data, rng):
         """The declared start, or with ``warm_start`` one noiseless full-batch gradient step on the data from it (on
         another backend the same step with the dense full batch, :class:`~dpverify.samplers.device.DenseBatchGradient`)."""
         if self.defect != "warm_start":

@@ -19,8 +19,10 @@ and of Li et al., ULA, noisy SGD, DP-SGHMC, DP-SGNHT, and the known-bad DP-SGLDs
 their noise bugs are update rules in shared arithmetic, their warm start a dense full-batch step), and DP-SGFS (its
 record gradients, :class:`DenseRecordGradients`, and its update's torch.linalg branch), on LogisticRegression,
 GaussianTarget or LinearLoss. OPS by MALA drives its own run (its step is adapted between steps) with the kernel's
-device counterpart, :class:`DenseTemperedLogPosterior` and the MALA update in shared arithmetic, on LogisticRegression.
-Anything else (the hybrid sampler: its own start and step) is a ``NotImplementedError`` naming it.
+device counterpart, :class:`DenseTemperedLogPosterior` and the MALA update in shared arithmetic, on LogisticRegression;
+the hybrid sampler (Wang et al. 2015, Alg. 3) starts from those OPS draws (its ``start``) and runs DP-SGLD. Anything
+else (a model without the backend-generic methods, a sampler with its own step) is a ``NotImplementedError`` naming
+it.
 """
 from __future__ import annotations
 
@@ -224,7 +226,7 @@ def sample_on_device(sampler, dataset, n: int, rng, max_elements: int) -> Any:
     if n * kept * d > max_elements:
         raise ValueError(f"n = {n} runs of {T} steps in dimension {d} would need {n * kept * d} values (more than "
                          f"{max_elements}); ask for fewer runs per call")
-    theta = sampler.start(backend.asarray(np.broadcast_to(sampler.theta0, (n, d))), ddata)
+    theta = sampler.start(backend.asarray(np.broadcast_to(sampler.theta0, (n, d))), ddata, rng)
     state = kernel.init(theta)
     schedule = sampler.kernel_schedule
     path = None

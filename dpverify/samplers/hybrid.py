@@ -17,7 +17,6 @@ from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.calculus.mechanism_description import MechanismDescription, PureDPStep, Repeated
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
-from dpverify.samplers.kernels import ChainState
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic
 from dpverify.samplers.registry import register
 from dpverify.samplers.sgld import DPSGLDWang
@@ -29,7 +28,7 @@ __all__ = ["HybridOPSSGLD"]
 @register
 class HybridOPSSGLD(StochasticGradientSampler):
     """Wang et al. 2015, Algorithm 3 (OPS at eps/2 by MCMC, then DP-SGLD at eps/2); releases the whole path.
-    ``init`` draws the OPS starts; every step is the DP-SGLD half's kernel and schedule."""
+    ``start`` draws the OPS starts (on the run's backend); every step is the DP-SGLD half's kernel and schedule."""
 
     id = "hybrid_ops_sgld"
     theorems = ("wang2015.alg3_hybrid", "wang2015.thm4_dp_sgld")
@@ -99,10 +98,11 @@ class HybridOPSSGLD(StochasticGradientSampler):
         statistic.description = "white-box: tempered log-likelihood ratio of the OPS draw + DP-SGLD path mixture ratio"
         return statistic
 
-    def init(self, dataset, n_chains: int, rng) -> ChainState:
-        """Step 1: ``n_chains`` independent OPS draws at eps/2 (diagnostics in ``self.ops.diagnostics``)."""
-        theta, _ = self.ops.sample_with_diagnostics(dataset, n_chains, self._rng(rng))
-        return ChainState(theta, 0, {})
+    def start(self, theta, data, rng):
+        """Step 1: one independent OPS draw at eps/2 per chain (diagnostics in ``self.ops.diagnostics``), on
+        ``rng``'s backend; ``theta`` (``theta0``) is not used."""
+        starts, _ = self.ops.sample_with_diagnostics(data, theta.shape[0], rng)
+        return starts
 
     def guarantee(self) -> Claim:
         ev = self._evaluation(True)

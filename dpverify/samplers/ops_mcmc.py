@@ -223,13 +223,17 @@ class OPSMCMCLogistic(StochasticGradientSampler):
         (one acceptance rate per step) and the diagnostics' trace (the first ``diagnostic_chains`` chains) are read on
         the host."""
         n = check_positive_int(n, "n")
-        data: Data | DeviceData = self.prepare_data(dataset)
-        if is_device_generator(rng):
-            if not self.device_path_available():
-                raise NotImplementedError(f"{self.id}: the model {type(self.model).__name__} has no backend-generic "
-                                          "log prior and full-data terms (backend='torch' supports LogisticRegression)")
+        device = is_device_generator(rng)
+        if device and not self.device_path_available():
+            raise NotImplementedError(f"{self.id}: the model {type(self.model).__name__} has no backend-generic "
+                                      "log prior and full-data terms (backend='torch' supports LogisticRegression)")
+        data: Data | DeviceData = dataset if isinstance(dataset, DeviceData) else self.prepare_data(dataset)
+        if device:
             backend = rng.backend
-            data = DeviceData(backend.asarray(data.prepared), data.N)
+            if isinstance(data, Data):
+                data = DeviceData(backend.asarray(data.prepared), data.N)
+        elif isinstance(data, DeviceData):
+            raise TypeError("a dataset on a device (DeviceData) needs that backend's generator as rng")
         else:
             rng = self._rng(rng)
             backend = NUMPY

@@ -166,14 +166,15 @@ class StochasticGradientSampler(Sampler):
         n_chains = check_positive_int(n_chains, "n_chains")
         self._rng(rng)
         data = self.prepare_data(dataset)
-        theta = self.start(np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy(), data)
+        theta = self.start(np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy(), data, rng)
         return Kernel.to_chain_state(self._kernel.init(theta), 0)
 
-    def start(self, theta, data):
+    def start(self, theta, data, rng):
         """The chains' first iterate from ``theta0`` broadcast to ``(chains, d)``: ``theta`` itself, a
         data-independent start as every theorem of the catalogue assumes. ``data`` is the prepared dataset, as
         :class:`~dpverify.samplers.gradients.Data` on numpy or :class:`~dpverify.samplers.device.DeviceData` on another
-        backend (the device path calls this too); a subclass that starts elsewhere overrides this, for both."""
+        backend, and ``rng`` the run's generator (the device path calls this too); a subclass that starts elsewhere
+        (the hybrid sampler's OPS draws, a known-bad warm start) overrides this, for both."""
         return theta
 
     def step(self, state: ChainState, dataset, rng) -> ChainState:
