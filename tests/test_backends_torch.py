@@ -321,6 +321,30 @@ def test_hybrid_sampler_follows_the_numpy_law_on_the_device(torch_cpu):
     assert _ks_p(ref[:, -1], bad[:, -1]) < POWER_P
 
 
+def test_hybrid_path_statistic_is_evaluated_on_the_device(torch_cpu, forbid_host_copy):
+    """The hybrid sampler's white-box path statistic (the OPS draw's tempered log-likelihood ratio plus DP-SGLD's
+    per-step mixture ratio) on torch paths equals the numpy value to 1e-9 relative, and a torch audit of the suite's
+    hybrid case with it (``test="likelihood_ratio"``) copies no chunk to the host. Fails if the OPS term is computed
+    differently on the device or the statistic loses its device path."""
+    import torch
+
+    from dpverify.audit import audit
+
+    case = get_case("hybrid_ops_sgld")
+    sampler, X, Y = case.build(), case.dataset(), case.neighbour()
+    statistic = sampler.log_likelihood_ratio(X, Y)
+    assert statistic.backend_generic
+    paths = sampler.sample(X, 300, np.random.default_rng(4))
+    on_device = statistic(torch.as_tensor(paths))
+    assert isinstance(on_device, torch.Tensor)
+    np.testing.assert_allclose(on_device.numpy(), statistic(paths), rtol=1e-9, atol=1e-9)
+    forbid_host_copy()
+    result = audit(sampler, X, Y, epsilon=sampler.guarantee().epsilon, delta=sampler.guarantee().delta, samples=4000,
+                   seed=2, test="likelihood_ratio", backend="torch", device="cpu", chunk_size=1000, fit_cap=500,
+                   threshold_sample=500)
+    assert result.backend == "torch" and result.verdict != "violation"
+
+
 def _ops_mcmc(epsilon: float = 1.0):
     """OPS by MALA (Wang et al. 2015, Alg. 1) on a bounded logistic model, 100 steps (50 adapting the step)."""
     model = LogisticRegression(2, R=1.0, theta_radius=4.0)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpverify.backends import backend_of
 from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.calculus.mechanism_description import MechanismDescription, PureDPStep, Repeated
 from dpverify.samplers.base import Claim
@@ -88,14 +89,25 @@ class HybridOPSSGLD(StochasticGradientSampler):
         steps = self.sgld.path_log_likelihood_ratio(dataset, neighbour)
         rho = float(self.ops.rho)
 
+        model = self.model
+
         def statistic(paths):
+            if not isinstance(paths, np.ndarray) and backend_of(paths).name != "numpy":
+                xp = backend_of(paths)  # another backend's paths stay on their device
+                theta0 = xp.asarray(paths)[:, 0]
+                ops = rho * (model.dense_full_data_terms(xp.asarray(X.prepared), theta0)[0]
+                             - model.dense_full_data_terms(xp.asarray(Y.prepared), theta0)[0])
+                return ops + steps(paths)
             paths = np.asarray(paths, dtype=float)
             theta0 = paths[:, 0]
-            ops = rho * (self.model.log_likelihood(X.raw, theta0).sum(axis=-1)
-                         - self.model.log_likelihood(Y.raw, theta0).sum(axis=-1))
+            ops = rho * (model.log_likelihood(X.raw, theta0).sum(axis=-1)
+                         - model.log_likelihood(Y.raw, theta0).sum(axis=-1))
             return ops + steps(paths)
 
         statistic.description = "white-box: tempered log-likelihood ratio of the OPS draw + DP-SGLD path mixture ratio"
+        # on a device: the OPS term from the model's backend-generic full-data terms (equal to numpy's up to the
+        # rounding of log(1 + e^-m) against scipy's log_expit), the steps' term on the device as for DP-SGLD
+        statistic.backend_generic = "dense_full_data_terms" in model.dense_capabilities()  # type: ignore[attr-defined]
         return statistic
 
     def start(self, theta, data, rng):
