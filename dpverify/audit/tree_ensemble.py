@@ -12,9 +12,10 @@ is NaN and the node sends missing values left. That is scikit-learn's ``HistGrad
 .decision_function`` for numeric features (its predictor's ``_predict_one_from_raw_data``, binary classification).
 
 :class:`TreeEnsemble` holds the ``T`` trees' nodes in one table (each tree's child indices shifted by the tree's
-offset, a leaf pointing to itself on both sides) and walks every (output, tree) pair down one level per step, for the
-depth of the deepest tree: table lookups, one gather of the split feature and one comparison per step, no Python per
-output or per tree. The leaf values are then added tree by tree to ``0 + b``, the order in which scikit-learn adds
+offset, a leaf pointing to itself on both sides) and walks every (output, tree) pair down one level per step, at most
+the depth of the deepest tree, retiring the pairs that reached a leaf: table lookups, one gather of the split feature
+and one comparison per step over all walking pairs at once, no Python loop per output or per tree. The leaf values are
+then added one tree's column at a time to ``0 + b`` (``T`` vector additions), the order in which scikit-learn adds
 them. Comparisons are exact and the additions are the same float64 additions in the same order, so on every backend
 the values equal scikit-learn's bit for bit (``tests/test_tree_ensemble.py``); on a device
 (:mod:`dpverify.backends`) an audit with ``test="boosting"`` therefore counts its events where the outputs are, with
