@@ -16,7 +16,8 @@
 #                                            # estimation chunks: expected well below 0.8; benchmarks/README.md)
 #   bash benchmarks/device_checks.sh suite   # third, if device time is left: the vector, sparse-vector, RAPPOR and
 #                                            # boosting torch tests on cuda, then every case of the suite at 10^8 per side
-#                                            # (28 audits; estimate 3-6 minutes, not measured)
+#                                            # (28 audits; estimate 3-6 minutes, not measured), then peak device memory
+#                                            # against the chunk budget at chunks 2^22-2^24 (chunk_budget.py)
 #
 # Each stage prints its tables; write them, with the machine's name, into docs/gpu.md and benchmarks/README.md.
 #
@@ -61,6 +62,9 @@ case "$stage" in
       tests/test_standard_suite_torch_vectors.py tests/test_boosting_torch.py \
       || echo "device_checks: the torch tests on cuda FAILED (the benchmark below still runs)"
     python3 benchmarks/suite.py --preset gpusuite --markdown
+    # peak device memory against the chunk's budget at the device's chunk sizes (about 1.5 minutes: 9 fresh processes)
+    python3 benchmarks/chunk_budget.py --device cuda --cases laplace_1 report_noisy_max3 exponential \
+      --chunks 22 23 24 --samples 6.4e7
     ;;
   *)
     echo "unknown stage $stage: gpu, cores or suite" >&2

@@ -15,11 +15,13 @@ Usage::
 ``--backend torch --device cuda`` (issue 26) audits on that array backend (the cases with a device path: the
 one-number cases, ``GPU1D``; another case is a "failed" row saying it has none) and prints the device table instead:
 case, backend, device (as the audit recorded them), samples per side, the chunk size (``device_chunk_size``: what
-fits the device's free memory, numpy's default on numpy), wall seconds of ``audit()`` (the median over seeds), peak memory (``Backend.peak_memory()`` on CUDA, reset before each audit; the process's ``ru_maxrss`` on the
-CPU, marked RSS), certified epsilon (median), exact epsilon and their ratio. On torch an untimed audit of 10^5 samples
-warms the device first (CUDA context, kernels). ``--preset gpu1d`` is the GPU target of issue 26 -- the 11
-one-number cases at 10^9 samples per side, one seed, ``--backend torch --device cuda``; an explicit ``--sizes``,
-``--seeds``, ``--only``, ``--backend`` or ``--device`` overrides its part::
+fits the device's free memory, numpy's default on numpy), wall seconds of ``audit()`` (the median over seeds), peak
+memory (``Backend.peak_memory()`` on CUDA, reset before each audit; the process's ``ru_maxrss`` on the CPU, marked
+RSS), the budget the chunks are fitted to (40% of the device's free memory before the audit, 20% per side, in MB;
+the memory target is peak <= budget), certified epsilon (median), exact epsilon and their ratio. On torch an untimed
+audit of 10^5 samples warms the device first (CUDA context, kernels). ``--preset gpu1d`` is the GPU target of issue
+26 -- the 11 one-number cases at 10^9 samples per side, one seed, ``--backend torch --device cuda``; an explicit
+``--sizes``, ``--seeds``, ``--only``, ``--backend`` or ``--device`` overrides its part::
 
     PYTHONPATH=. python3 benchmarks/suite.py --preset gpu1d --markdown            # on a GPU machine
     PYTHONPATH=. python3 benchmarks/suite.py --preset gpu1d --device cpu --sizes 1e6  # the same rows on torch-CPU
@@ -138,14 +140,25 @@ def _peak(backend) -> str:
     return f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} (RSS)"
 
 
+def _budget(backend) -> str:
+    """The memory a device audit's chunks are fitted to, in MB: 40% of the device's free memory before the audit (20%
+    per side, ``device_chunk_size``; the CPU's available RAM on torch-CPU); "-" on numpy, whose chunks are fixed. The
+    memory target of issue 26 is peak <= budget (``benchmarks/chunk_budget.py`` checks the declared bytes per output
+    the chunk size is computed from)."""
+    if backend.name == "numpy":
+        return "-"
+    return f"{0.4 * backend.free_memory() / 2**20:.0f}"
+
+
 def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: bool, backend_name: str,
                device: str | None, black_box: bool = False) -> int:
     """The device table (module docstring): one row per case and size; a case that fails (no device path, no CUDA)
     is a "failed" row with the error, and the other rows still run. Returns 1 if any row failed."""
     selected = cases() if not names else [get(n) for n in names]
-    cols = ["case", "backend", "device", "samples/side", "chunk", "wall [s]", "peak MB", "certified", "exact", "ratio"]
+    cols = ["case", "backend", "device", "samples/side", "chunk", "wall [s]", "peak MB", "budget MB", "certified",
+            "exact", "ratio"]
     _header(cols, markdown, f"{'case':40s} {'backend':>7s} {'device':>6s} {'samples':>9s} {'chunk':>6s} {'wall[s]':>8s} "
-                            f"{'peak MB':>12s} {'certified':>9s} {'exact':>8s} {'ratio':>6s}")
+                            f"{'peak MB':>12s} {'budget MB':>9s} {'certified':>9s} {'exact':>8s} {'ratio':>6s}")
     failed = 0
     try:
         backend = get_backend(backend_name, device)
@@ -170,6 +183,7 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
                     mech = BlackBox(case.mechanism) if black_box else case.mechanism
                     _release_cached(backend)
                     chunk = device_chunk_size(mech, backend, (case.dataset, case.neighbour))
+                    budget = _budget(backend)
                     backend.reset_peak_memory()
                     t0 = time.perf_counter()
                     r = audit(mech, case.dataset, case.neighbour, epsilon=case.epsilon_claimed, delta=case.delta,
@@ -180,16 +194,16 @@ def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: 
                 cert = statistics.median(lowers)
                 ratio = "-" if math.isinf(case.epsilon_exact) else f"{cert / case.epsilon_exact:.3f}"
                 row = [case.name, r.backend, r.device, f"{n:.0e}", f"2^{chunk.bit_length() - 1}",
-                       _seconds(statistics.median(times)), _peak(backend),
+                       _seconds(statistics.median(times)), _peak(backend), budget,
                        _fmt(cert), _fmt(case.epsilon_exact), ratio]
             except Exception as exc:  # a row that cannot run says why; the table goes on
                 failed += 1
-                row += ["", "failed", "", f"{type(exc).__name__}: {str(exc)[:120]}", "", ""]
+                row += ["", "failed", "", "", f"{type(exc).__name__}: {str(exc)[:120]}", "", ""]
             if markdown:
                 print("| " + " | ".join(row) + " |", flush=True)
             else:
                 print(f"{row[0]:40s} {row[1]:>7s} {row[2]:>6s} {row[3]:>9s} {row[4]:>6s} {row[5]:>8s} {row[6]:>12s} "
-                      f"{row[7]:>9s} {row[8]:>8s} {row[9]:>6s}", flush=True)
+                      f"{row[7]:>9s} {row[8]:>9s} {row[9]:>8s} {row[10]:>6s}", flush=True)
     return 1 if failed else 0
 
 
