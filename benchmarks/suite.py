@@ -50,6 +50,7 @@ from dpverify.audit import audit
 from dpverify.audit.standard_suite import cases, get
 from dpverify.audit.core import device_chunk_size
 from dpverify.backends import get_backend
+from dpverify.backends.base import MEMORY_FRACTION
 
 #: The standard suite's cases whose outputs are one number per sample: each has a device path (docs/gpu.md).
 GPU1D = ["laplace_0.1", "laplace_1", "truncated_geometric", "report_noisy_max1", "report_noisy_max2",
@@ -141,13 +142,13 @@ def _peak(backend) -> str:
 
 
 def _budget(backend) -> str:
-    """The memory a device audit's chunks are fitted to, in MB: 40% of the device's free memory before the audit (20%
-    per side, ``device_chunk_size``; the CPU's available RAM on torch-CPU); "-" on numpy, whose chunks are fixed. The
-    memory target of issue 26 is peak <= budget (``benchmarks/chunk_budget.py`` checks the declared bytes per output
-    the chunk size is computed from)."""
+    """The memory a device audit's chunks are fitted to, in MB: ``MEMORY_FRACTION`` (40%) of the device's free memory
+    before the audit (20% per side, ``device_chunk_size``; the CPU's available RAM on torch-CPU); "-" on numpy,
+    whose chunks are fixed. The memory target of issue 26 is peak <= budget (``benchmarks/chunk_budget.py`` checks
+    the declared bytes per output the chunk size is computed from)."""
     if backend.name == "numpy":
         return "-"
-    return f"{0.4 * backend.free_memory() / 2**20:.0f}"
+    return f"{MEMORY_FRACTION * backend.free_memory() / 2**20:.0f}"
 
 
 def run_device(names: list[str] | None, sizes: list[int], seeds: int, markdown: bool, backend_name: str,

@@ -94,6 +94,7 @@ from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from dpverify.backends import Backend, get_backend
+from dpverify.backends.base import MEMORY_FRACTION
 from dpverify.calculus.claimed import Guarantee
 from dpverify.audit.abilities import (AccountantAnswer, Mechanism, PrivacyLossMasses, declared_output_bytes,
                                       read_facts)
@@ -156,7 +157,7 @@ def device_chunk_size(mechanism: Any, backend: Backend, datasets: Sequence[Any] 
         return int(min(DEFAULT_CHUNK_SIZE, max(MIN_CHUNK_SIZE, 1 << max(0, fit.bit_length() - 1))))
     per_output = 8.0 * 1000 if declared is None else declared  # undeclared: 1000 float64 values per output assumed
     cap = DEVICE_CHUNK_CAP if per_output <= SMALL_OUTPUT_BYTES else DEFAULT_CHUNK_SIZE
-    return backend.chunk_size(per_output, fraction=0.2, maximum=cap)  # both sides: 40% of free memory
+    return backend.chunk_size(per_output, fraction=MEMORY_FRACTION / 2, maximum=cap)  # the pair's two chunks share it
 
 
 def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee | None = None,

@@ -14,7 +14,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: The backends ``backend=`` accepts (numpy is the default and the reference).
 BACKENDS = ("numpy", "torch")
-#: Fraction of the device's free memory one chunk of outputs and its temporaries may take (:meth:`Backend.chunk_size`).
+#: Fraction of the device's free memory one chunk of outputs and its temporaries may take (:meth:`Backend.chunk_size`);
+#: an audit's two chunks, one per side, share it (``dpverify.audit.core.device_chunk_size``: 20% each).
 MEMORY_FRACTION = 0.4
 
 
