@@ -1,0 +1,36 @@
+"""Proofs over whole domains: ``dpverify prove`` (issue 35).
+
+A catalogue item's privacy statement, put in provable form (:class:`~dpverify.prove.problem.ProofProblem`: a
+claimed quantity, a comparator -- the exact privacy or a rigorous bound on it --, a box and the hypotheses), is
+decided by a branch and bound in interval arithmetic on Arb (:mod:`dpverify.prove.search`): **proved** on every
+point of the box, with a certificate (:mod:`dpverify.prove.certificate`) that an independent checker
+(:mod:`dpverify.prove.checker`) re-verifies; **refuted**, with a box where the claim certainly fails and a witness
+re-evaluated at 50 digits; or **undecided**, with the boxes left and why.
+"""
+from __future__ import annotations
+
+from dpverify.prove.certificate import certificate, write_certificate
+from dpverify.prove.checker import CheckReport, check_certificate
+from dpverify.prove.problem import BoxError, Constraint, Parameter, ProofProblem, make_problem
+from dpverify.prove.results import Proof, ProofResult, Refutation, Undecided
+from dpverify.prove.search import DEFAULT_PRECISION, Limits, ProverInconsistency, prove
+
+__all__ = [
+    "BoxError",
+    "CheckReport",
+    "Constraint",
+    "DEFAULT_PRECISION",
+    "Limits",
+    "Parameter",
+    "Proof",
+    "ProofProblem",
+    "ProofResult",
+    "ProverInconsistency",
+    "Refutation",
+    "Undecided",
+    "certificate",
+    "check_certificate",
+    "make_problem",
+    "prove",
+    "write_certificate",
+]

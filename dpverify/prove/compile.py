@@ -1,0 +1,286 @@
+"""sympy expressions compiled to functions over :class:`~dpverify.prove.intervals.Interval`: the prover's evaluator.
+
+:func:`compile_expression` walks an expression once and writes a Python function, one line per distinct
+sub-expression (equal sub-trees share a line: the tree is read as a DAG, which is sympy's own hash-consing), that
+calls the interval operations. The function takes one :class:`Interval` per parameter name, in the order given, and
+returns an enclosure of the expression's range over their box.
+
+What it reads: integers and rationals (exact), ``pi`` and ``E``, ``+``, ``*``, integer and rational powers (a
+variable exponent as ``exp(y log x)``), ``exp``, ``log``, ``sqrt``, ``erf``, ``erfc``, ``Abs``, ``Max``, ``Min``,
+``Heaviside`` (what ``diff`` makes of ``Max``), ``cos``, ``sin``, ``loggamma``, Hurwitz ``zeta(s, a)``,
+``binomial`` and ``factorial`` of integer points, and ``Sum`` over integer bounds that evaluate to points. Two
+rewrites keep small quantities accurate: ``log(1 + x)`` is ``log1p(x)`` and ``exp(x) - 1`` is ``expm1(x)``.
+A ``Float`` is refused (:class:`UnsupportedExpression`): a literal like 0.1 is not exact.
+
+The independent checker (:mod:`dpverify.prove.checker`) evaluates the same expressions with its own interpreter;
+the two share nothing but python-flint.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import sympy as sp
+from flint import arb
+
+from dpverify.prove.intervals import DomainError, Interval
+
+__all__ = ["UnsupportedExpression", "compile_expression", "CompiledExpression"]
+
+
+class UnsupportedExpression(ValueError):
+    """The expression uses something the interval evaluator does not read."""
+
+
+def _point_integer(x: Interval, what: str) -> int:
+    if not x.is_point():
+        raise DomainError(f"{what} must be a single integer here; the box gives an interval")
+    value = x.lo
+    if not value.is_integer():
+        raise DomainError(f"{what} must be an integer; got a non-integer point")
+    return int(value.unique_fmpz())
+
+
+def _binomial(n: Interval, k: Interval) -> Interval:
+    ni, ki = _point_integer(n, "binomial n"), _point_integer(k, "binomial k")
+    if ki < 0 or ki > ni:
+        return Interval.rational(0)
+    return Interval.rational(math.comb(ni, ki))
+
+
+def _factorial(n: Interval) -> Interval:
+    ni = _point_integer(n, "factorial n")
+    if ni < 0:
+        raise DomainError("factorial of a negative integer")
+    return Interval.rational(math.factorial(ni))
+
+
+def _finite_sum(summand: Callable[..., Interval], lower: Interval, upper: Interval, args: Sequence[Interval]) -> Interval:
+    a, b = _point_integer(lower, "a Sum's lower bound"), _point_integer(upper, "a Sum's upper bound")
+    total = Interval.rational(0)
+    for i in range(a, b + 1):
+        total = total + summand(*args, Interval.rational(i))
+    return total
+
+
+def _max(*xs: Interval) -> Interval:
+    out = xs[0]
+    for x in xs[1:]:
+        out = out.maximum(x)
+    return out
+
+
+def _min(*xs: Interval) -> Interval:
+    out = xs[0]
+    for x in xs[1:]:
+        out = out.minimum(x)
+    return out
+
+
+#: The functions the generated code calls (``N.<name>``).
+class _Namespace:
+    exp = staticmethod(lambda x: x.exp())
+    expm1 = staticmethod(lambda x: x.expm1())
+    log = staticmethod(lambda x: x.log())
+    log1p = staticmethod(lambda x: x.log1p())
+    sqrt = staticmethod(lambda x: x.sqrt())
+    erf = staticmethod(lambda x: x.erf())
+    erfc = staticmethod(lambda x: x.erfc())
+    abs = staticmethod(lambda x: x.abs())
+    cos = staticmethod(lambda x: x.cos())
+    sin = staticmethod(lambda x: x.sin())
+    lgamma = staticmethod(lambda x: x.lgamma())
+    heaviside = staticmethod(lambda x: x.heaviside())
+    zeta = staticmethod(lambda s, a: s.zeta(a))
+    power = staticmethod(lambda x, n: x.power(n))
+    root_power = staticmethod(lambda x, p, q: x.root_power(p, q))
+    max = staticmethod(_max)
+    min = staticmethod(_min)
+    binomial = staticmethod(_binomial)
+    factorial = staticmethod(_factorial)
+    finite_sum = staticmethod(_finite_sum)
+
+
+_UNARY: dict[type, str] = {
+    sp.exp: "exp",
+    sp.erf: "erf",
+    sp.erfc: "erfc",
+    sp.Abs: "abs",
+    sp.cos: "cos",
+    sp.sin: "sin",
+    sp.loggamma: "lgamma",
+}
+
+
+class CompiledExpression:
+    """A compiled expression: call it with one Interval per name (``names``, in order)."""
+
+    def __init__(self, expr: sp.Expr, names: Sequence[str]) -> None:
+        self.expr = expr
+        self.names = tuple(names)
+        self.function, self.source = _build(expr, self.names)
+
+    def __call__(self, *args: Interval) -> Interval:
+        return self.function(*args)
+
+
+def compile_expression(expr: sp.Basic, names: Sequence[str]) -> CompiledExpression:
+    """Compile ``expr`` (its free symbols must be among ``names``) to a function over intervals."""
+    expr = sp.sympify(expr)
+    free = {s.name for s in expr.free_symbols}
+    missing = sorted(free - set(names))
+    if missing:
+        raise UnsupportedExpression(f"the expression uses {missing}, which are not parameters {list(names)}")
+    return CompiledExpression(expr, names)
+
+
+class _Writer:
+    def __init__(self, names: Sequence[str], constants: list, helpers: list) -> None:
+        self.lines: list[str] = []
+        self.memo: dict[sp.Basic, str] = {}
+        self.symbols = {name: f"a{i}" for i, name in enumerate(names)}
+        self.constants = constants
+        self.helpers = helpers
+        self.count = 0
+
+    def new(self, code: str) -> str:
+        name = f"t{self.count}"
+        self.count += 1
+        self.lines.append(f"    {name} = {code}")
+        return name
+
+    def constant(self, value: Interval) -> str:
+        self.constants.append(value)
+        return f"C[{len(self.constants) - 1}]"
+
+    def visit(self, e: sp.Basic) -> str:
+        if e in self.memo:
+            return self.memo[e]
+        out = self._visit(e)
+        self.memo[e] = out
+        return out
+
+    def _visit(self, e: sp.Basic) -> str:  # noqa: C901 - one branch per node type
+        if isinstance(e, sp.Symbol):
+            if e.name not in self.symbols:
+                raise UnsupportedExpression(f"unknown symbol {e.name}")
+            return self.symbols[e.name]
+        if isinstance(e, sp.Integer):
+            return self.constant(Interval.rational(int(e)))
+        if isinstance(e, sp.Rational):
+            return self.constant(Interval.rational(Fraction(int(e.p), int(e.q))))
+        if isinstance(e, sp.Float):
+            if e == int(e):
+                return self.constant(Interval.rational(int(e)))
+            raise UnsupportedExpression(f"the Float {e} is not exact: write it as a Rational")
+        if e is sp.pi:
+            return self.constant(Interval.of_ball(arb.pi()))
+        if e is sp.E:
+            return self.constant(Interval.of_ball(arb.const_e()))
+        if e is sp.S.Infinity or e is sp.S.NegativeInfinity or e is sp.S.ComplexInfinity or e is sp.nan:
+            raise UnsupportedExpression(f"the expression contains {e}")
+        if isinstance(e, sp.Add):
+            return self._add(e)
+        if isinstance(e, sp.Mul):
+            coeff, rest = e.as_coeff_Mul()
+            if coeff == -1:
+                return self.new(f"-{self.visit(rest)}")
+            parts = [self.visit(a) for a in e.args]
+            return self.new(" * ".join(parts))
+        if isinstance(e, sp.Pow):
+            return self._pow(e)
+        if isinstance(e, sp.exp):
+            return self.new(f"N.exp({self.visit(e.args[0])})")
+        if isinstance(e, sp.log):
+            arg = e.args[0]
+            if isinstance(arg, sp.Add) and sp.S.One in arg.args:
+                rest = sp.Add(*[a for a in arg.args if a is not sp.S.One], evaluate=False) if len(arg.args) > 2 \
+                    else next(a for a in arg.args if a is not sp.S.One)
+                return self.new(f"N.log1p({self.visit(rest)})")
+            return self.new(f"N.log({self.visit(arg)})")
+        for cls, fname in _UNARY.items():
+            if isinstance(e, cls):
+                return self.new(f"N.{fname}({self.visit(e.args[0])})")
+        if isinstance(e, sp.Heaviside):
+            return self.new(f"N.heaviside({self.visit(e.args[0])})")
+        if isinstance(e, (sp.Max, sp.Min)):
+            fname = "max" if isinstance(e, sp.Max) else "min"
+            return self.new(f"N.{fname}({', '.join(self.visit(a) for a in e.args)})")
+        if isinstance(e, sp.zeta):
+            s = self.visit(e.args[0])
+            a = self.visit(e.args[1]) if len(e.args) > 1 else self.constant(Interval.rational(1))
+            return self.new(f"N.zeta({s}, {a})")
+        if isinstance(e, sp.binomial):
+            return self.new(f"N.binomial({self.visit(e.args[0])}, {self.visit(e.args[1])})")
+        if isinstance(e, sp.factorial):
+            return self.new(f"N.factorial({self.visit(e.args[0])})")
+        if isinstance(e, sp.Sum):
+            return self._sum(e)
+        raise UnsupportedExpression(f"cannot evaluate {type(e).__name__} ({e}) on intervals")
+
+    def _add(self, e: sp.Add) -> str:
+        args = list(e.args)
+        # exp(x) - 1 -> expm1(x): accurate where x is small
+        if sp.S.NegativeOne in args:
+            for a in args:
+                if isinstance(a, sp.exp):
+                    args.remove(a)
+                    args.remove(sp.S.NegativeOne)
+                    parts = [self.new(f"N.expm1({self.visit(a.args[0])})")] + [self.visit(b) for b in args]
+                    return self.new(" + ".join(parts)) if len(parts) > 1 else parts[0]
+        positive, negative = [], []
+        for a in args:
+            coeff, rest = a.as_coeff_Mul()
+            if coeff.is_negative:
+                negative.append(self.visit(-a))
+            else:
+                positive.append(self.visit(a))
+        code = " + ".join(positive) if positive else "0"
+        if negative:
+            code += " - " + " - ".join(negative)
+        return self.new(code)
+
+    def _pow(self, e: sp.Pow) -> str:
+        base, exponent = e.args
+        if isinstance(exponent, sp.Integer):
+            n = int(exponent)
+            if n == -1:
+                return self.new(f"{self.visit(base)}.reciprocal()")
+            return self.new(f"N.power({self.visit(base)}, {n})")
+        if isinstance(exponent, sp.Rational):
+            p, q = int(exponent.p), int(exponent.q)
+            if (p, q) == (1, 2):
+                return self.new(f"N.sqrt({self.visit(base)})")
+            if (p, q) == (-1, 2):
+                return self.new(f"N.sqrt({self.visit(base)}).reciprocal()")
+            return self.new(f"N.root_power({self.visit(base)}, {p}, {q})")
+        if base is sp.E:
+            return self.new(f"N.exp({self.visit(exponent)})")
+        return self.new(f"N.exp(N.log({self.visit(base)}) * {self.visit(exponent)})")
+
+    def _sum(self, e: sp.Sum) -> str:
+        if len(e.limits) != 1:
+            return self.visit(sp.Sum(sp.Sum(e.function, *e.limits[:-1]), e.limits[-1]))
+        index, lower, upper = e.limits[0]
+        outer = sorted(self.symbols, key=lambda n: int(self.symbols[n][1:]))
+        inner_names = list(outer) + [index.name]
+        if index.name in self.symbols:
+            raise UnsupportedExpression(f"the Sum's index {index.name} is also a parameter's name")
+        summand = CompiledExpression(e.function, inner_names)
+        self.helpers.append(summand)
+        args = ", ".join(self.symbols[n] for n in outer)
+        return self.new(f"N.finite_sum(H[{len(self.helpers) - 1}], {self.visit(lower)}, {self.visit(upper)}, "
+                        f"({args}{',' if outer else ''}))")
+
+
+def _build(expr: sp.Basic, names: Sequence[str]) -> tuple[Callable[..., Interval], str]:
+    constants: list[Interval] = []
+    helpers: list[CompiledExpression] = []
+    writer = _Writer(names, constants, helpers)
+    result = writer.visit(expr)
+    params = ", ".join(f"a{i}" for i in range(len(names)))
+    source = f"def f({params}):\n" + "\n".join(writer.lines) + f"\n    return {result}\n"
+    scope: dict = {"N": _Namespace, "C": constants, "H": helpers}
+    exec(compile(source, "<dpverify.prove expression>", "exec"), scope)
+    return scope["f"], source

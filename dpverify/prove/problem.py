@@ -1,0 +1,411 @@
+"""What the prover proves: a :class:`ProofProblem` -- a claimed quantity, a comparator, a box and the hypotheses.
+
+A privacy statement says that a quantity it gives (the *claimed* value: a delta, an epsilon, an RDP curve, a noise
+scale, a step-size bound) is on the safe side of the truth (the *comparator*: the exact privacy of the mechanism, or
+a rigorous bound on it) wherever its hypotheses hold:
+
+    claimed >= comparator      (relation ">=": a claimed delta, epsilon or RDP value must not be below the truth)
+    claimed <= comparator      (relation "<=": a claimed step size must not exceed the largest safe one)
+
+The prover shows ``margin >= 0`` on a box, where ``margin * scale`` is ``claimed - comparator`` (or its negative for
+"<="), ``scale`` is symbolically positive and ``margin`` is the form the statement's author found easiest to bound
+(often the plain difference; a ratio where both sides vanish together). The identity is checked with sympy when the
+problem is made, and again by the independent checker.
+
+**The box.** Each parameter ranges over a closed interval with exact rational ends: the closure of what its
+symbol's assumptions (positive, integer) and the statement's one-symbol hypotheses (``epsilon < 1``) allow,
+narrowed only where a side is unbounded or singular (``delta`` near 0: ``log(1/delta)`` has no bound) by a
+*declared* limit that every output states (:attr:`Parameter.declared`). Hypotheses that tie several symbols
+together (``T >= N eps^2 / (32 tau log(2/delta))``) are :class:`Constraint` s: a box on which one is certainly false
+is outside the statement and is set aside (recorded as such), never counted as proved or refuted.
+
+Comparator kinds: ``"exact"`` (the truth itself; a proof and a refutation are both possible), ``"upper"`` (a
+rigorous upper bound on the truth: a proof against it is a proof, a failure is no refutation) and ``"lower"`` (a
+rigorous lower bound: only refutations count).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Iterable, Literal, Mapping, Sequence
+
+import sympy as sp
+
+__all__ = [
+    "BoxError",
+    "Parameter",
+    "Constraint",
+    "ProofProblem",
+    "make_problem",
+    "parse_number",
+]
+
+Relation = Literal[">=", "<="]
+ComparatorKind = Literal["exact", "upper", "lower"]
+Scale = Literal["linear", "log"]
+
+
+class BoxError(ValueError):
+    """A box (or a range of one parameter) that cannot be proved on: empty, reversed, NaN, infinite, or outside
+    what its symbol allows."""
+
+
+def parse_number(text: str | int | float | Fraction, what: str) -> Fraction:
+    """An exact rational from user input: ``"1e-10"``, ``"0.05"``, ``"1/3"``, an int, a Fraction, or a float
+    (taken as the decimal it prints as, so ``0.1`` is one tenth). NaN and infinities are a :class:`BoxError`."""
+    if isinstance(text, bool):
+        raise BoxError(f"{what} must be a number; got {text!r}")
+    if isinstance(text, Fraction):
+        return text
+    if isinstance(text, int):
+        return Fraction(text)
+    if isinstance(text, float):
+        if not math.isfinite(text):
+            raise BoxError(f"{what} must be a finite number; got {text!r}")
+        return Fraction(repr(text))
+    raw = str(text).strip()
+    if raw.lower() in ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "-infinity", "+infinity"):
+        raise BoxError(f"{what} must be a finite number; got {raw!r}")
+    try:
+        return Fraction(raw)
+    except (ValueError, ZeroDivisionError):
+        raise BoxError(f"{what} must be a number such as 0.05, 1e-10 or 1/3; got {raw!r}") from None
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One coordinate of the box: ``name`` in ``[lo, hi]`` (exact rationals).
+
+    ``integer``: only integers count (the prover splits ``[a, b]`` into ``[a, m]`` and ``[m + 1, b]``; on an interval
+    the expression is read at real values, so it must be defined between integers unless ``pointwise``).
+    ``pointwise``: the expression is only defined at single values of this integer (a ``Sum`` up to it): it is split
+    down to points before anything is evaluated. ``scale``: ``"log"`` splits at geometric means (for ranges over
+    many orders of magnitude, ``lo > 0``). ``origin``: where the range comes from (for the reader).
+    ``declared``: non-empty when the range is narrower than the statement's domain, saying why (an unbounded or a
+    singular side); every output repeats it.
+    """
+
+    name: str
+    lo: Fraction
+    hi: Fraction
+    integer: bool = False
+    pointwise: bool = False
+    scale: Scale = "linear"
+    origin: str = ""
+    declared: str = ""
+
+    def __post_init__(self) -> None:
+        for end in ("lo", "hi"):
+            value = getattr(self, end)
+            if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+                raise BoxError(f"{self.name}: the {'lower' if end == 'lo' else 'upper'} end must be an exact "
+                               f"rational (int or Fraction); got {value!r}")
+            object.__setattr__(self, end, Fraction(value))
+        if self.lo > self.hi:
+            raise BoxError(f"{self.name}: the range [{self.lo}, {self.hi}] is empty (lower end above the upper)")
+        if self.integer and (self.lo.denominator != 1 or self.hi.denominator != 1):
+            raise BoxError(f"{self.name} is an integer: its range must have integer ends; got [{self.lo}, {self.hi}]")
+        if self.scale not in ("linear", "log"):
+            raise BoxError(f"{self.name}: scale must be 'linear' or 'log'; got {self.scale!r}")
+        if self.scale == "log" and not self.lo > 0:
+            raise BoxError(f"{self.name}: a log-scale range needs a positive lower end; got {self.lo}")
+        if self.pointwise and not self.integer:
+            raise BoxError(f"{self.name}: only an integer parameter can be pointwise")
+
+    def text(self) -> str:
+        """``name in [lo, hi]`` with short decimal ends."""
+        return f"{self.name} in [{_short(self.lo)}, {_short(self.hi)}]"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "lo": _fraction_text(self.lo), "hi": _fraction_text(self.hi),
+                "integer": self.integer, "pointwise": self.pointwise, "scale": self.scale,
+                "origin": self.origin, "declared": self.declared}
+
+
+def _fraction_text(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _short(value: Fraction) -> str:
+    if value.denominator == 1 and abs(value.numerator) < 10**7:
+        return str(value.numerator)
+    return f"{float(value):.6g}"
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A hypothesis as a sympy relational; :attr:`gap` is ``>= 0`` (``> 0`` when :attr:`strict`) where it holds."""
+
+    name: str
+    relation: sp.Basic
+    description: str = ""
+
+    @property
+    def gap(self) -> sp.Expr:
+        rel = self.relation
+        if isinstance(rel, (sp.StrictLessThan, sp.LessThan)):
+            return sp.sympify(rel.rhs - rel.lhs)
+        if isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan)):
+            return sp.sympify(rel.lhs - rel.rhs)
+        raise TypeError(f"hypothesis {self.name}: only <, <=, >, >= can be proved on; got {rel}")
+
+    @property
+    def strict(self) -> bool:
+        return isinstance(self.relation, (sp.StrictLessThan, sp.StrictGreaterThan))
+
+
+@dataclass(frozen=True)
+class ProofProblem:
+    """A statement in provable form (module docstring). Build one with :func:`make_problem`."""
+
+    statement_id: str
+    claimed: sp.Expr
+    comparator: sp.Expr
+    relation: Relation
+    parameters: tuple[Parameter, ...]
+    constraints: tuple[Constraint, ...] = ()
+    margin: sp.Expr | None = None
+    scale: sp.Expr = sp.S.One
+    comparator_kind: ComparatorKind = "exact"
+    quantity: str = ""
+    comparator_source: str = ""
+    scope: str = ""
+    dropped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def parameter(self, name: str) -> Parameter:
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.statement_id} has no parameter {name!r}; it has {list(self.names)}")
+
+    @property
+    def goal(self) -> sp.Expr:
+        """The expression shown to be >= 0 (the margin)."""
+        assert self.margin is not None
+        return self.margin
+
+    def difference(self) -> sp.Expr:
+        """``claimed - comparator`` for ">=", ``comparator - claimed`` for "<="."""
+        return self.claimed - self.comparator if self.relation == ">=" else self.comparator - self.claimed
+
+    def box_text(self) -> str:
+        return ", ".join(p.text() for p in self.parameters)
+
+    def declared_text(self) -> str:
+        """The declared limits, one clause each ("" when the box is the statement's whole domain)."""
+        return "; ".join(f"{p.name}: {p.declared}" for p in self.parameters if p.declared)
+
+    def to_dict(self) -> dict:
+        """The problem as data (every expression as sympy's ``srepr``, which keeps the symbols' assumptions)."""
+        return {
+            "statement": self.statement_id,
+            "version": self.version,
+            "quantity": self.quantity,
+            "relation": self.relation,
+            "claimed": sp.srepr(self.claimed),
+            "comparator": sp.srepr(self.comparator),
+            "comparator_kind": self.comparator_kind,
+            "comparator_source": self.comparator_source,
+            "margin": sp.srepr(self.goal),
+            "scale": sp.srepr(self.scale),
+            "parameters": [p.to_dict() for p in self.parameters],
+            "constraints": [{"name": c.name, "relation": sp.srepr(c.relation), "text": str(c.relation)}
+                            for c in self.constraints],
+            "scope": self.scope,
+            "dropped": list(self.dropped),
+        }
+
+    @property
+    def version(self) -> str:
+        """A hash of the mathematics (expressions, box, constraints): a certificate names the version it proves."""
+        data = {
+            "statement": self.statement_id,
+            "relation": self.relation,
+            "claimed": sp.srepr(self.claimed),
+            "comparator": sp.srepr(self.comparator),
+            "margin": sp.srepr(self.goal),
+            "scale": sp.srepr(self.scale),
+            "parameters": [[p.name, _fraction_text(p.lo), _fraction_text(p.hi), p.integer, p.pointwise]
+                           for p in self.parameters],
+            "constraints": [[c.name, sp.srepr(c.relation)] for c in self.constraints],
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def with_box(self, ranges: Mapping[str, tuple[object, object]]) -> "ProofProblem":
+        """The same problem on another box: ``{name: (lo, hi)}`` replaces those parameters' ranges (each end a
+        number or a string such as ``"1e-10"``). A range outside what the symbol allows (below 0 for a positive
+        symbol, non-integer ends for an integer) is a :class:`BoxError`; outside the hypotheses is allowed (the
+        hypotheses still apply: a box that lies wholly outside one proves nothing, which the result says)."""
+        unknown = sorted(set(ranges) - set(self.names))
+        if unknown:
+            raise BoxError(f"{self.statement_id}: no parameter {', '.join(unknown)}; its parameters are "
+                           f"{', '.join(self.names)}")
+        params = []
+        symbols = _symbols_of(self)
+        for p in self.parameters:
+            if p.name not in ranges:
+                params.append(p)
+                continue
+            lo_raw, hi_raw = ranges[p.name]
+            lo, hi = parse_number(lo_raw, f"{p.name}'s lower end"), parse_number(hi_raw, f"{p.name}'s upper end")
+            if lo > hi:
+                raise BoxError(f"{p.name}: the range [{lo_raw}, {hi_raw}] is reversed (lower end above the upper)")
+            _check_symbol_range(symbols.get(p.name), p.name, lo, hi)
+            scale = p.scale if (p.scale == "linear" or lo > 0) else "linear"
+            params.append(replace(p, lo=lo, hi=hi, scale=scale, origin="--box", declared=""))
+        return replace(self, parameters=tuple(params))
+
+
+def _symbols_of(problem: ProofProblem) -> dict[str, sp.Symbol]:
+    out: dict[str, sp.Symbol] = {}
+    exprs = [problem.claimed, problem.comparator, problem.goal] + [c.relation for c in problem.constraints]
+    for e in exprs:
+        for s in e.free_symbols:
+            out[s.name] = s
+    return out
+
+
+def _check_symbol_range(sym: sp.Symbol | None, name: str, lo: Fraction, hi: Fraction) -> None:
+    if sym is None:
+        return
+    if sym.is_positive and not lo > 0:
+        if lo == 0:
+            return  # the closure of a positive symbol's range: allowed (the prover evaluates limits there)
+        raise BoxError(f"{name} is positive: its range must start at 0 or above; got {lo}")
+    if sym.is_nonnegative and lo < 0:
+        raise BoxError(f"{name} is non-negative: its range must start at 0 or above; got {lo}")
+    if sym.is_integer and (lo.denominator != 1 or hi.denominator != 1):
+        raise BoxError(f"{name} is an integer: its range must have integer ends; got [{lo}, {hi}]")
+
+
+def _bounds_from(sym: sp.Symbol, relations: Iterable[sp.Basic]) -> tuple[sp.Expr, sp.Expr, list[sp.Basic]]:
+    """The closure of the interval that ``sym``'s assumptions and the one-symbol ``relations`` allow, and the
+    relations that were absorbed into it (the others -- a union of pieces, or one sympy cannot solve -- stay
+    constraints)."""
+    lo: sp.Expr = sp.S.NegativeInfinity
+    hi: sp.Expr = sp.S.Infinity
+    if sym.is_nonnegative or sym.is_positive:
+        lo = sp.S.Zero
+    absorbed = []
+    for rel in relations:
+        try:
+            region = sp.solve_univariate_inequality(rel, sym, relational=False)
+        except (NotImplementedError, ValueError, TypeError):
+            continue
+        region = region.intersect(sp.Interval(lo, hi))
+        if not isinstance(region, sp.Interval):
+            continue
+        lo, hi = max(lo, region.start), min(hi, region.end)
+        absorbed.append(rel)
+    return lo, hi, absorbed
+
+
+def make_problem(
+    statement_id: str,
+    *,
+    claimed: sp.Expr,
+    comparator: sp.Expr,
+    relation: Relation = ">=",
+    hypotheses: Sequence[tuple[str, sp.Basic]] = (),
+    declared: Mapping[str, tuple[object | None, object | None, str]] | None = None,
+    scales: Mapping[str, Scale] | None = None,
+    pointwise: Sequence[str] = (),
+    margin: sp.Expr | None = None,
+    scale: sp.Expr = sp.S.One,
+    comparator_kind: ComparatorKind = "exact",
+    quantity: str = "",
+    comparator_source: str = "",
+    scope: str = "",
+    dropped: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> ProofProblem:
+    """Build a :class:`ProofProblem`: the box from the symbols' assumptions, the one-symbol hypotheses and the
+    ``declared`` limits (``{name: (lo or None, hi or None, why)}``, each replacing an end only where it narrows the
+    range), the rest of the hypotheses as constraints.
+
+    Every parameter must end up with a finite range: an unbounded side without a declared limit is a
+    :class:`BoxError` naming it. ``margin`` defaults to the signed difference; a given one is checked:
+    ``margin * scale - difference`` must simplify to 0 and ``scale`` must be positive by its symbols' assumptions.
+    """
+    if relation not in (">=", "<="):
+        raise ValueError(f"relation must be '>=' or '<='; got {relation!r}")
+    if comparator_kind not in ("exact", "upper", "lower"):
+        raise ValueError(f"comparator_kind must be 'exact', 'upper' or 'lower'; got {comparator_kind!r}")
+    claimed, comparator = sp.sympify(claimed), sp.sympify(comparator)
+    declared = dict(declared or {})
+    scales = dict(scales or {})
+    difference = claimed - comparator if relation == ">=" else comparator - claimed
+    if margin is None:
+        margin, scale = difference, sp.S.One
+    else:
+        margin, scale = sp.sympify(margin), sp.sympify(scale)
+        if scale.is_positive is not True:
+            raise ValueError(f"{statement_id}: the margin's scale {scale} is not positive by its symbols' assumptions")
+        if sp.simplify(margin * scale - difference) != 0:
+            raise ValueError(f"{statement_id}: margin * scale is not claimed - comparator")
+    hyps = [(name, sp.sympify(rel)) for name, rel in hypotheses if sp.sympify(rel) not in (sp.true, True)]
+    symbols: dict[str, sp.Symbol] = {}
+    for e in [margin, claimed, comparator] + [rel for _, rel in hyps]:
+        for s in e.free_symbols:
+            symbols[s.name] = s
+    unknown = sorted(set(declared) - set(symbols))
+    if unknown:
+        raise ValueError(f"{statement_id}: declared limits for {unknown}, which the problem does not use")
+    one_symbol = {name: [rel for _, rel in hyps if rel.free_symbols == {sym}] for name, sym in symbols.items()}
+    absorbed: list[sp.Basic] = []
+    params = []
+    for name in sorted(symbols, key=lambda n: _order_key(n, margin)):
+        sym = symbols[name]
+        lo, hi, taken = _bounds_from(sym, one_symbol[name])
+        absorbed += taken
+        origins = [str(rel) for rel in taken]
+        why_parts = []
+        if name in declared:
+            d_lo, d_hi, why = declared[name]
+            if d_lo is not None:
+                v = sp.Rational(parse_number(d_lo, f"{name}'s declared lower end"))
+                if lo == sp.S.NegativeInfinity or v > lo:
+                    lo = v
+                    why_parts.append(why)
+            if d_hi is not None:
+                v = sp.Rational(parse_number(d_hi, f"{name}'s declared upper end"))
+                if hi == sp.S.Infinity or v < hi:
+                    hi = v
+                    if why not in why_parts:
+                        why_parts.append(why)
+        if not (lo.is_finite and hi.is_finite):
+            raise BoxError(f"{statement_id}: {name} is unbounded ({'below' if not lo.is_finite else 'above'}) by "
+                           f"its assumptions and hypotheses: declare a limit for it")
+        lo_f, hi_f = Fraction(int(sp.Rational(lo).p), int(sp.Rational(lo).q)), \
+            Fraction(int(sp.Rational(hi).p), int(sp.Rational(hi).q))
+        integer = bool(sym.is_integer)
+        if integer:
+            lo_f, hi_f = Fraction(math.ceil(lo_f)), Fraction(math.floor(hi_f))
+            if sym.is_positive and lo_f < 1:
+                lo_f = Fraction(1)
+        scale_kind = scales.get(name, "linear")
+        params.append(Parameter(name, lo_f, hi_f, integer=integer, pointwise=name in pointwise,
+                                scale=scale_kind, origin="; ".join(origins) or "assumptions",
+                                declared="; ".join(w for w in why_parts if w)))
+    constraints = tuple(Constraint(name, rel) for name, rel in hyps
+                        if not any(rel is a for a in absorbed) or _strict_bound_matters(rel))
+    return ProofProblem(statement_id, claimed, comparator, relation, tuple(params), constraints, margin, scale,
+                        comparator_kind, quantity, comparator_source, scope, tuple(dropped), tuple(notes))
+
+
+def _strict_bound_matters(rel: sp.Basic) -> bool:
+    """A one-symbol strict bound stays a constraint: the box is its closure, and a refutation's witness must lie
+    strictly inside (the end point itself is not in the statement's domain)."""
+    return isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+
+
+def _order_key(name: str, margin: sp.Expr) -> tuple[int, str]:
+    return (0 if any(s.name == name for s in margin.free_symbols) else 1, name)

@@ -1,0 +1,531 @@
+"""Branch and bound over boxes: :func:`prove` decides a :class:`~dpverify.prove.problem.ProofProblem`.
+
+Each box is evaluated in interval arithmetic (:mod:`dpverify.prove.intervals`, Arb endpoints):
+
+1. **outside**: a hypothesis (constraint) certainly fails on the whole box -- set aside, recorded as such;
+2. **proved**: the margin's enclosure has a lower end >= 0 -- a leaf, its enclosure recorded;
+3. **refuted**: the margin's enclosure is certainly < 0 and every hypothesis certainly holds on the box -- the search
+   stops; a witness point in the box is re-evaluated with mpmath at 50+ digits (through sympy's ``evalf``), and the
+   two numbers must agree with the enclosure (else :class:`ProverInconsistency`, a bug, is raised);
+4. **monotone lemma** (a checked lemma of its own): if the margin's partial derivative in one parameter is certainly
+   >= 0 on the box (<= 0), the margin's least value over the box is on its lower (upper) face, so a proof on that
+   face -- a sub-search of its own, with one coordinate less and no box set aside -- proves the box. On a face at an
+   end of the statement's own range the coordinate is substituted into the expression symbolically before it is
+   compiled, so that what cancels exactly there (``delta - delta``, ``log(1)``) cancels exactly: this is how bounds
+   that are tight on an edge of their domain (a sampling rate of 0, delta = 0, a corner of a configuration) are
+   proved, which no finite subdivision can do;
+5. otherwise the box is **split** in two along the parameter where the margin's derivative times the box's width is
+   largest (the widest one when no derivative is known), at the midpoint (the geometric mean on log-scale
+   parameters; ``[a, m]`` and ``[m + 1, b]`` for integers), or reported **undecided** when no side can be split any
+   more (a width limit, or a singular point where the expression cannot be enclosed).
+
+Boxes are taken most-negative-first (by the lower end of their enclosure), so a counterexample is found after few
+evaluations; a proof visits every box anyway. Limits (:class:`Limits`) bound the number of boxes and the time; what
+is left then is reported as undecided.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+import sympy as sp
+
+from dpverify.prove.compile import CompiledExpression, compile_expression
+from dpverify.prove.intervals import DomainError, Interval, working_precision
+from dpverify.prove.problem import ProofProblem
+from dpverify.prove.results import Box, Node, Proof, ProofResult, Refutation, Undecided, UndecidedBox
+
+__all__ = ["Limits", "prove", "ProverInconsistency", "DEFAULT_PRECISION"]
+
+#: Arb's working precision for proofs, in bits (recorded in every certificate).
+DEFAULT_PRECISION = 96
+
+
+class ProverInconsistency(RuntimeError):
+    """The interval enclosure and the high-precision re-evaluation of a witness disagree: a bug, never a result."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far a proof attempt may go.
+
+    ``max_boxes``: boxes evaluated in all (faces included); ``max_seconds``: wall time (None: no limit);
+    ``face_boxes``: boxes one sub-search of the monotone lemma may use (a face, or a derivative's sign; nested ones
+    get a quarter each); ``monotone``: use the lemma at all; ``face_depth``: sub-searches within sub-searches at
+    most; ``lemma_depth``: sub-searches start on boxes this many splits below the whole box (above it, only
+    faces that one enclosure decides: the first levels are cheaper to split); ``relative_width``: a side narrower than this fraction of its
+    magnitude (or of its range in the statement) is not split again; ``probe_depth``: the midpoints of the boxes
+    of the first levels are evaluated as points too (finds counterexamples that no whole box shows yet).
+    """
+
+    max_boxes: int = 400_000
+    max_seconds: float | None = None
+    face_boxes: int = 128
+    monotone: bool = True
+    face_depth: int = 6
+    lemma_depth: int = 3
+    relative_width: Fraction = Fraction(1, 2**44)
+    probe_depth: int = 10
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_boxes, int) or self.max_boxes < 1:
+            raise ValueError(f"max_boxes must be a positive integer; got {self.max_boxes!r}")
+        if self.max_seconds is not None and not (isinstance(self.max_seconds, (int, float)) and self.max_seconds > 0):
+            raise ValueError(f"max_seconds must be a positive number or None; got {self.max_seconds!r}")
+
+
+class _Refuted(Exception):
+    def __init__(self, box: Box, margin: Interval) -> None:
+        super().__init__("refuted")
+        self.box = box
+        self.margin = margin
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Context:
+    """An expression to show >= 0 on a box -- the margin, a face of it, or a signed partial derivative of either --
+    with its compiled form. ``key`` names the chain of faces and derivatives that made it from the margin."""
+
+    def __init__(self, expr: sp.Expr, names: tuple[str, ...], key: tuple) -> None:
+        self.expr = expr
+        self.names = names
+        self.key = key
+        self.value: CompiledExpression = compile_expression(expr, names)
+        self.symbols = {s.name: s for s in expr.free_symbols}
+        self._zero_faces: dict[tuple[int, Fraction], bool] = {}
+
+    def vanishes_on(self, index: int, value: Fraction) -> bool:
+        """Whether the expression is identically 0 once parameter ``index`` is ``value`` (sympy's automatic
+        simplification): an edge where a bound is tight."""
+        key = (index, value)
+        if key not in self._zero_faces:
+            sym = self.symbols.get(self.names[index])
+            self._zero_faces[key] = sym is not None and \
+                self.expr.xreplace({sym: sp.Rational(value.numerator, value.denominator)}) == 0
+        return self._zero_faces[key]
+
+
+def _is_derivative(ctx: _Context) -> bool:
+    return any(step[0] == "diff" for step in ctx.key)
+
+
+def _intervals(box: Box) -> list[Interval]:
+    return [Interval.between(lo, hi) for lo, hi in box]
+
+
+def _midpoint(lo: Fraction, hi: Fraction, integer: bool) -> Fraction:
+    if integer:
+        return lo + (hi - lo) // 2
+    return (lo + hi) / 2
+
+
+class _Prover:
+    def __init__(self, problem: ProofProblem, precision: int, limits: Limits,
+                 progress: Callable[[int, int, float], None] | None) -> None:
+        self.problem = problem
+        self.params = problem.parameters
+        self.names = problem.names
+        self.precision = precision
+        self.limits = limits
+        self.progress = progress
+        self.root_box: Box = tuple((p.lo, p.hi) for p in self.params)
+        self.root_ctx = _Context(problem.goal, self.names, ())
+        self.contexts: dict[tuple, _Context] = {(): self.root_ctx}
+        self.constraints = [(c, compile_expression(c.gap, self.names)) for c in problem.constraints]
+        self.evaluated = 0
+        self.excluded = 0
+        self.start = time.perf_counter()
+        self.can_refute = problem.comparator_kind != "upper"
+        self.can_prove = problem.comparator_kind != "lower"
+
+    # -- budget -------------------------------------------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def over_budget(self) -> str:
+        if self.evaluated >= self.limits.max_boxes:
+            return f"box limit ({self.limits.max_boxes}) reached"
+        if self.limits.max_seconds is not None and self.elapsed() > self.limits.max_seconds:
+            return f"time limit ({self.limits.max_seconds:g} s) reached"
+        return ""
+
+    # -- contexts -------------------------------------------------------------------------------------------------
+    def context(self, key: tuple, make: Callable[[], sp.Expr]) -> _Context:
+        if key not in self.contexts:
+            self.contexts[key] = _Context(make(), self.names, key)
+        return self.contexts[key]
+
+    def face_context(self, ctx: _Context, index: int, value: Fraction) -> _Context:
+        """``ctx``'s expression with parameter ``index`` replaced by the exact ``value`` (sympy's automatic
+        simplification only, which the checker repeats)."""
+        name = self.names[index]
+        rational = sp.Rational(value.numerator, value.denominator)
+        return self.context(ctx.key + (("face", index, value),),
+                            lambda: ctx.expr.xreplace({s: rational for s in ctx.expr.free_symbols if s.name == name}))
+
+    def derivative_context(self, ctx: _Context, index: int, direction: int) -> _Context | None:
+        """``direction * d(expr)/d(parameter index)`` (None when the expression does not depend on it)."""
+        sym = ctx.symbols.get(self.names[index])
+        if sym is None:
+            return None
+        return self.context(ctx.key + (("diff", index, direction),), lambda: direction * sp.diff(ctx.expr, sym))
+
+    # -- evaluation of one box ----------------------------------------------------------------------------------
+    def splittable(self, box: Box, j: int) -> bool:
+        lo, hi = box[j]
+        p = self.params[j]
+        if lo == hi:
+            return False
+        if p.integer:
+            return True
+        rel = self.limits.relative_width
+        if p.scale == "log" and lo > 0:
+            return hi > lo * (1 + rel)
+        root_lo, root_hi = self.root_box[j]
+        width = hi - lo
+        return width > rel * max(abs(lo), abs(hi)) and width > rel * rel * (root_hi - root_lo)
+
+    def choose(self, box: Box, importance: dict[int, float]) -> int | None:
+        candidates = [j for j in range(len(box)) if self.splittable(box, j)]
+        if not candidates:
+            return None
+        pointwise = [j for j in candidates if self.params[j].pointwise]
+        if pointwise:
+            return max(pointwise, key=lambda j: box[j][1] - box[j][0])
+
+        def normalised(j: int) -> float:
+            lo, hi = box[j]
+            root_lo, root_hi = self.root_box[j]
+            if self.params[j].scale == "log":
+                return math.log(float(hi) / float(lo)) / max(math.log(float(root_hi) / float(root_lo)), 1e-300)
+            return float((hi - lo) / (root_hi - root_lo)) if root_hi > root_lo else 0.0
+
+        widest = max(candidates, key=normalised)
+        scored = [j for j in candidates if importance.get(j, 0.0) > 0.0]
+        if not scored:
+            return widest
+        best = max(scored, key=lambda j: importance[j])
+        if normalised(best) < 1e-3 * normalised(widest):
+            return widest
+        return best
+
+    def split(self, node: Node, j: int) -> None:
+        lo, hi = node.box[j]
+        p = self.params[j]
+        if p.integer:
+            if p.scale == "log" and lo > 0:
+                m = Fraction(math.isqrt(int(lo) * int(hi)))
+                m = min(max(m, lo), hi - 1)
+            else:
+                m = lo + (hi - lo) // 2
+            left = node.box[:j] + ((lo, m),) + node.box[j + 1:]
+            right = node.box[:j] + ((m + 1, hi),) + node.box[j + 1:]
+        else:
+            m = (lo + hi) / 2
+            if p.scale == "log" and lo > 0:
+                g = Fraction(math.exp((math.log(lo) + math.log(hi)) / 2)) if hi / lo > 1 + Fraction(1, 10**6) else m
+                if lo < g < hi:
+                    m = g
+            left = node.box[:j] + ((lo, m),) + node.box[j + 1:]
+            right = node.box[:j] + ((m, hi),) + node.box[j + 1:]
+        node.kind, node.info = "split", (j, m)
+        node.children = [Node(left), Node(right)]
+
+    def constraint_status(self, ivs: list[Interval]) -> tuple[int | None, tuple[str, str] | None, bool]:
+        """(index of a constraint certainly violated or None, its interval, whether all certainly hold)."""
+        holds_all = True
+        for i, (c, gap) in enumerate(self.constraints):
+            try:
+                g = gap(*ivs)
+            except DomainError:
+                holds_all = False
+                continue
+            if g.hi < 0 or (c.strict and g.hi <= 0):
+                return i, g.bounds_text(), False
+            if not (g.lo > 0 or (not c.strict and g.lo >= 0)):
+                holds_all = False
+        return None, None, holds_all
+
+    def decide(self, node: Node, ctx: _Context, allow_exclusion: bool, depth: int, face_depth: int,
+               in_face: bool, budget: int, cooldown: int = 0) -> tuple[str, float, int]:
+        """Decide one box: ("done", _, _), ("split", priority, cooldown) or ("undecided", _, _); raises _Refuted
+        when the box is a counterexample (only for the margin or a face of it: a negative derivative refutes
+        nothing). ``budget``: boxes each sub-search of the monotone lemma may use; ``cooldown``: the depth from
+        which it may be tried again on this branch (after a failed try, two levels further down: a box four times
+        smaller)."""
+        self.evaluated += 1
+        if self.progress is not None and self.evaluated % 2000 == 0:
+            self.progress(self.evaluated, 0, self.elapsed())
+        ivs = _intervals(node.box)
+        violated, violated_interval, holds_all = self.constraint_status(ivs)
+        if violated is not None and allow_exclusion:
+            node.kind, node.info = "excluded", (violated, violated_interval)
+            self.excluded += 1
+            return "done", 0.0, 0
+        why = ""
+        margin: Interval | None
+        try:
+            margin = ctx.value(*ivs)
+        except DomainError as exc:
+            margin, why = None, f"singular: {exc}"
+        if margin is not None:
+            if margin.lo >= 0:
+                node.kind, node.info = "enclosure", margin.bounds_text()
+                return "done", 0.0, 0
+            refutes = self.can_refute and not _is_derivative(ctx)
+            if margin.hi < 0 and holds_all and refutes:
+                raise _Refuted(node.box, margin)
+            if margin.hi < 0 and _is_derivative(ctx):
+                node.kind, node.info = "undecided", ("the derivative has the other sign here",)
+                return "undecided", 0.0, 0
+            if margin.hi < 0 and holds_all and not self.can_refute:
+                node.kind, node.info = "undecided", ("the claim is below the comparator's upper bound here (not a "
+                                                      "refutation: the comparator is only an upper bound)",)
+                return "undecided", 0.0, 0
+        if not in_face and self.can_refute and (depth <= self.limits.probe_depth or
+                                                (margin is not None and margin.hi < 0)):
+            self.probe(node.box, ctx)
+        importance: dict[int, float] = {}
+        child_cooldown = cooldown
+        if self.limits.monotone and face_depth < self.limits.face_depth:
+            searching = budget >= 4 and depth >= cooldown and (in_face or depth >= self.limits.lemma_depth)
+            if self.try_monotone(node, ctx, ivs, face_depth, importance, budget if searching else 0):
+                return "done", 0.0, 0
+            if searching:
+                child_cooldown = depth + 2
+        j = self.choose(node.box, importance)
+        if j is None:
+            reason = why or "width limit: no side of the box can be split further"
+            if violated is not None or not holds_all:
+                unsure = self.unsure_constraints(ivs)
+                if unsure:
+                    reason += f" (on the edge of hypothesis {', '.join(unsure)})"
+            node.kind, node.info = "undecided", (reason,)
+            return "undecided", 0.0, 0
+        self.split(node, j)
+        return "split", float(margin.lo) if margin is not None else -math.inf, child_cooldown
+
+    def unsure_constraints(self, ivs: list[Interval]) -> list[str]:
+        out = []
+        for c, gap in self.constraints:
+            try:
+                g = gap(*ivs)
+            except DomainError:
+                out.append(c.name)
+                continue
+            if not (g.lo > 0 or (not c.strict and g.lo >= 0)):
+                out.append(c.name)
+        return out
+
+    def probe(self, box: Box, ctx: _Context) -> None:
+        point = tuple((_midpoint(lo, hi, p.integer),) * 2 for p, (lo, hi) in zip(self.params, box))
+        if point == box:
+            return
+        self.evaluated += 1
+        ivs = _intervals(point)
+        _, _, holds_all = self.constraint_status(ivs)
+        if not holds_all:
+            return
+        try:
+            margin = ctx.value(*ivs)
+        except DomainError:
+            return
+        if margin.hi < 0:
+            raise _Refuted(point, margin)
+
+    def try_monotone(self, node: Node, ctx: _Context, ivs: list[Interval], face_depth: int,
+                     importance: dict[int, float], budget: int) -> bool:
+        """The monotone lemma (module docstring): find a parameter along which the expression is monotone on the
+        box -- its derivative's sign certain on the whole box, or proved by a sub-search of its own -- and prove
+        the face where the least value lies. Fills ``importance`` (|derivative| times width) for the split."""
+        candidates: list[tuple[int, float, int, int, Interval | None]] = []
+        for j, p in enumerate(self.params):
+            lo, hi = node.box[j]
+            if lo == hi:
+                continue
+            dctx = self.derivative_context(ctx, j, 1)
+            if dctx is None:
+                importance[j] = 0.0
+                continue
+            try:
+                d = dctx.value(*ivs)
+            except DomainError:
+                continue
+            self.evaluated += 1
+            size = max(abs(float(d.lo)), abs(float(d.hi)))
+            importance[j] = size * float(hi - lo) if math.isfinite(size) else math.inf
+            if d.lo >= 0 or d.hi <= 0:
+                candidates.append((0, -importance[j], j, 1 if d.lo >= 0 else -1, d))
+            elif budget and face_depth + 1 < self.limits.face_depth:
+                # an uncertain sign is worth a sub-search only toward an end of the statement's own range (where
+                # a bound is tight; inside, splitting does as well) and when the corners agree with the midpoint
+                guess = self.sign_at_midpoint(dctx, node.box)
+                if guess and (lo if guess > 0 else hi) in self.root_box[j] and \
+                        self.tight_edge(dctx, node.box) and self.corners_agree(dctx, node.box, guess):
+                    candidates.append((1, -importance[j], j, guess, None))
+        for _, _, j, direction, d in sorted(candidates, key=lambda t: t[:3])[:3]:
+            dctx = self.derivative_context(ctx, j, direction)
+            assert dctx is not None
+            derivative_proof = Node(node.box)
+            if d is not None:
+                signed = dctx.value(*ivs)
+                if not signed.lo >= 0:
+                    continue
+                derivative_proof.kind, derivative_proof.info = "enclosure", signed.bounds_text()
+            elif not self.prove_face(derivative_proof, dctx, face_depth + 1, budget):
+                continue
+            lo, hi = node.box[j]
+            value = lo if direction > 0 else hi
+            symbolic = value in self.root_box[j]
+            face_ctx = self.face_context(ctx, j, value) if symbolic else ctx
+            face = Node(node.box[:j] + ((value, value),) + node.box[j + 1:])
+            if self.prove_face(face, face_ctx, face_depth + 1, budget):
+                node.kind, node.info = "monotone", (j, direction, symbolic)
+                node.children = [derivative_proof, face]
+                return True
+        return False
+
+    def tight_edge(self, ctx: _Context, box: Box) -> bool:
+        """The box touches an end of the statement's range on which ``ctx``'s expression vanishes identically: its
+        sign near there is what a sub-search can settle and splitting cannot."""
+        for i, (lo, hi) in enumerate(box):
+            for end in self.root_box[i]:
+                if end in (lo, hi) and ctx.vanishes_on(i, end):
+                    return True
+        return False
+
+    def corners_agree(self, ctx: _Context, box: Box, sign: int) -> bool:
+        """No corner of the box (at most 8 tried) shows ``ctx``'s expression certainly of the other sign."""
+        free = [j for j, (lo, hi) in enumerate(box) if lo != hi][:3]
+        for mask in range(2 ** len(free)):
+            point = [Interval.rational(lo) for lo, _ in box]
+            for bit, j in enumerate(free):
+                point[j] = Interval.rational(box[j][1] if mask >> bit & 1 else box[j][0])
+            try:
+                v = ctx.value(*point)
+            except DomainError:
+                continue
+            self.evaluated += 1
+            if (sign > 0 and v.hi < 0) or (sign < 0 and v.lo > 0):
+                return False
+        return True
+
+    def sign_at_midpoint(self, ctx: _Context, box: Box) -> int:
+        point = [Interval.rational(_midpoint(lo, hi, p.integer)) for p, (lo, hi) in zip(self.params, box)]
+        try:
+            v = ctx.value(*point)
+        except DomainError:
+            return 0
+        return 1 if v.lo > 0 else -1 if v.hi < 0 else 0
+
+    def prove_face(self, face: Node, ctx: _Context, face_depth: int, budget: int) -> bool:
+        """A sub-search of the monotone lemma (a face, or a derivative's sign) within ``budget`` boxes (at least
+        one: a face decided by its enclosure alone); its own sub-searches get a quarter of that."""
+        stack = [(face, 0, 0)]
+        used = 0
+        while stack:
+            if used >= max(budget, 1) or self.over_budget():
+                return False
+            node, depth, cooldown = stack.pop()
+            used += 1
+            status, _, child_cooldown = self.decide(node, ctx, False, depth, face_depth, True, budget // 4, cooldown)
+            if status == "undecided":
+                return False
+            if status == "split":
+                stack.extend((child, depth + 1, child_cooldown) for child in node.children)
+        return True
+
+    # -- the whole search -----------------------------------------------------------------------------------------
+    def run(self) -> ProofResult:
+        root = Node(self.root_box)
+        heap: list[tuple[float, int, Node, int, int]] = [(-math.inf, 0, root, 0, 0)]
+        counter = 1
+        left: list[UndecidedBox] = []
+        stop_reason = ""
+        try:
+            while heap:
+                stop_reason = self.over_budget()
+                if stop_reason:
+                    break
+                _, _, node, depth, cooldown = heapq.heappop(heap)
+                status, priority, child_cooldown = self.decide(node, self.root_ctx, True, depth, 0, False,
+                                                               self.limits.face_boxes, cooldown)
+                if status == "split":
+                    for child in node.children:
+                        heapq.heappush(heap, (priority, counter, child, depth + 1, child_cooldown))
+                        counter += 1
+                elif status == "undecided":
+                    left.append(UndecidedBox(node.box, node.info[0]))
+        except _Refuted as found:
+            return self.refutation(found)
+        seconds = self.elapsed()
+        if stop_reason:
+            left += [UndecidedBox(node.box, stop_reason) for _, _, node, _, _ in heap]
+        if left:
+            reason = stop_reason or _common_reason(left)
+            return Undecided(self.problem, left, self.evaluated, seconds, self.precision, reason)
+        if not self.can_prove:
+            return Undecided(self.problem, [], self.evaluated, seconds, self.precision,
+                             "no counterexample on the box, but the comparator is only a lower bound: nothing is "
+                             "proved")
+        return Proof(self.problem, root, self.evaluated, seconds, self.precision, self.excluded)
+
+    def refutation(self, found: _Refuted) -> Refutation:
+        witness = {p.name: _midpoint(lo, hi, p.integer) for p, (lo, hi) in zip(self.params, found.box)}
+        claimed, comparator = witness_values(self.problem, witness)
+        # the high-precision values must agree with the enclosure: claimed < comparator (">=") or > ("<=")
+        wrong_side = (claimed >= comparator) if self.problem.relation == ">=" else (claimed <= comparator)
+        if wrong_side:
+            raise ProverInconsistency(
+                f"{self.problem.statement_id}: the enclosure says the claim fails on {found.box} but at the witness "
+                f"{witness} mpmath gives claimed {claimed} and comparator {comparator}")
+        return Refutation(self.problem, found.box, found.margin.bounds_text(), witness,
+                          sp.sstr(claimed, full_prec=False), sp.sstr(comparator, full_prec=False), self.evaluated,
+                          self.elapsed(), self.precision, WITNESS_DIGITS)
+
+
+#: Decimal digits of the witness re-evaluation.
+WITNESS_DIGITS = 50
+
+
+def witness_values(problem: ProofProblem, point: dict[str, Fraction]) -> tuple[sp.Float, sp.Float]:
+    """The claimed value and the comparator at ``point``, by sympy's ``evalf`` (mpmath) at
+    :data:`WITNESS_DIGITS` digits."""
+    subs = {}
+    for e in (problem.claimed, problem.comparator):
+        for s in e.free_symbols:
+            if s.name in point:
+                v = point[s.name]
+                subs[s] = sp.Rational(v.numerator, v.denominator)
+    claimed = sp.N(problem.claimed.xreplace(subs).doit(), WITNESS_DIGITS)
+    comparator = sp.N(problem.comparator.xreplace(subs).doit(), WITNESS_DIGITS)
+    return claimed, comparator
+
+
+def _common_reason(left: list[UndecidedBox]) -> str:
+    reasons: dict[str, int] = {}
+    for b in left:
+        key = b.reason.split(":")[0]
+        reasons[key] = reasons.get(key, 0) + 1
+    return "; ".join(f"{k} ({n} boxes)" for k, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+
+
+def prove(problem: ProofProblem, *, precision: int = DEFAULT_PRECISION, limits: Limits | None = None,
+          progress: Callable[[int, int, float], None] | None = None) -> ProofResult:
+    """Decide ``problem`` on its box: a :class:`~dpverify.prove.results.Proof`, a
+    :class:`~dpverify.prove.results.Refutation` or an :class:`~dpverify.prove.results.Undecided`.
+
+    ``precision``: Arb's working precision in bits. ``limits``: :class:`Limits`. ``progress(boxes, 0, seconds)`` is
+    called every 2000 boxes.
+    """
+    if not isinstance(problem, ProofProblem):
+        raise TypeError(f"problem must be a ProofProblem; got {type(problem).__name__}")
+    with working_precision(precision):
+        return _Prover(problem, precision, limits or Limits(), progress).run()
