@@ -15,6 +15,9 @@ expression as sympy's ``srepr`` (which keeps each symbol's assumptions), the box
                                           (-1) face, where parameter j is substituted into the expression when
                                           ``symbolic`` is true (else only its range shrinks to the point)
 
+      ["P", j]                            parameter j is a single value on this box: it is substituted into the
+                                          expression; one sub-proof (the same box) follows
+
   (enclosures are decimal strings rounded outward; the checker recomputes them and does not trust them);
 - for a **refutation**, the box on which the margin is certainly negative while every hypothesis holds, and the
   witness point with the claimed value and the comparator there (50 digits).
@@ -61,6 +64,8 @@ def encode_tree(root: Node) -> list[list[Any]]:
         elif node.kind == "monotone":
             j, direction, symbolic = node.info
             out.append(["M", j, direction, bool(symbolic)])
+        elif node.kind == "substitute":
+            out.append(["P", node.info[0]])
         else:
             raise ValueError(f"a proof's partition cannot hold a node of kind {node.kind!r}")
         stack.extend(reversed(node.children))

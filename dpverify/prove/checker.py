@@ -349,6 +349,13 @@ def _check(cert: dict) -> tuple[str, str, str, int]:
             face = expr.xreplace({sym: sp.Rational(v.numerator, v.denominator)}) if symbolic else expr
             stack.append((cur[:j] + [(v, v)] + cur[j + 1:], face, False))  # second: the face
             stack.append((cur, direction * sp.diff(expr, sym), False))  # first: the signed derivative >= 0
+        elif kind == "P":
+            j = node[1]
+            if cur[j][0] != cur[j][1]:
+                raise Invalid(f"substitution of {names[j]}, which is not a single value on {cur}")
+            v = cur[j][0]
+            stack.append((cur, expr.xreplace({s: sp.Rational(v.numerator, v.denominator)
+                                              for s in expr.free_symbols if s.name == names[j]}), may_exclude))
         else:
             raise Invalid(f"unknown node {kind!r}")
     if next(nodes, None) is not None:

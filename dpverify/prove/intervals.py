@@ -353,11 +353,10 @@ def exact_fraction(point: arb) -> Fraction:
 
 
 def _decimal(point: arb, digits: int, down: bool) -> str:
-    """An exact Arb point as a decimal string of ``digits`` significant digits, rounded outward."""
-    from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
-
-    value = exact_fraction(point)
-    if value == 0:
+    """An exact Arb point as a short decimal string, rounded outward (Arb's decimal enclosure ``(m +/- r) 10^e``:
+    the lower end ``(m - r) 10^e`` for a lower bound, ``(m + r) 10^e`` for an upper one)."""
+    if point == 0:
         return "0"
-    ctx = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING, Emin=-10**9, Emax=10**9)
-    return str(ctx.divide(Decimal(value.numerator), Decimal(value.denominator)))
+    mid, rad, exp = (int(v) for v in point.mid_rad_10exp(digits))
+    value = mid - rad if down else mid + rad
+    return f"{value}e{exp}" if exp else str(value)

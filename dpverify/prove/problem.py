@@ -83,7 +83,7 @@ class Parameter:
     the expression is read at real values, so it must be defined between integers unless ``pointwise``).
     ``pointwise``: the expression is only defined at single values of this integer (a ``Sum`` up to it): it is split
     down to points before anything is evaluated. ``scale``: ``"log"`` splits at geometric means (for ranges over
-    many orders of magnitude, ``lo > 0``). ``origin``: where the range comes from (for the reader).
+    many orders of magnitude; a range from 0 is split at 1/64 of its upper end). ``origin``: where the range comes from (for the reader).
     ``declared``: non-empty when the range is narrower than the statement's domain, saying why (an unbounded or a
     singular side); every output repeats it.
     """
@@ -110,8 +110,8 @@ class Parameter:
             raise BoxError(f"{self.name} is an integer: its range must have integer ends; got [{self.lo}, {self.hi}]")
         if self.scale not in ("linear", "log"):
             raise BoxError(f"{self.name}: scale must be 'linear' or 'log'; got {self.scale!r}")
-        if self.scale == "log" and not self.lo > 0:
-            raise BoxError(f"{self.name}: a log-scale range needs a positive lower end; got {self.lo}")
+        if self.scale == "log" and self.lo < 0:
+            raise BoxError(f"{self.name}: a log-scale range needs a non-negative lower end; got {self.lo}")
         if self.pointwise and not self.integer:
             raise BoxError(f"{self.name}: only an integer parameter can be pointwise")
 
@@ -175,6 +175,8 @@ class ProofProblem:
     scope: str = ""
     dropped: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    #: False when the box is larger than the statement's domain (hypotheses set aside): a failure refutes nothing.
+    refutable: bool = True
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -326,6 +328,7 @@ def make_problem(
     scope: str = "",
     dropped: Sequence[str] = (),
     notes: Sequence[str] = (),
+    refutable: bool = True,
 ) -> ProofProblem:
     """Build a :class:`ProofProblem`: the box from the symbols' assumptions, the one-symbol hypotheses and the
     ``declared`` limits (``{name: (lo or None, hi or None, why)}``, each replacing an end only where it narrows the
@@ -340,6 +343,13 @@ def make_problem(
     if comparator_kind not in ("exact", "upper", "lower"):
         raise ValueError(f"comparator_kind must be 'exact', 'upper' or 'lower'; got {comparator_kind!r}")
     claimed, comparator = sp.sympify(claimed), sp.sympify(comparator)
+    hyps_in = [(name, sp.sympify(rel)) for name, rel in hypotheses]
+    plain = _plain_symbols([claimed, comparator] + ([sp.sympify(margin), sp.sympify(scale)] if margin is not None
+                                                    else []) + [rel for _, rel in hyps_in])
+    claimed, comparator = claimed.xreplace(plain), comparator.xreplace(plain)
+    if margin is not None:
+        margin, scale = sp.sympify(margin).xreplace(plain), sp.sympify(scale).xreplace(plain)
+    hypotheses = [(name, rel.xreplace(plain)) for name, rel in hyps_in]
     declared = dict(declared or {})
     scales = dict(scales or {})
     difference = claimed - comparator if relation == ">=" else comparator - claimed
@@ -352,11 +362,14 @@ def make_problem(
         if sp.simplify(margin * scale - difference) != 0:
             raise ValueError(f"{statement_id}: margin * scale is not claimed - comparator")
     hyps = [(name, sp.sympify(rel)) for name, rel in hypotheses if sp.sympify(rel) not in (sp.true, True)]
+    # the box is over what the margin and the hypotheses depend on; a symbol that cancels from the margin (a
+    # sensitivity, a scale) is no parameter: the inequality holds for each of its values alike
     symbols: dict[str, sp.Symbol] = {}
-    for e in [margin, claimed, comparator] + [rel for _, rel in hyps]:
+    for e in [margin] + [rel for _, rel in hyps]:
         for s in e.free_symbols:
             symbols[s.name] = s
-    unknown = sorted(set(declared) - set(symbols))
+    mentioned = set(symbols) | {s.name for e in (claimed, comparator) for s in e.free_symbols}
+    unknown = sorted(set(declared) - mentioned)
     if unknown:
         raise ValueError(f"{statement_id}: declared limits for {unknown}, which the problem does not use")
     one_symbol = {name: [rel for _, rel in hyps if rel.free_symbols == {sym}] for name, sym in symbols.items()}
@@ -398,7 +411,26 @@ def make_problem(
     constraints = tuple(Constraint(name, rel) for name, rel in hyps
                         if not any(rel is a for a in absorbed) or _strict_bound_matters(rel))
     return ProofProblem(statement_id, claimed, comparator, relation, tuple(params), constraints, margin, scale,
-                        comparator_kind, quantity, comparator_source, scope, tuple(dropped), tuple(notes))
+                        comparator_kind, quantity, comparator_source, scope, tuple(dropped), tuple(notes), refutable)
+
+
+def _plain_symbols(exprs: Sequence[sp.Basic]) -> dict[sp.Symbol, sp.Symbol]:
+    """Plain sympy symbols for the catalogue's :class:`~dpverify.theorems.symbols.Quantity` symbols (a letter two
+    quantities share, told apart by a key): a certificate must read back with sympy alone. Each keeps its
+    assumptions and its printed name, or takes its key where two symbols of the problem print alike."""
+    found = set()
+    for e in exprs:
+        found |= {s for s in e.free_symbols if isinstance(s, sp.Symbol)}
+    printed: dict[str, int] = {}
+    for s in found:
+        printed[s.name] = printed.get(s.name, 0) + 1
+    out = {}
+    for s in found:
+        if type(s) in (sp.Symbol, sp.Dummy):
+            continue
+        name = s.name if printed[s.name] == 1 else getattr(s, "key", s.name)
+        out[s] = sp.Symbol(name, **s.assumptions0)
+    return out
 
 
 def _strict_bound_matters(rel: sp.Basic) -> bool:

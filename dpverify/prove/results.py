@@ -26,12 +26,15 @@ class Node:
     constraint index and its interval, certainly violated), ``"monotone"`` (``info``: the parameter index, the
     direction, whether the face was substituted symbolically; two children: the proof that the signed derivative
     is >= 0 on the box, then the proof on the face),
-    ``"undecided"`` (``info``: the reason), ``"open"`` (not yet decided)."""
+    ``"substitute"`` (``info``: the index of a pointwise parameter that is a single value on this box, substituted
+    into the expression; one child: the same box), ``"undecided"`` (``info``: the reason), ``"open"``."""
 
     box: Box
     kind: str = "open"
     info: tuple = ()
     children: list["Node"] = field(default_factory=list)
+    #: the prover's expression context for this box (not part of the certificate)
+    ctx: Any = field(default=None, repr=False, compare=False)
 
     def leaves(self) -> int:
         if not self.children:

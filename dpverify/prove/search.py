@@ -34,7 +34,7 @@ from typing import Callable
 
 import sympy as sp
 
-from dpverify.prove.compile import CompiledExpression, compile_expression
+from dpverify.prove.compile import CompiledExpression, UnsupportedExpression, compile_expression
 from dpverify.prove.intervals import DomainError, Interval, working_precision
 from dpverify.prove.problem import ProofProblem
 from dpverify.prove.results import Box, Node, Proof, ProofResult, Refutation, Undecided, UndecidedBox
@@ -70,6 +70,7 @@ class Limits:
     lemma_depth: int = 3
     relative_width: Fraction = Fraction(1, 2**44)
     probe_depth: int = 10
+    probes: int = 256
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_boxes, int) or self.max_boxes < 1:
@@ -142,7 +143,7 @@ class _Prover:
         self.evaluated = 0
         self.excluded = 0
         self.start = time.perf_counter()
-        self.can_refute = problem.comparator_kind != "upper"
+        self.can_refute = problem.comparator_kind != "upper" and problem.refutable
         self.can_prove = problem.comparator_kind != "lower"
 
     # -- budget -------------------------------------------------------------------------------------------------
@@ -188,24 +189,31 @@ class _Prover:
         rel = self.limits.relative_width
         if p.scale == "log" and lo > 0:
             return hi > lo * (1 + rel)
+        if p.scale == "log" and lo == 0:
+            return hi > rel * rel * self.root_box[j][1]
         root_lo, root_hi = self.root_box[j]
         width = hi - lo
         return width > rel * max(abs(lo), abs(hi)) and width > rel * rel * (root_hi - root_lo)
 
-    def choose(self, box: Box, importance: dict[int, float]) -> int | None:
+    def choose(self, box: Box, importance: dict[int, float], frozen: set[int] | None = None) -> int | None:
+        """The parameter to split along (None: none can be). ``frozen``: parameters along which the expression is
+        monotone toward an end of the statement's range; they are kept whole while others can be split, so that
+        the monotone lemma can still use that end's symbolic face once the rest of the box is small."""
         candidates = [j for j in range(len(box)) if self.splittable(box, j)]
         if not candidates:
             return None
+        if frozen:
+            # kept whole only while the rest of the box is not much narrower (no dimension starves)
+            free = [j for j in candidates if j not in frozen]
+            widest_frozen = max((self.normalised_width(box, j) for j in candidates if j in frozen), default=0.0)
+            if free and max(self.normalised_width(box, j) for j in free) >= widest_frozen / 64:
+                candidates = free
         pointwise = [j for j in candidates if self.params[j].pointwise]
         if pointwise:
             return max(pointwise, key=lambda j: box[j][1] - box[j][0])
 
         def normalised(j: int) -> float:
-            lo, hi = box[j]
-            root_lo, root_hi = self.root_box[j]
-            if self.params[j].scale == "log":
-                return math.log(float(hi) / float(lo)) / max(math.log(float(root_hi) / float(root_lo)), 1e-300)
-            return float((hi - lo) / (root_hi - root_lo)) if root_hi > root_lo else 0.0
+            return self.normalised_width(box, j)
 
         widest = max(candidates, key=normalised)
         scored = [j for j in candidates if importance.get(j, 0.0) > 0.0]
@@ -216,6 +224,16 @@ class _Prover:
             return widest
         return best
 
+    def normalised_width(self, box: Box, j: int) -> float:
+        """The box's side j as a fraction of the statement's range (in log terms on a log scale)."""
+        lo, hi = box[j]
+        root_lo, root_hi = self.root_box[j]
+        if self.params[j].scale == "log":
+            lo_f = float(lo) if lo > 0 else float(root_hi) * 2.0**-88
+            root_lo_f = float(root_lo) if root_lo > 0 else float(root_hi) * 2.0**-88
+            return math.log(float(hi) / lo_f) / max(math.log(float(root_hi) / root_lo_f), 1e-300)
+        return float((hi - lo) / (root_hi - root_lo)) if root_hi > root_lo else 0.0
+
     def split(self, node: Node, j: int) -> None:
         lo, hi = node.box[j]
         p = self.params[j]
@@ -223,13 +241,17 @@ class _Prover:
             if p.scale == "log" and lo > 0:
                 m = Fraction(math.isqrt(int(lo) * int(hi)))
                 m = min(max(m, lo), hi - 1)
+            elif p.scale == "log" and lo == 0:
+                m = min(max(hi // 64, lo), hi - 1)
             else:
                 m = lo + (hi - lo) // 2
             left = node.box[:j] + ((lo, m),) + node.box[j + 1:]
             right = node.box[:j] + ((m + 1, hi),) + node.box[j + 1:]
         else:
             m = (lo + hi) / 2
-            if p.scale == "log" and lo > 0:
+            if p.scale == "log" and lo == 0:
+                m = hi / 64
+            elif p.scale == "log" and lo > 0:
                 g = Fraction(math.exp((math.log(lo) + math.log(hi)) / 2)) if hi / lo > 1 + Fraction(1, 10**6) else m
                 if lo < g < hi:
                     m = g
@@ -263,6 +285,15 @@ class _Prover:
         self.evaluated += 1
         if self.progress is not None and self.evaluated % 2000 == 0:
             self.progress(self.evaluated, 0, self.elapsed())
+        for j, p in enumerate(self.params):
+            lo, hi = node.box[j]
+            if p.pointwise and lo == hi and not any(step[:2] == ("face", j) for step in ctx.key):
+                # a pointwise parameter reached a single value: substitute it (sympy simplifies at that integer)
+                node.kind, node.info = "substitute", (j,)
+                child = Node(node.box)
+                child.ctx = self.face_context(ctx, j, lo)
+                node.children = [child]
+                return "split", -math.inf, cooldown
         ivs = _intervals(node.box)
         violated, violated_interval, holds_all = self.constraint_status(ivs)
         if violated is not None and allow_exclusion:
@@ -286,21 +317,22 @@ class _Prover:
                 node.kind, node.info = "undecided", ("the derivative has the other sign here",)
                 return "undecided", 0.0, 0
             if margin.hi < 0 and holds_all and not self.can_refute:
-                node.kind, node.info = "undecided", ("the claim is below the comparator's upper bound here (not a "
-                                                      "refutation: the comparator is only an upper bound)",)
-                return "undecided", 0.0, 0
+                # the claim certainly fails against an upper bound of the truth (or on a larger domain): nothing
+                # more can be proved here; the search stops with this box as its witness (not a refutation)
+                raise _Refuted(node.box, margin)
         if not in_face and self.can_refute and (depth <= self.limits.probe_depth or
                                                 (margin is not None and margin.hi < 0)):
             self.probe(node.box, ctx)
         importance: dict[int, float] = {}
+        frozen: set[int] = set()
         child_cooldown = cooldown
         if self.limits.monotone and face_depth < self.limits.face_depth:
             searching = budget >= 4 and depth >= cooldown and (in_face or depth >= self.limits.lemma_depth)
-            if self.try_monotone(node, ctx, ivs, face_depth, importance, budget if searching else 0):
+            if self.try_monotone(node, ctx, ivs, face_depth, importance, budget if searching else 0, frozen):
                 return "done", 0.0, 0
             if searching:
                 child_cooldown = depth + 2
-        j = self.choose(node.box, importance)
+        j = self.choose(node.box, importance, frozen)
         if j is None:
             reason = why or "width limit: no side of the box can be split further"
             if violated is not None or not holds_all:
@@ -310,6 +342,8 @@ class _Prover:
             node.kind, node.info = "undecided", (reason,)
             return "undecided", 0.0, 0
         self.split(node, j)
+        for child in node.children:
+            child.ctx = ctx
         return "split", float(margin.lo) if margin is not None else -math.inf, child_cooldown
 
     def unsure_constraints(self, ivs: list[Interval]) -> list[str]:
@@ -323,6 +357,48 @@ class _Prover:
             if not (g.lo > 0 or (not c.strict and g.lo >= 0)):
                 out.append(c.name)
         return out
+
+    def probe_points(self) -> None:
+        """Evaluate the margin at the points of :attr:`Limits.probes` (raises _Refuted at a failing one)."""
+        if self.limits.probes <= 0:
+            return
+        import itertools
+        import random
+
+        rng = random.Random(0)
+        ends = []
+        for p, (lo, hi) in zip(self.params, self.root_box):
+            values = {lo, hi, _midpoint(lo, hi, p.integer)}
+            ends.append(sorted(values))
+        points: list[tuple[Fraction, ...]] = []
+        if len(self.params) <= 6:
+            points += list(itertools.product(*ends))[: self.limits.probes]
+        while len(points) < self.limits.probes + (3 ** len(self.params) if len(self.params) <= 6 else 0):
+            point = []
+            for p, (lo, hi) in zip(self.params, self.root_box):
+                u = Fraction(rng.random())
+                if p.scale == "log" and lo > 0 and rng.random() < 0.5:
+                    v = Fraction(math.exp(math.log(lo) + float(u) * (math.log(hi) - math.log(lo))))
+                    v = min(max(v, lo), hi)
+                else:
+                    v = lo + u * (hi - lo)
+                if p.integer:
+                    v = Fraction(math.floor(v))
+                point.append(v)
+            points.append(tuple(point))
+        for point in points:
+            box = tuple((v, v) for v in point)
+            ivs = _intervals(box)
+            self.evaluated += 1
+            _, _, holds_all = self.constraint_status(ivs)
+            if not holds_all:
+                continue
+            try:
+                margin = self.root_ctx.value(*ivs)
+            except DomainError:
+                continue
+            if margin.hi < 0:
+                raise _Refuted(box, margin)
 
     def probe(self, box: Box, ctx: _Context) -> None:
         point = tuple((_midpoint(lo, hi, p.integer),) * 2 for p, (lo, hi) in zip(self.params, box))
@@ -341,16 +417,19 @@ class _Prover:
             raise _Refuted(point, margin)
 
     def try_monotone(self, node: Node, ctx: _Context, ivs: list[Interval], face_depth: int,
-                     importance: dict[int, float], budget: int) -> bool:
+                     importance: dict[int, float], budget: int, frozen: set[int]) -> bool:
         """The monotone lemma (module docstring): find a parameter along which the expression is monotone on the
         box -- its derivative's sign certain on the whole box, or proved by a sub-search of its own -- and prove
         the face where the least value lies. Fills ``importance`` (|derivative| times width) for the split."""
         candidates: list[tuple[int, float, int, int, Interval | None]] = []
         for j, p in enumerate(self.params):
             lo, hi = node.box[j]
-            if lo == hi:
+            if lo == hi or p.pointwise:
                 continue
-            dctx = self.derivative_context(ctx, j, 1)
+            try:
+                dctx = self.derivative_context(ctx, j, 1)
+            except UnsupportedExpression:
+                continue
             if dctx is None:
                 importance[j] = 0.0
                 continue
@@ -363,6 +442,8 @@ class _Prover:
             importance[j] = size * float(hi - lo) if math.isfinite(size) else math.inf
             if d.lo >= 0 or d.hi <= 0:
                 candidates.append((0, -importance[j], j, 1 if d.lo >= 0 else -1, d))
+                if (lo if d.lo >= 0 else hi) in self.root_box[j]:
+                    frozen.add(j)
             elif budget and face_depth + 1 < self.limits.face_depth:
                 # an uncertain sign is worth a sub-search only toward an end of the statement's own range (where
                 # a bound is tight; inside, splitting does as well) and when the corners agree with the midpoint
@@ -428,6 +509,7 @@ class _Prover:
     def prove_face(self, face: Node, ctx: _Context, face_depth: int, budget: int) -> bool:
         """A sub-search of the monotone lemma (a face, or a derivative's sign) within ``budget`` boxes (at least
         one: a face decided by its enclosure alone); its own sub-searches get a quarter of that."""
+        face.ctx = ctx
         stack = [(face, 0, 0)]
         used = 0
         while stack:
@@ -435,7 +517,8 @@ class _Prover:
                 return False
             node, depth, cooldown = stack.pop()
             used += 1
-            status, _, child_cooldown = self.decide(node, ctx, False, depth, face_depth, True, budget // 4, cooldown)
+            status, _, child_cooldown = self.decide(node, node.ctx, False, depth, face_depth, True, budget // 4,
+                                                    cooldown)
             if status == "undecided":
                 return False
             if status == "split":
@@ -445,6 +528,11 @@ class _Prover:
     # -- the whole search -----------------------------------------------------------------------------------------
     def run(self) -> ProofResult:
         root = Node(self.root_box)
+        root.ctx = self.root_ctx
+        try:
+            self.probe_points()
+        except _Refuted as found:
+            return self.failed_bound(found) if not self.can_refute else self.refutation(found)
         heap: list[tuple[float, int, Node, int, int]] = [(-math.inf, 0, root, 0, 0)]
         counter = 1
         left: list[UndecidedBox] = []
@@ -455,7 +543,7 @@ class _Prover:
                 if stop_reason:
                     break
                 _, _, node, depth, cooldown = heapq.heappop(heap)
-                status, priority, child_cooldown = self.decide(node, self.root_ctx, True, depth, 0, False,
+                status, priority, child_cooldown = self.decide(node, node.ctx, True, depth, 0, False,
                                                                self.limits.face_boxes, cooldown)
                 if status == "split":
                     for child in node.children:
@@ -464,6 +552,8 @@ class _Prover:
                 elif status == "undecided":
                     left.append(UndecidedBox(node.box, node.info[0]))
         except _Refuted as found:
+            if not self.can_refute:
+                return self.failed_bound(found)
             return self.refutation(found)
         seconds = self.elapsed()
         if stop_reason:
@@ -476,6 +566,20 @@ class _Prover:
                              "no counterexample on the box, but the comparator is only a lower bound: nothing is "
                              "proved")
         return Proof(self.problem, root, self.evaluated, seconds, self.precision, self.excluded)
+
+    def failed_bound(self, found: _Refuted) -> Undecided:
+        """The claim certainly fails on a box against an upper bound of the truth (or where hypotheses were set
+        aside): undecided, with the box and a witness, since the truth there may still be below the claim."""
+        witness = {p.name: _midpoint(lo, hi, p.integer) for p, (lo, hi) in zip(self.params, found.box)}
+        claimed, comparator = witness_values(self.problem, witness)
+        what = ("the comparator, an upper bound of the truth," if self.problem.comparator_kind == "upper"
+                else "the comparator, on a domain larger than the statement's,")
+        text = ", ".join(f"{k} = {float(v):.6g}" for k, v in witness.items())
+        reason = (f"{what} exceeds the claim at [{text}] ({self.problem.quantity or 'claimed'} "
+                  f"{sp.sstr(claimed, full_prec=False)[:12]} vs {sp.sstr(comparator, full_prec=False)[:12]}): "
+                  "not a refutation")
+        return Undecided(self.problem, [UndecidedBox(found.box, reason)], self.evaluated, self.elapsed(),
+                         self.precision, reason)
 
     def refutation(self, found: _Refuted) -> Refutation:
         witness = {p.name: _midpoint(lo, hi, p.integer) for p, (lo, hi) in zip(self.params, found.box)}
@@ -501,9 +605,8 @@ def witness_values(problem: ProofProblem, point: dict[str, Fraction]) -> tuple[s
     subs = {}
     for e in (problem.claimed, problem.comparator):
         for s in e.free_symbols:
-            if s.name in point:
-                v = point[s.name]
-                subs[s] = sp.Rational(v.numerator, v.denominator)
+            v = point.get(s.name, Fraction(1))  # a symbol the margin does not depend on: any value will do
+            subs[s] = sp.Rational(v.numerator, v.denominator)
     claimed = sp.N(problem.claimed.xreplace(subs).doit(), WITNESS_DIGITS)
     comparator = sp.N(problem.comparator.xreplace(subs).doit(), WITNESS_DIGITS)
     return claimed, comparator

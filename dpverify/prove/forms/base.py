@@ -1,0 +1,115 @@
+"""How a catalogue item is put in provable form: :class:`ItemForm` (its parts, or why it cannot be proved here).
+
+A part builds a :class:`~dpverify.prove.problem.ProofProblem` from the item -- from what the catalogue registers
+(its symbols, hypotheses and conclusion: a mutant of the item flows through, so a widened hypothesis is proved or
+refuted as it stands) -- with :func:`problem_for`. An item is proved when every part is; refuted when one is.
+
+A part's comparator is the truth where the catalogue knows it exactly (``comparator_kind="exact"``), else a
+rigorous upper bound (``"upper"``: a proof stands, a failure is reported as undecided, never as a refutation).
+``scope`` says what was proved when it is less than the statement: "on the two-point parameter family", "through
+the proof's chain of Lemmas 3 and 4 (each proved)".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import sympy as sp
+
+from dpverify.prove.problem import ComparatorKind, ProofProblem, Relation, Scale, make_problem
+
+__all__ = ["StatementLike", "Part", "ItemForm", "problem_for", "Widening"]
+
+
+class StatementLike(Protocol):
+    """What a part reads of a catalogue item (a :class:`~dpverify.theorems.base.Theorem`, or a variant of one with
+    a hypothesis widened or dropped)."""
+
+    id: str
+    symbols: Mapping[str, sp.Symbol]
+    hypotheses: Sequence[Any]
+    conclusion: Mapping[str, sp.Expr]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One inequality of an item (``name``: "delta", "epsilon", "rdp", ...) and how to build its problem."""
+
+    name: str
+    build: Callable[[StatementLike], ProofProblem]
+
+
+#: Per hypothesis name, the declared limits to use when that hypothesis is widened away (``{symbol: (lo, hi)}``).
+Widening = Mapping[str, Mapping[str, tuple[object | None, object | None]]]
+
+
+@dataclass(frozen=True)
+class ItemForm:
+    """An item's provable form: its parts, or the reason it has none (``not_provable``).
+
+    ``widen``: for the hypothesis findings, the limits a symbol gets when a hypothesis that bounded it is dropped
+    (default: 20 times the bound it had); ``keep``: hypotheses that define the item's objects rather than restrict
+    its claim (a probability below 1), which the findings leave alone.
+    """
+
+    theorem_id: str
+    parts: tuple[Part, ...] = ()
+    not_provable: str = ""
+    widen: Widening = field(default_factory=dict)
+    keep: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if bool(self.parts) == bool(self.not_provable):
+            raise ValueError(f"{self.theorem_id}: a form has parts or a not_provable reason, exactly one")
+
+
+def problem_for(
+    item: StatementLike,
+    part: str,
+    *,
+    claimed: sp.Expr,
+    comparator: sp.Expr,
+    relation: Relation = ">=",
+    declared: Mapping[str, tuple[object | None, object | None, str]] | None = None,
+    scales: Mapping[str, Scale] | None = None,
+    pointwise: Sequence[str] = (),
+    margin: sp.Expr | None = None,
+    scale: sp.Expr = sp.S.One,
+    comparator_kind: ComparatorKind = "exact",
+    comparator_source: str = "",
+    scope: str = "",
+    extra: Sequence[tuple[str, sp.Basic]] = (),
+    quantity: str = "",
+    project: bool = False,
+) -> ProofProblem:
+    """The problem of one part of ``item``: its hypotheses (and ``extra`` ones the family adds), the box from them
+    and ``declared``; ``statement_id`` is ``"<id>[<part>]"``.
+
+    ``project``: set aside the hypotheses on quantities the inequality does not contain (a friction, a step size
+    that a condition ties to the others): the box is then larger than the statement's domain, so a proof stands
+    and a failure refutes nothing (the problem is marked not refutable)."""
+    hypotheses = [(h.name, h.condition) for h in item.hypotheses] + list(extra)
+    notes: tuple[str, ...] = ()
+    refutable = True
+    if project:
+        used = set()
+        for e in (sp.sympify(claimed), sp.sympify(comparator)):
+            used |= {s.name for s in e.free_symbols}
+        kept = [(n, c) for n, c in hypotheses if {s.name for s in sp.sympify(c).free_symbols} <= used]
+        aside = [n for n, _ in hypotheses if n not in {k for k, _ in kept}]
+        if aside:
+            notes = (f"hypotheses set aside (they bound other quantities): {', '.join(aside)}",)
+            refutable = False
+            scope = (scope + "; " if scope else "") + f"without {', '.join(aside)} (a larger domain)"
+        hypotheses = kept
+    dropped = tuple(getattr(item, "dropped", ()))
+    used_names = {s.name for e in [sp.sympify(claimed), sp.sympify(comparator)] + [sp.sympify(c) for _, c in hypotheses]
+                  for s in e.free_symbols}
+    if margin is not None:
+        used_names |= {s.name for s in sp.sympify(margin).free_symbols}
+    declared = {k: v for k, v in (declared or {}).items() if k in used_names}
+    return make_problem(f"{item.id}[{part}]", claimed=claimed, comparator=comparator, relation=relation,
+                        hypotheses=hypotheses, declared=declared, scales=scales, pointwise=pointwise,
+                        margin=margin, scale=scale, comparator_kind=comparator_kind, quantity=quantity or part,
+                        comparator_source=comparator_source, scope=scope, dropped=dropped, notes=notes,
+                        refutable=refutable)
