@@ -104,13 +104,29 @@ def _combine(results: list[tuple[str, ProofResult]]) -> tuple[Outcome, str]:
 
 
 def prove_item(theorem_id: str, *, item: StatementLike | None = None,
-               box: Mapping[str, tuple[object, object]] | None = None, limits: Limits | None = None,
-               precision: int = DEFAULT_PRECISION, stop_at_refutation: bool = True,
+               box: Mapping[str, tuple[object, object]] | None = None, drop: Iterable[str] = (),
+               limits: Limits | None = None, precision: int = DEFAULT_PRECISION, stop_at_refutation: bool = True,
                progress: Callable[[int, int, float], None] | None = None) -> ItemProof:
     """Prove every part of a catalogue item (stops at the first refuted part unless ``stop_at_refutation`` is
-    False)."""
+    False). ``drop``: hypotheses to leave out (a symbol they bounded gets the widened range of
+    :func:`dpverify.prove.hypotheses.widening`, or the ``box`` given)."""
     theorem = registry.get(theorem_id)
     f = form(theorem_id)
+    drop = tuple(drop)
+    if drop:
+        from dpverify.prove.hypotheses import widening
+        from dpverify.theorems.mutation import TheoremVariant
+
+        names = [h.name for h in theorem.hypotheses]
+        unknown = [d for d in drop if d not in names]
+        if unknown:
+            raise BoxError(f"{theorem_id} has no hypothesis {', '.join(unknown)}; its hypotheses are "
+                           f"{', '.join(names)}")
+        widen: dict = {}
+        for d in drop:
+            widen.update(widening(theorem_id, d))
+        item = TheoremVariant(theorem.id, dict(theorem.symbols), [h for h in theorem.hypotheses if h.name not in drop],
+                              dict(theorem.conclusion), drop, widen)
     start = time.perf_counter()
     if f.not_provable:
         return ItemProof(theorem_id, theorem.kind, "not provable", reason=f.not_provable)

@@ -262,7 +262,7 @@ class ProofProblem:
                 raise BoxError(f"{p.name}: the range [{lo_raw}, {hi_raw}] is reversed (lower end above the upper)")
             _check_symbol_range(symbols.get(p.name), p.name, lo, hi)
             scale = p.scale if (p.scale == "linear" or lo > 0) else "linear"
-            params.append(replace(p, lo=lo, hi=hi, scale=scale, origin="--box", declared=""))
+            params.append(replace(p, lo=lo, hi=hi, scale=scale, origin="the box asked for", declared=""))
         return replace(self, parameters=tuple(params))
 
 

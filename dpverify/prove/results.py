@@ -133,9 +133,9 @@ class Refutation:
 
     def summary(self) -> str:
         rel = self.problem.relation
-        quantity = self.problem.quantity or "claimed"
+        quantity = f"{self.problem.quantity} " if self.problem.quantity else ""
         scope = _scope(self.problem)
-        return (f"refuted at [{self.witness_text()}]: {quantity} claimed {self.claimed_value[:14]} "
+        return (f"refuted at [{self.witness_text()}]: {quantity}claimed {self.claimed_value[:14]} "
                 f"{'<' if rel == '>=' else '>'} comparator {self.comparator_value[:14]} "
                 f"(box {_box_text(self.problem, self.box)}; {self.boxes} boxes, {self.seconds:.2f} s)"
                 + (f" [{scope}]" if scope else ""))

@@ -13,6 +13,13 @@ against each; a mutant is *caught* when at least one check fails. Three perturba
 A perturbation that leaves the expression unchanged (``0 * 3/2``) is not a mutant and is skipped. Used by
 ``tests/test_catalogue_mutation.py`` (every mutant must be caught) and ``mutation/catalogue.py`` (the
 table of which checks caught which mutant).
+
+**Hypothesis mutants** (issue 35): the statement with one hypothesis dropped (:func:`hypothesis_mutants`,
+:func:`without_hypothesis`: a :class:`TheoremVariant`, the item as the prover's forms read it). A dropped
+hypothesis that bounded a symbol leaves it to a wider declared range (20 times the bound, or the form's own
+widening): that is the "eps < 1 becoming eps < 20" mutant. Such a mutant is caught when the prover
+(:mod:`dpverify.prove.hypotheses`) refutes the widened statement; a mutant the prover proves is no mutant (the
+hypothesis is not needed on that box), which the findings report.
 """
 from __future__ import annotations
 
@@ -25,7 +32,8 @@ import sympy as sp
 
 from dpverify.theorems.base import CheckResult, Theorem
 
-__all__ = ["Mutant", "Outcome", "PERTURBATIONS", "mutants", "perturbed", "run_mutant", "run_catalogue"]
+__all__ = ["Mutant", "Outcome", "PERTURBATIONS", "mutants", "perturbed", "run_mutant", "run_catalogue",
+           "HypothesisMutant", "TheoremVariant", "hypothesis_mutants", "without_hypothesis"]
 
 #: The whole-expression perturbations (``drop`` is structural, see :func:`mutants`).
 PERTURBATIONS: dict[str, Callable[[sp.Expr], sp.Expr]] = {
@@ -135,3 +143,41 @@ def run_catalogue(theorems: Iterable[Theorem], *, perturbations: Iterable[str] =
             if progress is not None:
                 progress(o)
     return outcomes
+
+
+@dataclass(frozen=True)
+class HypothesisMutant:
+    """Theorem ``theorem_id`` with its hypothesis ``hypothesis`` dropped."""
+
+    theorem_id: str
+    hypothesis: str
+    condition: str
+
+
+@dataclass
+class TheoremVariant:
+    """A catalogue item with some hypotheses dropped: what the prover's forms read of an item (``id``,
+    ``symbols``, ``hypotheses``, ``conclusion``), plus ``dropped`` (the names) and ``widen`` (``{symbol: (lo,
+    hi)}``: the declared range a symbol gets where a dropped hypothesis bounded it)."""
+
+    id: str
+    symbols: dict
+    hypotheses: list
+    conclusion: dict
+    dropped: tuple[str, ...] = ()
+    widen: dict = field(default_factory=dict)
+
+
+def without_hypothesis(theorem: Theorem, name: str, widen: dict | None = None) -> TheoremVariant:
+    """``theorem`` without its hypothesis ``name`` (ValueError naming the hypotheses for an unknown name)."""
+    names = [h.name for h in theorem.hypotheses]
+    if name not in names:
+        raise ValueError(f"{theorem.id} has no hypothesis {name!r}; its hypotheses are {names}")
+    return TheoremVariant(theorem.id, dict(theorem.symbols), [h for h in theorem.hypotheses if h.name != name],
+                          dict(theorem.conclusion), (name,), dict(widen or {}))
+
+
+def hypothesis_mutants(theorem: Theorem) -> list[HypothesisMutant]:
+    """One mutant per hypothesis that is not trivially true."""
+    return [HypothesisMutant(theorem.id, h.name, str(h.condition)) for h in theorem.hypotheses
+            if h.condition not in (sp.true, True)]

@@ -19,7 +19,8 @@ from typing import Any, Callable, Sequence
 from dpverify import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("verify", "theorems", "samplers", "audit", "account", "audit_library", "one_run")
+SUBCOMMANDS: tuple[str, ...] = ("verify", "theorems", "prove", "samplers", "audit", "account", "audit_library",
+                                 "one_run")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,10 +57,21 @@ class ItemForm:
     not_provable: str = ""
     widen: Widening = field(default_factory=dict)
     keep: tuple[str, ...] = ()
+    #: The outcome this version of dpverify reaches ("proved", "refuted", "undecided", "not provable"), and why
+    #: when it is not "proved" (the erratum a refutation shows, what stops a proof): ``dpverify prove`` fails when
+    #: an outcome differs from it.
+    expected: str = "proved"
+    why: str = ""
 
     def __post_init__(self) -> None:
         if bool(self.parts) == bool(self.not_provable):
             raise ValueError(f"{self.theorem_id}: a form has parts or a not_provable reason, exactly one")
+        if self.not_provable and self.expected == "proved":
+            object.__setattr__(self, "expected", "not provable")
+        if self.expected not in ("proved", "refuted", "undecided", "not provable"):
+            raise ValueError(f"{self.theorem_id}: expected must be proved, refuted, undecided or not provable")
+        if self.expected not in ("proved", "not provable") and not self.why:
+            raise ValueError(f"{self.theorem_id}: an expected {self.expected} outcome needs its reason (why=)")
 
 
 def problem_for(
@@ -108,6 +119,11 @@ def problem_for(
     if margin is not None:
         used_names |= {s.name for s in sp.sympify(margin).free_symbols}
     declared = {k: v for k, v in (declared or {}).items() if k in used_names}
+    for name, (lo, hi) in getattr(item, "widen", {}).items():  # a hypothesis dropped: its symbol's wider range
+        if name in used_names:
+            old = declared.get(name, (None, None, ""))
+            declared[name] = (lo if lo is not None else old[0], hi if hi is not None else old[1],
+                              f"widened ({', '.join(dropped)} dropped)")
     return make_problem(f"{item.id}[{part}]", claimed=claimed, comparator=comparator, relation=relation,
                         hypotheses=hypotheses, declared=declared, scales=scales, pointwise=pointwise,
                         margin=margin, scale=scale, comparator_kind=comparator_kind, quantity=quantity or part,
