@@ -74,12 +74,15 @@ def amplified_epsilon(epsilon: sp.Expr, rate: sp.Expr) -> sp.Expr:
 def optimal_composition_delta(epsilon: sp.Expr, delta: sp.Expr, k: sp.Symbol, epsilon_total: sp.Expr) -> sp.Expr:
     """The least delta of the k-fold composition of (eps, delta)-DP mechanisms at ``epsilon_total`` (Kairouz, Oh
     and Viswanath 2015, Thm 3.3): the hockey-stick divergence of the k-fold product of the dominating pair.
-    ``k`` must be an integer symbol, evaluated at points (a ``Sum`` up to it)."""
+    ``k`` must be an integer symbol, evaluated at points (a ``Sum`` up to it).
+
+    Each term ``max(0, e^{(k-l) eps} - e^{eps_g + l eps})`` is written ``e^{(k-l) eps} max(0, 1 - e^{eps (g - k +
+    2l)})`` with ``g = eps_g / eps`` simplified: the same number, but its enclosure is exactly 0 wherever ``g - k +
+    2l >= 0``, and with eps factored out the bracket's enclosure does not suffer from eps appearing twice."""
     ell = sp.Dummy("ell_", integer=True, nonnegative=True)
-    # max(0, e^{(k-l) eps} - e^{eps_g + l eps}) written as e^{(k-l) eps} max(0, 1 - e^{eps_g - (k - 2l) eps}): the
-    # same number, but an enclosure of the second form is exactly 0 wherever the exponent is >= 0
+    ratio = sp.simplify(epsilon_total / epsilon)
     pure = sp.Sum(sp.binomial(k, ell) * sp.exp((k - ell) * epsilon)
-                  * sp.Max(0, 1 - sp.exp(epsilon_total - (k - 2 * ell) * epsilon)),
+                  * sp.Max(0, 1 - sp.exp(epsilon * (ratio - k + 2 * ell))),
                   (ell, 0, k)) / (1 + sp.exp(epsilon)) ** k
     return 1 - (1 - delta) ** k * (1 - pure)
 

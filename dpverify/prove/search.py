@@ -54,8 +54,8 @@ class Limits:
     """How far a proof attempt may go.
 
     ``max_boxes``: boxes evaluated in all (faces included); ``max_seconds``: wall time (None: no limit);
-    ``face_boxes``: boxes one sub-search of the monotone lemma may use (a face, or a derivative's sign; nested ones
-    get a quarter each); ``monotone``: use the lemma at all; ``face_depth``: sub-searches within sub-searches at
+    ``face_boxes``: boxes the sub-searches of the monotone lemma (a face, or a derivative's sign; nested ones get a
+    quarter each) may use in all, for one box of the main search; ``monotone``: use the lemma at all; ``face_depth``: sub-searches within sub-searches at
     most; ``lemma_depth``: sub-searches start on boxes this many splits below the whole box (above it, only
     faces that one enclosure decides: the first levels are cheaper to split); ``relative_width``: a side narrower than this fraction of its
     magnitude (or of its range in the statement) is not split again; ``probe_depth``: the midpoints of the boxes
@@ -71,6 +71,7 @@ class Limits:
     relative_width: Fraction = Fraction(1, 2**44)
     probe_depth: int = 10
     probes: int = 256
+    freeze: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_boxes, int) or self.max_boxes < 1:
@@ -142,6 +143,9 @@ class _Prover:
         self.constraints = [(c, compile_expression(c.gap, self.names)) for c in problem.constraints]
         self.evaluated = 0
         self.excluded = 0
+        self.account = limits.face_boxes
+        self.lemma_tries = 0
+        self.lemma_wins = 0
         self.start = time.perf_counter()
         self.can_refute = problem.comparator_kind != "upper" and problem.refutable
         self.can_prove = problem.comparator_kind != "lower"
@@ -328,8 +332,19 @@ class _Prover:
         child_cooldown = cooldown
         if self.limits.monotone and face_depth < self.limits.face_depth:
             searching = budget >= 4 and depth >= cooldown and (in_face or depth >= self.limits.lemma_depth)
+            if not in_face:
+                # all the sub-searches one box of the main search may use: the full allowance while the lemma
+                # pays (a tenth of the tries succeed, or fewer than 20 tries so far), an eighth of it when it does not
+                paying = self.lemma_tries < 20 or self.lemma_wins * 10 >= self.lemma_tries
+                self.account = self.limits.face_boxes if paying else max(8, self.limits.face_boxes // 8)
+                if searching:
+                    self.lemma_tries += 1
             if self.try_monotone(node, ctx, ivs, face_depth, importance, budget if searching else 0, frozen):
+                if searching and not in_face:
+                    self.lemma_wins += 1
                 return "done", 0.0, 0
+            if not holds_all:
+                frozen.clear()  # on a box that reaches outside the hypotheses the face may lie outside: split freely
             if searching:
                 child_cooldown = depth + 2
         j = self.choose(node.box, importance, frozen)
@@ -442,7 +457,7 @@ class _Prover:
             importance[j] = size * float(hi - lo) if math.isfinite(size) else math.inf
             if d.lo >= 0 or d.hi <= 0:
                 candidates.append((0, -importance[j], j, 1 if d.lo >= 0 else -1, d))
-                if (lo if d.lo >= 0 else hi) in self.root_box[j]:
+                if self.limits.freeze and (lo if d.lo >= 0 else hi) in self.root_box[j]:
                     frozen.add(j)
             elif budget and face_depth + 1 < self.limits.face_depth:
                 # an uncertain sign is worth a sub-search only toward an end of the statement's own range (where
@@ -513,10 +528,11 @@ class _Prover:
         stack = [(face, 0, 0)]
         used = 0
         while stack:
-            if used >= max(budget, 1) or self.over_budget():
+            if used >= max(budget, 1) or self.account <= 0 or self.over_budget():
                 return False
             node, depth, cooldown = stack.pop()
             used += 1
+            self.account -= 1
             status, _, child_cooldown = self.decide(node, node.ctx, False, depth, face_depth, True, budget // 4,
                                                     cooldown)
             if status == "undecided":
