@@ -115,7 +115,30 @@ def _generated_files() -> list[str]:
 
     notebooks = [f"notebooks/{p.stem}.md" for p in _notebooks(REPO_DIR / "docs")]
     return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md", *notebooks,
-            README_SNIPPET]
+            README_SNIPPET, PROVE_SNIPPET]
+
+
+#: The table of every provable item's outcome, included by docs/prove.md.
+PROVE_SNIPPET = "_snippets/prove_table.md"
+
+
+def prove_table() -> str:
+    """Markdown: each catalogue item of a provable kind, its outcome over its whole domain (the shipped
+    certificates, re-checked by ``dpverify verify``), the boxes and seconds, and why when it is not proved."""
+    from dpverify.prove import shipped
+    from dpverify.prove.catalogue import provable_ids
+
+    rows = ["| item | outcome | parts (box, boxes, seconds) | why |", "|---|---|---|---|"]
+    counts: dict[str, int] = {}
+    for tid in provable_ids():
+        result = shipped.item(tid)
+        outcome = result.outcome if result else "not run"
+        counts[outcome] = counts.get(outcome, 0) + 1
+        parts = "<br>".join(_text(f"[{p.part}] {p.summary}") for p in result.parts) if result else ""
+        why = _text(result.why or result.reason) if result else ""
+        rows.append(f"| [{_text(tid)}]({_paper_page(tid.split('.', 1)[0])}#{tid}) | {outcome} | {parts} | {why} |")
+    tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    return f"**{len(provable_ids())} privacy statements:** {tally}.\n\n" + "\n".join(rows)
 
 
 #: Paths (relative to the docs directory) this module writes; ``docs/.gitignore`` lists them.
@@ -200,6 +223,21 @@ def _sampler_ids() -> set[str]:
     return {cls.id for cls in registry.all_samplers()}
 
 
+def _proof_lines(theorem_id: str) -> list[str]:
+    """The item's proof over its whole domain (``dpverify prove``, from the shipped certificates; docs/prove.md)."""
+    from dpverify.prove import shipped
+
+    result = shipped.item(theorem_id)
+    if result is None:
+        return []
+    if result.outcome == "not provable":
+        return [f"- **Proof:** not provable here -- {_text(result.reason)}"]
+    lines = [f"- **Proof:** {result.outcome}" + (f" -- {_text(result.why)}" if result.why else "")
+             + " ([dpverify prove](../prove.md))"]
+    lines += [f"    - [{_text(p.part)}] {_text(p.summary)}" for p in result.parts]
+    return lines
+
+
 def _theorem_section(thm, results: list[dict] | None, samplers: set[str]) -> list[str]:
     src = thm.source
     by_name = {r["name"]: r for r in results or []}
@@ -214,6 +252,7 @@ def _theorem_section(thm, results: list[dict] | None, samplers: set[str]) -> lis
         f"- **Check status:** {_status(_theorem_status(results))}"
         + (f" ({sum(r['passed'] for r in results)}/{len(results)} checks passed)" if results else ""),
     ]
+    out += _proof_lines(thm.id)
     # a statement two papers make is one encoding (dpverify.theorems.shared): say so, and link the other item
     out += [f"- **Same statement as:** [{_text(other)}]({other.split('.', 1)[0]}.md#{other}) (one encoding, shared "
             "by both papers; the checks below are this paper's own)" for other in getattr(thm, "same_as", [])]
@@ -520,6 +559,7 @@ def generate(docs_dir: str | Path, run_checks: bool = True) -> list[Path]:
     pages["api.md"] = api_page()
     pages.update(notebook_pages(docs))
     pages[README_SNIPPET] = readme_commands()
+    pages[PROVE_SNIPPET] = prove_table()
     written = []
     for rel, text in pages.items():
         _write_if_changed(docs / rel, text)

@@ -750,6 +750,64 @@ plt.close(fig); show(fig)""",
   linear canary); Poisson batches make it a shift mixture, and then the (eps, delta) curve is tested.""",
 ]
 
+NOTEBOOKS["09_prove.ipynb"] = [
+    """md:# Proofs over whole domains: prove, refute, and look at the partition
+
+`dpverify prove` decides a privacy statement on every point of its domain, in interval arithmetic on Arb, with a
+certificate an independent checker re-verifies (docs/prove.md). This notebook
+
+1. proves a statement of the catalogue: Lemma 4 of Wang et al. 2015 (subsampling), `2 gamma eps >= log(1 + gamma
+   (e^eps - 1))` for eps < 1, against the exact amplification (Balle, Barthe and Gaboardi 2018);
+2. refutes a deliberately wrong variant (the hypothesis eps < 1 dropped, eps up to 3) and re-checks the witness;
+3. draws the box partition of the proof: where plain enclosures sufficed, and where the monotone lemma carried the
+   tight edges (gamma = 0 and eps = 0, where both sides vanish).""",
+    SETUP + """
+import sympy as sp
+from dpverify.prove import certificate, check_certificate, prove
+from dpverify.prove.catalogue import item_problems
+
+item = prove("wang2015.lem4_subsampling")
+print(item.summary())
+name, part = item.parts[0]
+print("certificate:", check_certificate(certificate(part)).summary())""",
+    """md:## A wrong variant
+
+Without its hypothesis eps < 1 the lemma is false: for small gamma the exact amplified epsilon is about
+`gamma (e^eps - 1)`, which exceeds `2 gamma eps` once `e^eps - 1 > 2 eps` (eps > 1.256). The prover finds a box where
+the claim certainly fails and re-evaluates a witness at 50 digits.""",
+    """wrong = prove(claimed=lambda epsilon, gamma: 2 * gamma * epsilon,
+              comparator=lambda epsilon, gamma: sp.log(1 + gamma * (sp.exp(epsilon) - 1)),
+              box={"epsilon": (0, 3), "gamma": ("1e-6", 1)})
+print(wrong.summary())
+eps, gamma = (float(wrong.witness[k]) for k in ("epsilon", "gamma"))
+print(f"at eps = {eps:.4g}, gamma = {gamma:.3g}: 2 gamma eps = {2 * gamma * eps:.6g} < "
+      f"log(1 + gamma (e^eps - 1)) = {np.log1p(gamma * np.expm1(eps)):.6g}")""",
+    """md:## The partition
+
+Each leaf of the proof is a box; a monotone step replaces its box by a face (a line here), proved on its own. Leaves
+proved by their enclosure are blue, boxes closed by the monotone lemma orange.""",
+    """from matplotlib.patches import Rectangle
+
+names = part.problem.names
+ei, gi = names.index("epsilon"), names.index("gamma")
+fig, ax = plt.subplots(figsize=(5, 4.5))
+counts = {"enclosure": 0, "monotone": 0}
+stack = [part.tree]
+while stack:
+    node = stack.pop()
+    if node.kind == "split":
+        stack.extend(node.children)
+        continue
+    (e0, e1), (g0, g1) = (tuple(map(float, node.box[ei])), tuple(map(float, node.box[gi])))
+    kind = "monotone" if node.kind == "monotone" else "enclosure"
+    counts[kind] += 1
+    ax.add_patch(Rectangle((e0, g0), e1 - e0, g1 - g0, fill=True, alpha=0.35, edgecolor="k", linewidth=0.3,
+                           facecolor="tab:orange" if kind == "monotone" else "tab:blue"))
+ax.set_xlim(0, 1); ax.set_ylim(0, 1); ax.set_xlabel("epsilon"); ax.set_ylabel("gamma")
+ax.set_title(f"{counts['enclosure']} enclosure leaves, {counts['monotone']} monotone steps")
+fig.tight_layout(); show(fig); plt.close(fig)""",
+]
+
 
 def build(name: str, cells: list[str]):
     nb = nbformat.v4.new_notebook()

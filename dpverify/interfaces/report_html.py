@@ -495,7 +495,7 @@ def _theorem_section(theorem_rows: list[dict]) -> str:
              "failed</span>.</p>",
              f"<details id='theorem-list'{' open' if n_fail else ''}><summary>every theorem and its checks</summary>"
              "<table id='theorem-table' class='cards'><thead><tr><th>id</th><th>item</th><th>status</th>"
-             "<th>checks</th><th>failed checks</th></tr></thead><tbody>"]
+             "<th>checks</th><th>failed checks</th><th>proof</th></tr></thead><tbody>"]
     for r in theorem_rows:
         cls = "ok" if r["status"] == "passed" else "fail"
         failed = ", ".join(c["name"] for c in r["checks"] if not c["passed"])
@@ -503,9 +503,29 @@ def _theorem_section(theorem_rows: list[dict]) -> str:
         parts.append(f"<tr id='{anchor('theorem', r['id'])}'><td data-label='id'>{esc(r['id'])}</td>"
                      f"<td data-label='item'>{esc(str(r['item']))}{rec}</td><td data-label='status' class='{cls}'>"
                      f"{esc(r['status'])}</td><td data-label='checks'>{len(r['checks'])}</td>"
-                     f"<td data-label='failed checks'>{esc(failed)}</td></tr>")
+                     f"<td data-label='failed checks'>{esc(failed)}</td>"
+                     f"<td data-label='proof'>{_proof_cell(r.get('proof'))}</td></tr>")
     parts.append("</tbody></table></details></section>")
     return "\n".join(parts)
+
+
+def _proof_cell(proof: dict | None) -> str:
+    """The outcome of ``dpverify prove`` for a theorem row (its parts' summaries in a fold), or "-" for an item that
+    states no bound to prove."""
+    if not proof:
+        return "-"
+    outcome = str(proof.get("outcome", ""))
+    cls = {"proved": "ok", "refuted": "fail" if proof.get("expected") != "refuted" else ""}.get(outcome, "")
+    lines = [f"[{p.get('part', '')}] {p.get('summary', '')}" for p in proof.get("parts", [])]
+    if proof.get("reason") and not lines:
+        lines = [str(proof["reason"])]
+    if proof.get("why"):
+        lines.append(f"expected {proof.get('expected')}: {proof['why']}")
+    if proof.get("certificates_valid") is False:
+        lines.append("a shipped certificate does NOT re-check")
+    body = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return (f"<details class='proof'><summary class='{cls}'>{esc(outcome)}</summary><ul>{body}</ul></details>"
+            if body else f"<span class='{cls}'>{esc(outcome)}</span>")
 
 
 def _run_section(payload: dict) -> str:

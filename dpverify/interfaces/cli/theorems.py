@@ -80,14 +80,48 @@ def _show(args) -> int:
 
     with user_input():
         thm = registry.get(args.id)
+    proof = proof_lines(thm.id)
     if args.json:
-        print_json(thm.to_dict())
+        data = thm.to_dict()
+        data["proof"] = proof_dict(thm.id)
+        print_json(data)
         return 0
     width = output_width(args.wide)
-    for line in explain_text(thm).splitlines():
+    for line in (explain_text(thm) + ("\n\n" + "\n".join(proof) if proof else "")).splitlines():
         indent = line[: len(line) - len(line.lstrip())]
         print(wrap(line.lstrip(), width, indent=indent, subsequent=indent + "    ") if line.strip() else "")
     return 0
+
+
+def proof_lines(theorem_id: str) -> list[str]:
+    """What ``dpverify prove`` established for an item, from the shipped certificates (re-checked here by the
+    independent checker), as the lines of a "Proof" section; [] for an item that states no bound to prove."""
+    from dpverify.prove import shipped
+
+    result = shipped.item(theorem_id)
+    if result is None:
+        return []
+    lines = ["Proof (dpverify prove; shipped certificates re-checked):"]
+    if result.outcome == "not provable":
+        return lines + [f"  not provable here: {result.reason}"]
+    checks = {r.part: r.valid for r in shipped.recheck([theorem_id])}
+    lines.append(f"  {result.outcome}" + (f" (expected: {result.why})" if result.why else ""))
+    for part in result.parts:
+        state = "" if part.part not in checks else " [certificate valid]" if checks[part.part] else \
+            " [certificate INVALID]"
+        lines.append(f"  [{part.part}] {part.summary}{state}")
+    return lines
+
+
+def proof_dict(theorem_id: str) -> dict | None:
+    from dpverify.prove import shipped
+
+    result = shipped.item(theorem_id)
+    if result is None:
+        return None
+    out = shipped.as_dict(result)
+    out["certificates_valid"] = all(r.valid for r in shipped.recheck([theorem_id]))
+    return out
 
 
 def symbol_kind(sym) -> str:

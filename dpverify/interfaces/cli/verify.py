@@ -62,6 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--explain", action="store_true", help="also print what each column of the audit table means")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.add_argument("--no-theorems", action="store_true", help="skip the theorem checks")
+    p.add_argument("--prove", action="store_true",
+                   help="prove every privacy statement afresh (dpverify prove; minutes) instead of re-checking the "
+                        "shipped certificates")
+    p.add_argument("--prove-seconds", type=arguments.real(0.0, low_inclusive=False), default=60.0, metavar="S",
+                   help="with --prove: time limit per part of a proof, seconds (default 60)")
     p.add_argument("--no-audits", action="store_true", help="skip the audits")
     arguments.add_backend_arguments(p)
     arguments.add_dask_resources_argument(p, "run each audit case")
@@ -106,12 +111,37 @@ def select(only: str | None, paper: str | None, theorems: bool = True, audits: b
 
 # -- running ------------------------------------------------------------------------------------------------------
 
-def _theorem_row(thm) -> dict:
+def _theorem_row(thm, prove_seconds: float | None = None) -> dict:
+    """A theorem's checks, and its proof (``dpverify prove``): the shipped certificates re-checked by the
+    independent checker, or with ``prove_seconds`` a fresh proof (that many seconds per part). The row fails when a
+    check fails, a certificate does not re-check, or the proof's outcome is not the one this version expects."""
     results = thm.run_checks()
     ok = all(r.passed for r in results)
+    proof = _proof_row(thm.id, prove_seconds)
+    proof_ok = proof is None or (proof.get("certificates_valid", True) and proof["outcome"] == proof["expected"])
     return {"id": thm.id, "paper": thm.paper, "item": thm.source.item, "title": thm.title,
-            "reconstructed": thm.reconstructed, "status": "passed" if ok else "failed",
-            "checks": [r.to_dict() for r in results]}
+            "reconstructed": thm.reconstructed, "status": "passed" if ok and proof_ok else "failed",
+            "checks": [r.to_dict() for r in results], "proof": proof}
+
+
+def _proof_row(theorem_id: str, prove_seconds: float | None) -> dict | None:
+    from dpverify.prove.catalogue import PROVABLE_KINDS, form, prove_item
+    from dpverify.theorems import registry
+
+    if registry.get(theorem_id).kind not in PROVABLE_KINDS:
+        return None
+    if prove_seconds is None:
+        from dpverify.interfaces.cli.theorems import proof_dict
+
+        return proof_dict(theorem_id)
+    from dpverify.prove.search import Limits
+
+    f = form(theorem_id)
+    fresh = prove_item(theorem_id, limits=Limits(max_seconds=prove_seconds))
+    return {"outcome": fresh.outcome, "expected": f.expected, "why": f.why, "reason": fresh.reason or f.not_provable,
+            "seconds": round(fresh.seconds, 2), "fresh": True,
+            "parts": [{"part": n, "outcome": r.outcome, "summary": r.summary(), "version": r.problem.version}
+                      for n, r in fresh.parts]}
 
 
 def run_case_accepts_progress() -> bool:
@@ -323,8 +353,25 @@ def _print_theorems(theorem_rows: list[dict], width: int | None = None) -> None:
     failed = [r for r in theorem_rows if r["status"] == "failed"]
     print(f"\nTheorem checks: {len(theorem_rows)} theorems, {n_checks} checks, "
           f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
+    proofs = [r["proof"] for r in theorem_rows if r.get("proof")]
+    if proofs:
+        counts: dict[str, int] = {}
+        for p in proofs:
+            counts[p["outcome"]] = counts.get(p["outcome"], 0) + 1
+        fresh = any(p.get("fresh") for p in proofs)
+        tally = ", ".join(f"{counts[k]} {k}" for k in ("proved", "refuted", "undecided", "not provable") if k in counts)
+        how = "proved afresh" if fresh else "shipped certificates re-checked by the independent checker"
+        unexpected = sum(p["outcome"] != p["expected"] for p in proofs)
+        invalid = sum(p.get("certificates_valid") is False for p in proofs)
+        print(wrap(f"Proofs over whole domains (dpverify prove; {how}): {len(proofs)} privacy statements: {tally}"
+                   f"; {unexpected} not as expected" + (f"; {invalid} with an INVALID certificate" if invalid else ""),
+                   width))
     for r in failed:
         names = [c["name"] for c in r["checks"] if not c["passed"]]
+        proof = r.get("proof") or {}
+        if proof and (proof.get("outcome") != proof.get("expected") or proof.get("certificates_valid") is False):
+            names.append(f"proof {proof.get('outcome')} (expected {proof.get('expected')})"
+                         if proof.get("outcome") != proof.get("expected") else "proof certificate invalid")
         print(wrap(f"FAILED {r['id']}: {', '.join(names)}", width, indent="  ", subsequent="    "))
 
 
@@ -492,7 +539,7 @@ def _run(args) -> int:
                 row = done["theorem"].get(thm.id)
                 if row is None:
                     progress.start_item(thm.id)
-                    row = _theorem_row(thm)
+                    row = _theorem_row(thm, args.prove_seconds if args.prove else None)
                     save({"type": "theorem", "id": thm.id, "row": row})
                 theorem_rows.append(row)
                 progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")

@@ -1,0 +1,85 @@
+"""Make the shipped proofs: ``python -m dpverify.prove.ship [--max-seconds S] [--only PATTERN]``.
+
+Proves every catalogue item of a provable kind (:func:`dpverify.prove.catalogue.prove_all`), writes one certificate
+per proved or refuted part into ``dpverify/prove/shipped/`` (named ``<id>.<part>.json``) and the index
+(:mod:`dpverify.prove.shipped`), each file atomically; certificates of parts that are no longer decided are removed.
+With ``--only`` only the matching items are redone and the rest of the index is kept.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import fnmatch
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from dpverify.prove.catalogue import form, provable_ids, prove_item
+from dpverify.prove.certificate import write_certificate
+from dpverify.prove.results import Undecided
+from dpverify.prove.search import Limits
+from dpverify.prove.shipped import INDEX, SHIPPED
+
+__all__ = ["main", "certificate_name"]
+
+
+def certificate_name(theorem_id: str, part: str) -> str:
+    """``<id>.<part>.json`` with anything but letters, digits, '.', '_' and '-' replaced by '_'."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", part).strip("_")
+    return f"{theorem_id}.{safe}.json"
+
+
+def _write_json(path: Path, data: dict) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from dpverify import __version__
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--max-seconds", type=float, default=120.0, help="time limit per part (default 120)")
+    parser.add_argument("--only", default="*", help="item IDs matching this glob (default: all)")
+    args = parser.parse_args(argv)
+    SHIPPED.mkdir(exist_ok=True)
+    old = json.loads(INDEX.read_text()) if INDEX.is_file() else {"items": {}}
+    items = dict(old.get("items", {}))
+    ids = [i for i in provable_ids() if fnmatch.fnmatch(i, args.only)]
+    for theorem_id in ids:
+        f = form(theorem_id)
+        proof = prove_item(theorem_id, limits=Limits(max_seconds=args.max_seconds), stop_at_refutation=False)
+        parts = []
+        for name, result in proof.parts:
+            entry = {"part": name, "outcome": result.outcome, "summary": result.summary(),
+                     "version": result.problem.version}
+            if not isinstance(result, Undecided):
+                entry["certificate"] = certificate_name(theorem_id, name)
+                write_certificate(result, SHIPPED / entry["certificate"])
+            parts.append(entry)
+        items[theorem_id] = {"outcome": proof.outcome, "expected": f.expected, "why": f.why,
+                             "reason": proof.reason or f.not_provable, "seconds": round(proof.seconds, 2),
+                             "parts": parts}
+        mark = "" if proof.outcome == f.expected else f"  (expected {f.expected})"
+        print(f"{theorem_id}: {proof.outcome} ({proof.seconds:.1f} s){mark}", flush=True)
+    items = {k: v for k, v in items.items() if k in provable_ids()}
+    keep = {p["certificate"] for row in items.values() for p in row.get("parts", []) if p.get("certificate")}
+    for path in SHIPPED.glob("*.json"):
+        if path.name != INDEX.name and path.name not in keep:
+            path.unlink()
+    _write_json(INDEX, {"format": "dpverify-proof-index/1", "dpverify": __version__,
+                        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                        "items": items})
+    unexpected = [k for k, v in items.items() if v["outcome"] != v["expected"]]
+    print(f"{len(items)} items indexed in {INDEX}; {len(unexpected)} not as expected"
+          + (f": {', '.join(unexpected)}" if unexpected else ""))
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
