@@ -140,32 +140,40 @@ def prove_item(theorem_id: str, *, item: StatementLike | None = None,
     return ItemProof(theorem_id, theorem.kind, outcome, results, reason, time.perf_counter() - start)
 
 
-#: The share of a part's time (and boxes) the first, plain strategy of :func:`_portfolio` gets, and its caps.
-PLAIN_SHARE, PLAIN_CAP_SECONDS, PLAIN_CAP_BOXES = 0.1, 6.0, 8000
+#: The schedule of :func:`_portfolio`: the lemma's search for a short while, plain branch and bound for a while,
+#: then the lemma's search for the rest (seconds, boxes of each of the first two phases).
+QUICK_LEMMA = (2.0, 3000)
+PLAIN = (6.0, 8000)
 
 
 def _portfolio(problem: ProofProblem, limits: Limits, precision: int,
                progress: Callable[[int, int, float], None] | None) -> ProofResult:
-    """Two strategies in turn: plain branch and bound on a tenth of the time and boxes (at most 6 s and 8000
-    boxes) -- many
-    statements prove faster without the monotone lemma's sub-searches (a sum of many max(0, .) terms) --, then, if
-    that ends undecided, the search with the lemma on the rest (tight edges need it). A refutation or a proof ends
-    it at once."""
+    """Three phases: the search with the monotone lemma for a short while (most statements are decided there),
+    plain branch and bound for a while (some prove faster without the lemma's sub-searches: a sum of many
+    max(0, .) terms), then the lemma's search on the rest of the time and boxes. A proof or a refutation ends it;
+    the result of an undecided run counts the boxes and seconds of every phase."""
     if not limits.monotone:
         return prove(problem, precision=precision, limits=limits, progress=progress)
-    plain_seconds = None if limits.max_seconds is None else min(PLAIN_CAP_SECONDS, PLAIN_SHARE * limits.max_seconds)
-    plain_boxes = max(1, min(PLAIN_CAP_BOXES, int(PLAIN_SHARE * limits.max_boxes)))
-    first = prove(problem, precision=precision, progress=progress,
-                  limits=replace(limits, monotone=False, max_seconds=plain_seconds, max_boxes=plain_boxes))
-    if not isinstance(first, Undecided) or "comparator, " in first.reason:
-        return first
-    rest_seconds = None if limits.max_seconds is None else max(limits.max_seconds - first.seconds, 1.0)
-    second = prove(problem, precision=precision, progress=progress,
-                   limits=replace(limits, max_seconds=rest_seconds, max_boxes=max(1, limits.max_boxes - first.boxes)))
-    if isinstance(second, Undecided):
-        second.boxes += first.boxes
-        second.seconds += first.seconds
-    return second
+    spent_seconds, spent_boxes, last = 0.0, 0, None
+    phases = [(True, *QUICK_LEMMA), (False, *PLAIN), (True, None, None)]
+    for monotone, seconds, boxes in phases:
+        left_seconds = None if limits.max_seconds is None else limits.max_seconds - spent_seconds
+        left_boxes = limits.max_boxes - spent_boxes
+        if (left_seconds is not None and left_seconds <= 0.5) or left_boxes <= 0:
+            break
+        phase_seconds = left_seconds if seconds is None else \
+            (seconds if left_seconds is None else min(seconds, left_seconds))
+        phase_boxes = left_boxes if boxes is None else min(boxes, left_boxes)
+        result = prove(problem, precision=precision, progress=progress,
+                       limits=replace(limits, monotone=monotone, max_seconds=phase_seconds, max_boxes=phase_boxes))
+        spent_seconds += result.seconds
+        spent_boxes += result.boxes
+        if not isinstance(result, Undecided) or "comparator, " in result.reason:
+            return result
+        last = result
+    assert last is not None
+    last.boxes, last.seconds = spent_boxes, spent_seconds
+    return last
 
 
 def prove_all(ids: Iterable[str] | None = None, *, limits: Limits | None = None,
