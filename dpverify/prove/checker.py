@@ -92,12 +92,6 @@ def _mono(f, up=True, need=None):
     return g
 
 
-def _sqrt(x):
-    if x[0] < 0:
-        raise ArithmeticError("sqrt below 0")
-    return (arb(0) if x[0] == 0 else _ok(x[0].sqrt()).lower()), _ok(x[1].sqrt()).upper()
-
-
 def _powi(x, n):
     if n < 0:
         return _inv(_powi(x, -n))
@@ -130,10 +124,6 @@ def _integer(x):
     return int(x[0].unique_fmpz())
 
 
-def _const(q):
-    return lambda env: q
-
-
 def _step(x):
     return (arb(1), arb(1)) if x[0] > 0 else (arb(0), arb(0)) if x[1] < 0 else (arb(0), arb(1))
 
@@ -144,7 +134,8 @@ def _clamp(x):
 
 _FUNCS = {sp.exp: _mono(arb.exp), sp.erf: _mono(arb.erf), sp.erfc: _mono(arb.erfc, up=False),
           sp.cos: lambda x: _clamp(_ball(arb.cos)(x)), sp.sin: lambda x: _clamp(_ball(arb.sin)(x)),
-          sp.Heaviside: _step, sp.Abs: lambda x: x if x[0] >= 0 else _neg(x) if x[1] <= 0 else
+          sp.Heaviside: _step, sp.sign: lambda x: (arb(1), arb(1)) if x[0] > 0 else (arb(-1), arb(-1)) if x[1] < 0
+          else ((arb(-1) if x[0] < 0 else arb(0)), (arb(1) if x[1] > 0 else arb(0))), sp.Abs: lambda x: x if x[0] >= 0 else _neg(x) if x[1] <= 0 else
           (arb(0), (-x[0] if -x[0] > x[1] else x[1])),
           sp.loggamma: lambda x: _ball(arb.lgamma)(x) if x[0] > 0 else (_ for _ in ()).throw(ArithmeticError("lgamma"))}
 _LOG = _mono(arb.log, need=lambda v: v > 0)
@@ -157,14 +148,14 @@ def build(e: sp.Basic):  # noqa: C901 - one branch per node type
     if isinstance(e, sp.Symbol):
         return lambda env: env[e.name]
     if isinstance(e, sp.Rational):
-        return _const(_pt(Fraction(int(e.p), int(e.q))))
+        return (lambda c: lambda env: c)(_pt(Fraction(int(e.p), int(e.q))))
     if isinstance(e, sp.Float):
         if e != int(e):
             raise Invalid(f"inexact Float {e} in the formula")
-        return _const(_pt(Fraction(int(e))))
+        return (lambda c: lambda env: c)(_pt(Fraction(int(e))))
     if e is sp.pi or e is sp.E:
         b = arb.pi() if e is sp.pi else arb.const_e()
-        return _const((b.lower(), b.upper()))
+        return (lambda c: lambda env: c)((b.lower(), b.upper()))
     if isinstance(e, sp.Add):
         terms = list(e.args)
         if sp.S.NegativeOne in terms and any(isinstance(t, sp.exp) for t in terms):
@@ -199,9 +190,18 @@ def build(e: sp.Basic):  # noqa: C901 - one branch per node type
             return lambda env: _powi(fb(env), n)
         if isinstance(ex, sp.Rational):
             p, q = int(ex.p), int(ex.q)
-            return (lambda env: _sqrt(fb(env))) if (p, q) == (1, 2) else (lambda env: _powq(fb(env), p, q))
+            return lambda env: _powq(fb(env), p, q)
         fx = build(ex)
-        return lambda env: _FUNCS[sp.exp](_mul(_LOG(fb(env)), fx(env)))
+
+        def rpow(env):
+            x, y = fb(env), fx(env)
+            if x[0] > 0:
+                return _FUNCS[sp.exp](_mul(_LOG(x), y))
+            if x[0] < 0 or not y[0] > 0:
+                raise ArithmeticError("x ** y needs x > 0, or x >= 0 with y > 0")
+            tops = [_ok(x[1] ** e).upper() for e in y] if x[1] > 0 else [arb(0)]
+            return arb(0), max(tops, key=lambda v: Fraction(*_ratio(v)))
+        return rpow
     if isinstance(e, sp.log):
         a = e.args[0]
         if isinstance(a, sp.Add) and sp.S.One in a.args:
@@ -223,7 +223,7 @@ def build(e: sp.Basic):  # noqa: C901 - one branch per node type
             return pick((x[0] for x in xs), key=key), pick((x[1] for x in xs), key=key)
         return extreme
     if isinstance(e, sp.zeta):
-        fs_, fa = build(e.args[0]), build(e.args[1]) if len(e.args) > 1 else _const(_pt(Fraction(1)))
+        fs_, fa = build(e.args[0]), build(e.args[1]) if len(e.args) > 1 else (lambda c: lambda env: c)(_pt(Fraction(1)))
 
         def hz(env):
             a = fa(env)

@@ -7,7 +7,7 @@ returns an enclosure of the expression's range over their box.
 
 What it reads: integers and rationals (exact), ``pi`` and ``E``, ``+``, ``*``, integer and rational powers (a
 variable exponent as ``exp(y log x)``), ``exp``, ``log``, ``sqrt``, ``erf``, ``erfc``, ``Abs``, ``Max``, ``Min``,
-``Heaviside`` (what ``diff`` makes of ``Max``), ``cos``, ``sin``, ``loggamma``, Hurwitz ``zeta(s, a)``,
+``Heaviside`` and ``sign`` (what ``diff`` makes of ``Max`` and ``Abs``), ``cos``, ``sin``, ``loggamma``, Hurwitz ``zeta(s, a)``,
 ``binomial`` and ``factorial`` of integer points, and ``Sum`` over integer bounds that evaluate to points. Two
 rewrites keep small quantities accurate: ``log(1 + x)`` is ``log1p(x)`` and ``exp(x) - 1`` is ``expm1(x)``.
 A ``Float`` is refused (:class:`UnsupportedExpression`): a literal like 0.1 is not exact.
@@ -92,6 +92,8 @@ class _Namespace:
     sin = staticmethod(lambda x: x.sin())
     lgamma = staticmethod(lambda x: x.lgamma())
     heaviside = staticmethod(lambda x: x.heaviside())
+    sign = staticmethod(lambda x: x.sign())
+    rpow = staticmethod(lambda x, y: x.rpow(y))
     zeta = staticmethod(lambda s, a: s.zeta(a))
     power = staticmethod(lambda x, n: x.power(n))
     root_power = staticmethod(lambda x, p, q: x.root_power(p, q))
@@ -204,6 +206,8 @@ class _Writer:
                 return self.new(f"N.{fname}({self.visit(e.args[0])})")
         if isinstance(e, sp.Heaviside):
             return self.new(f"N.heaviside({self.visit(e.args[0])})")
+        if isinstance(e, sp.sign):
+            return self.new(f"N.sign({self.visit(e.args[0])})")
         if isinstance(e, (sp.Max, sp.Min)):
             fname = "max" if isinstance(e, sp.Max) else "min"
             return self.new(f"N.{fname}({', '.join(self.visit(a) for a in e.args)})")
@@ -217,7 +221,7 @@ class _Writer:
             return self.new(f"N.factorial({self.visit(e.args[0])})")
         if isinstance(e, sp.Sum):
             return self._sum(e)
-        raise UnsupportedExpression(f"cannot evaluate {type(e).__name__} ({e}) on intervals")
+        raise UnsupportedExpression(f"cannot evaluate {type(e).__name__} on intervals")
 
     def _add(self, e: sp.Add) -> str:
         args = list(e.args)
@@ -257,7 +261,7 @@ class _Writer:
             return self.new(f"N.root_power({self.visit(base)}, {p}, {q})")
         if base is sp.E:
             return self.new(f"N.exp({self.visit(exponent)})")
-        return self.new(f"N.exp(N.log({self.visit(base)}) * {self.visit(exponent)})")
+        return self.new(f"N.rpow({self.visit(base)}, {self.visit(exponent)})")
 
     def _sum(self, e: sp.Sum) -> str:
         if len(e.limits) != 1:

@@ -31,7 +31,7 @@ from dpverify.prove.catalogue import ItemProof, form, item_problems, prove_item
 from dpverify.prove.compile import compile_expression
 from dpverify.prove.intervals import DomainError, Interval, working_precision
 from dpverify.prove.problem import ProofProblem
-from dpverify.prove.results import Refutation
+from dpverify.prove.results import Refutation, short_number
 from dpverify.prove.search import DEFAULT_PRECISION, Limits
 from dpverify.theorems import registry
 from dpverify.theorems.mutation import TheoremVariant, without_hypothesis
@@ -87,8 +87,8 @@ class HypothesisFinding:
             if self.holds_to:
                 beyond = "; still proved with " + ", ".join(f"{k} {_end(lo, hi)}"
                                                             for k, (lo, hi) in self.holds_to.items())
-            return (f"{what}: needed -- [{self.part}] fails at {point} (claimed {self.claimed_value[:14]} vs "
-                    f"comparator {self.comparator_value[:14]}){beyond}")
+            return (f"{what}: needed -- [{self.part}] fails at {point} (claimed {short_number(self.claimed_value)} vs "
+                    f"comparator {short_number(self.comparator_value)}){beyond}")
         if self.verdict == "definitional":
             return f"{self.hypothesis} ({self.condition}): kept (it defines the range of a probability)"
         if self.verdict == "not needed on this box":

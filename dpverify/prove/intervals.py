@@ -328,6 +328,27 @@ class Interval:
             return Interval(arb(0), arb(0))
         return Interval(arb(0), arb(1))
 
+    def sign(self) -> "Interval":
+        """-1, 0 or 1 (``[-1, 1]`` on an interval around 0: a hull of the values, what ``diff`` of ``Abs`` needs)."""
+        if self.lo > 0:
+            return Interval(arb(1), arb(1))
+        if self.hi < 0:
+            return Interval(arb(-1), arb(-1))
+        return Interval(arb(-1) if self.lo < 0 else arb(0), arb(1) if self.hi > 0 else arb(0))
+
+    def rpow(self, exponent: "Interval") -> "Interval":
+        """``x ** y`` for ``x >= 0`` and a variable ``y``: ``exp(y log x)`` where ``x > 0``; where ``x`` reaches 0
+        (and ``y > 0``) the values lie between 0 and the largest corner, ``x^y`` being monotone in each."""
+        if self.lo > 0:
+            return (self.log() * exponent).exp()
+        if self.lo < 0 or not exponent.lo > 0:
+            raise DomainError("x ** y needs x > 0, or x >= 0 with y > 0")
+        if self.hi == 0:
+            return Interval(arb(0), arb(0))
+        top = Interval(self.hi, self.hi).log()
+        corners = [(top * Interval(e, e)).exp() for e in (exponent.lo, exponent.hi)]
+        return Interval(arb(0), _max([c.hi for c in corners]))
+
     def maximum(self, other: "Interval") -> "Interval":
         return Interval(_max([self.lo, other.lo]), _max([self.hi, other.hi]))
 

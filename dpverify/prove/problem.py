@@ -298,6 +298,13 @@ def _bounds_from(sym: sp.Symbol, relations: Iterable[sp.Basic]) -> tuple[sp.Expr
         lo = sp.S.Zero
     absorbed = []
     for rel in relations:
+        simple = _simple_bound(rel, sym)
+        if simple is not None:
+            region = simple.intersect(sp.Interval(lo, hi))
+            if isinstance(region, sp.Interval):
+                lo, hi = max(lo, region.start), min(hi, region.end)
+                absorbed.append(rel)
+            continue
         try:
             region = sp.solve_univariate_inequality(rel, sym, relational=False)
         except (NotImplementedError, ValueError, TypeError):
@@ -431,6 +438,22 @@ def _plain_symbols(exprs: Sequence[sp.Basic]) -> dict[sp.Symbol, sp.Symbol]:
         name = s.name if printed[s.name] == 1 else getattr(s, "key", s.name)
         out[s] = sp.Symbol(name, **s.assumptions0)
     return out
+
+
+def _simple_bound(rel: sp.Basic, sym: sp.Symbol) -> sp.Interval | None:
+    """The set of ``sym < c``, ``sym <= c``, ``c < sym``, ... for a number ``c`` (None for anything else: the fast
+    path before sympy's inequality solver)."""
+    if not isinstance(rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+        return None
+    lhs, rhs = rel.lhs, rel.rhs
+    if lhs == sym and rhs.is_number and rhs.is_real:
+        c, upper = rhs, isinstance(rel, (sp.StrictLessThan, sp.LessThan))
+    elif rhs == sym and lhs.is_number and lhs.is_real:
+        c, upper = lhs, isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan))
+    else:
+        return None
+    strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+    return sp.Interval(-sp.oo, c, right_open=strict) if upper else sp.Interval(c, sp.oo, left_open=strict)
 
 
 def _strict_bound_matters(rel: sp.Basic) -> bool:

@@ -14,7 +14,21 @@ from typing import Any, Literal
 
 from dpverify.prove.problem import ProofProblem
 
-__all__ = ["Node", "Proof", "Refutation", "Undecided", "ProofResult", "UndecidedBox"]
+__all__ = ["Node", "Proof", "Refutation", "Undecided", "ProofResult", "UndecidedBox", "short_number"]
+
+
+def short_number(text: str, digits: int = 12) -> str:
+    """A high-precision decimal string shortened to ``digits`` significant digits, its exponent kept
+    ("4.0723586257612345e-79" -> "4.07235862576e-79"); text that is not a number is returned as it is."""
+    try:
+        from decimal import Context, Decimal
+
+        value = Decimal(text.strip())
+    except Exception:
+        return text
+    if not value.is_finite():
+        return text
+    return format(Context(prec=digits).plus(value), "g")
 
 Box = tuple[tuple[Fraction, Fraction], ...]
 
@@ -99,7 +113,9 @@ class Proof:
     def summary(self) -> str:
         scope = _scope(self.problem)
         head = "proved (vacuously: the whole box lies outside the hypotheses)" if self.vacuous else "proved"
-        return (f"{head} on {self.problem.box_text()} ({self.tree.leaves()} boxes, {self.seconds:.2f} s)"
+        where = f"on {self.problem.box_text()}" if self.problem.parameters else \
+            "identically (no parameter is left once the expressions are simplified)"
+        return (f"{head} {where} ({self.tree.leaves()} boxes, {self.seconds:.2f} s)"
                 + (f" [{scope}]" if scope else ""))
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,8 +151,8 @@ class Refutation:
         rel = self.problem.relation
         quantity = f"{self.problem.quantity} " if self.problem.quantity else ""
         scope = _scope(self.problem)
-        return (f"refuted at [{self.witness_text()}]: {quantity}claimed {self.claimed_value[:14]} "
-                f"{'<' if rel == '>=' else '>'} comparator {self.comparator_value[:14]} "
+        return (f"refuted at [{self.witness_text()}]: {quantity}claimed {short_number(self.claimed_value)} "
+                f"{'<' if rel == '>=' else '>'} comparator {short_number(self.comparator_value)} "
                 f"(box {_box_text(self.problem, self.box)}; {self.boxes} boxes, {self.seconds:.2f} s)"
                 + (f" [{scope}]" if scope else ""))
 

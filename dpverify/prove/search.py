@@ -37,7 +37,7 @@ import sympy as sp
 from dpverify.prove.compile import CompiledExpression, UnsupportedExpression, compile_expression
 from dpverify.prove.intervals import DomainError, Interval, working_precision
 from dpverify.prove.problem import ProofProblem
-from dpverify.prove.results import Box, Node, Proof, ProofResult, Refutation, Undecided, UndecidedBox
+from dpverify.prove.results import Box, Node, Proof, ProofResult, Refutation, Undecided, UndecidedBox, short_number
 
 __all__ = ["Limits", "prove", "ProverInconsistency", "DEFAULT_PRECISION"]
 
@@ -109,9 +109,21 @@ class _Context:
         key = (index, value)
         if key not in self._zero_faces:
             sym = self.symbols.get(self.names[index])
-            self._zero_faces[key] = sym is not None and \
+            self._zero_faces[key] = sym is not None and substitutable(value) and \
                 self.expr.xreplace({sym: sp.Rational(value.numerator, value.denominator)}) == 0
         return self._zero_faces[key]
+
+
+#: The largest numerator or denominator of a value substituted into an expression symbolically: sympy evaluates
+#: exact powers at once, and (1 - 2^-20)^(10^9) would have billions of digits.
+SUBSTITUTION_LIMIT = 2**16
+
+
+def substitutable(value: Fraction) -> bool:
+    """Whether ``value`` is small enough to be substituted symbolically (see :data:`SUBSTITUTION_LIMIT`); an end of
+    a range with large digits gets a numeric face instead (its range shrunk to the point)."""
+    return abs(value.numerator) <= SUBSTITUTION_LIMIT and value.denominator <= SUBSTITUTION_LIMIT or \
+        value.denominator == 1 and value.numerator in (0, 1, -1)
 
 
 def _is_derivative(ctx: _Context) -> bool:
@@ -140,6 +152,7 @@ class _Prover:
         self.root_box: Box = tuple((p.lo, p.hi) for p in self.params)
         self.root_ctx = _Context(problem.goal, self.names, ())
         self.contexts: dict[tuple, _Context] = {(): self.root_ctx}
+        self.failed_derivatives: set[tuple] = set()
         self.constraints = [(c, compile_expression(c.gap, self.names)) for c in problem.constraints]
         self.evaluated = 0
         self.excluded = 0
@@ -176,11 +189,19 @@ class _Prover:
                             lambda: ctx.expr.xreplace({s: rational for s in ctx.expr.free_symbols if s.name == name}))
 
     def derivative_context(self, ctx: _Context, index: int, direction: int) -> _Context | None:
-        """``direction * d(expr)/d(parameter index)`` (None when the expression does not depend on it)."""
+        """``direction * d(expr)/d(parameter index)`` (None when the expression does not depend on it; raises
+        UnsupportedExpression, remembered, when the derivative cannot be enclosed)."""
         sym = ctx.symbols.get(self.names[index])
         if sym is None:
             return None
-        return self.context(ctx.key + (("diff", index, direction),), lambda: direction * sp.diff(ctx.expr, sym))
+        key = ctx.key + (("diff", index, direction),)
+        if key in self.failed_derivatives:
+            raise UnsupportedExpression("the derivative cannot be enclosed")
+        try:
+            return self.context(key, lambda: direction * sp.diff(ctx.expr, sym))
+        except UnsupportedExpression:
+            self.failed_derivatives.add(key)
+            raise
 
     # -- evaluation of one box ----------------------------------------------------------------------------------
     def splittable(self, box: Box, j: int) -> bool:
@@ -291,7 +312,7 @@ class _Prover:
             self.progress(self.evaluated, 0, self.elapsed())
         for j, p in enumerate(self.params):
             lo, hi = node.box[j]
-            if p.pointwise and lo == hi and not any(step[:2] == ("face", j) for step in ctx.key):
+            if p.pointwise and lo == hi and substitutable(lo) and not any(step[:2] == ("face", j) for step in ctx.key):
                 # a pointwise parameter reached a single value: substitute it (sympy simplifies at that integer)
                 node.kind, node.info = "substitute", (j,)
                 child = Node(node.box)
@@ -375,7 +396,7 @@ class _Prover:
 
     def probe_points(self) -> None:
         """Evaluate the margin at the points of :attr:`Limits.probes` (raises _Refuted at a failing one)."""
-        if self.limits.probes <= 0:
+        if self.limits.probes <= 0 or not self.params:
             return
         import itertools
         import random
@@ -451,6 +472,7 @@ class _Prover:
             try:
                 d = dctx.value(*ivs)
             except DomainError:
+                importance[j] = math.inf  # singular along this side: splitting it is what can help
                 continue
             self.evaluated += 1
             size = max(abs(float(d.lo)), abs(float(d.hi)))
@@ -479,7 +501,7 @@ class _Prover:
                 continue
             lo, hi = node.box[j]
             value = lo if direction > 0 else hi
-            symbolic = value in self.root_box[j]
+            symbolic = value in self.root_box[j] and substitutable(value)
             face_ctx = self.face_context(ctx, j, value) if symbolic else ctx
             face = Node(node.box[:j] + ((value, value),) + node.box[j + 1:])
             if self.prove_face(face, face_ctx, face_depth + 1, budget):
@@ -592,7 +614,8 @@ class _Prover:
                 else "the comparator, on a domain larger than the statement's,")
         text = ", ".join(f"{k} = {float(v):.6g}" for k, v in witness.items())
         reason = (f"{what} exceeds the claim at [{text}] ({self.problem.quantity or 'claimed'} "
-                  f"{sp.sstr(claimed, full_prec=False)[:12]} vs {sp.sstr(comparator, full_prec=False)[:12]}): "
+                  f"{short_number(sp.sstr(claimed, full_prec=False))} vs "
+                  f"{short_number(sp.sstr(comparator, full_prec=False))}): "
                   "not a refutation")
         return Undecided(self.problem, [UndecidedBox(found.box, reason)], self.evaluated, self.elapsed(),
                          self.precision, reason)

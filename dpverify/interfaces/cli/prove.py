@@ -7,6 +7,7 @@ counterexamples (issue 35; :mod:`dpverify.prove`).
     dpverify prove ID --certificate cert.json                       # write the certificate, then re-check it
     dpverify prove --all [--certificates DIR]                       # every item of a provable kind
     dpverify prove --check cert.json                                # re-verify a certificate (independent checker)
+    dpverify prove --accountant dp-accounting-pld --points 40       # an accountant against rigorous enclosures
 
 Exit status: 0 when every outcome is the one this version expects (each form says what it reaches and why:
 known errata are refutations) and every certificate checks; 1 otherwise; 2 for bad input. With ``--box`` an item
@@ -30,6 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="*", metavar="ID", help="catalogue IDs (dpverify theorems list)")
     p.add_argument("--all", action="store_true", help="every item of a provable kind")
     p.add_argument("--check", nargs="+", metavar="FILE", help="re-verify certificates with the independent checker")
+    p.add_argument("--accountant", action="append", default=[], metavar="NAME",
+                   help="check an accountant's epsilon(sigma, q, T, delta) against rigorous lower and upper "
+                        "enclosures of the truth at points of a box (repeatable; 'all' for every installed one): "
+                        "dpverify-rdp, dpverify-pld, dp-accounting-rdp, dp-accounting-pld, opacus-rdp, opacus-prv, "
+                        "opacus-gdp, prv-accountant")
+    p.add_argument("--points", type=arguments.count(1, 10_000), default=24,
+                   help="with --accountant: points of the box to check (default 24)")
     p.add_argument("--box", action="append", default=[], metavar="NAME=LO:HI",
                    help="another range for a parameter (repeatable), e.g. --box epsilon=1:20 --box delta=1e-10:1e-2")
     p.add_argument("--drop", action="append", default=[], metavar="HYPOTHESIS",
@@ -106,6 +114,8 @@ def _run(args) -> int:
     from dpverify.prove.problem import BoxError
     from dpverify.validation import UsageError
 
+    if args.accountant:
+        return _accountants(args)
     if args.check:
         if args.ids or args.all:
             raise UsageError("--check takes certificate files only (no IDs, no --all)")
@@ -185,3 +195,45 @@ def _run(args) -> int:
         print(f"\n{len(rows)} items: {tally}; {unexpected} not as expected; {time.perf_counter() - start:.1f} s"
               if len(rows) > 1 else "")
     return 0 if ok else 1
+
+
+def _accountants(args) -> int:
+    """``--accountant NAME``: each accountant's answers against the rigorous enclosures (dpverify.prove.accountants);
+    exit 1 when one answer is unsound (below the rigorous lower bound) or an accountant fails."""
+    from dpverify.prove.accountants import ACCOUNTANTS, DEFAULT_BOX, available, check_accountant
+    from dpverify.validation import UsageError
+
+    if args.ids or args.all or args.check:
+        raise UsageError("--accountant takes no IDs, --all or --check")
+    names = list(ACCOUNTANTS) if "all" in args.accountant else list(args.accountant)
+    unknown = [n for n in names if n not in ACCOUNTANTS]
+    if unknown:
+        raise UsageError(f"--accountant must be one of all, {', '.join(ACCOUNTANTS)}; got {', '.join(unknown)}")
+    if "all" in args.accountant:
+        names = [n for n in names if available(n)]
+    missing = [n for n in names if not available(n)]
+    if missing:
+        raise UsageError(f"accountant {', '.join(missing)} needs a package that is not installed "
+                         f"({', '.join(sorted({ACCOUNTANTS[n][0] for n in missing}))})")
+    box = dict(DEFAULT_BOX)
+    for name, (lo, hi) in parse_box(args.box).items():
+        if name not in box:
+            raise UsageError(f"--box with --accountant takes sigma, q, steps or delta; got {name}")
+        try:
+            box[name] = (float(lo), float(hi))
+        except ValueError:
+            raise UsageError(f"--box {name}: the ends must be numbers; got {lo}:{hi}") from None
+    reports = []
+    for name in names:
+        try:
+            reports.append(check_accountant(name, box=box, points=args.points))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if not args.json:
+            print(reports[-1].summary(), flush=True)
+    if args.json:
+        from dpverify.interfaces.cli.output import print_json
+
+        print_json([r.to_dict() for r in reports])
+    bad = sum(r.count("unsound") + r.count("error") for r in reports)
+    return 1 if bad else 0
