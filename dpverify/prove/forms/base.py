@@ -25,10 +25,17 @@ class StatementLike(Protocol):
     """What a part reads of a catalogue item (a :class:`~dpverify.theorems.base.Theorem`, or a variant of one with
     a hypothesis widened or dropped)."""
 
-    id: str
-    symbols: Mapping[str, sp.Symbol]
-    hypotheses: Sequence[Any]
-    conclusion: Mapping[str, sp.Expr]
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def symbols(self) -> Mapping[str, sp.Symbol]: ...
+
+    @property
+    def hypotheses(self) -> Sequence[Any]: ...
+
+    @property
+    def conclusion(self) -> Mapping[str, sp.Expr]: ...
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,10 @@ class ItemForm:
     #: an outcome differs from it.
     expected: str = "proved"
     why: str = ""
+    #: The time limit a part gets by default, seconds, when it is less than the caller's (None: the caller's): an
+    #: item expected undecided whose parts run to the limit says how long is worth trying; an explicit
+    #: ``dpverify prove --max-seconds`` overrides it.
+    part_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if bool(self.parts) == bool(self.not_provable):
@@ -70,6 +81,8 @@ class ItemForm:
             object.__setattr__(self, "expected", "not provable")
         if self.expected not in ("proved", "refuted", "undecided", "not provable"):
             raise ValueError(f"{self.theorem_id}: expected must be proved, refuted, undecided or not provable")
+        if self.part_seconds is not None and not self.part_seconds > 0:
+            raise ValueError(f"{self.theorem_id}: part_seconds must be positive; got {self.part_seconds!r}")
         if self.expected not in ("proved", "not provable") and not self.why:
             raise ValueError(f"{self.theorem_id}: an expected {self.expected} outcome needs its reason (why=)")
 

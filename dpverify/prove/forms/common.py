@@ -12,10 +12,13 @@ The values are chosen to be far outside anything a privacy analysis uses, while 
 """
 from __future__ import annotations
 
+from typing import Final
+
 import sympy as sp
 
 __all__ = ["DELTA_FLOOR", "EPSILON_CEILING", "COUNT_CEILING", "SCALE_CEILING", "delta_floor", "epsilon_ceiling",
-           "count_ceiling", "scale_ceiling", "probability", "LOG"]
+           "count_ceiling", "scale_ceiling", "probability", "LOG", "symbol_of", "unit_symbol", "signed_symbol",
+           "unit_box", "signed_box"]
 
 DELTA_FLOOR = sp.Rational(1, 10**300)
 EPSILON_CEILING = 20
@@ -23,7 +26,7 @@ COUNT_CEILING = 10**9
 SCALE_CEILING = 100
 
 #: The scale to split a probability or a count on (many orders of magnitude).
-LOG = "log"
+LOG: Final = "log"
 
 
 def delta_floor(why: str = "log(1/delta) is unbounded as delta -> 0") -> tuple[object, None, str]:
@@ -44,3 +47,33 @@ def scale_ceiling(value: int = SCALE_CEILING) -> tuple[None, object, str]:
 
 def probability(why: str = "a probability") -> tuple[None, object, str]:
     return (None, 1, f"<= 1 ({why})")
+
+
+def symbol_of(item, name: str) -> sp.Symbol:
+    """The catalogue item's symbol ``name`` (what a form's parts read of an item)."""
+    return item.symbols[name]
+
+
+def unit_symbol(name: str) -> sp.Symbol:
+    """A fresh non-negative symbol: a coordinate of a box ``[0, 1]`` (with :func:`unit_box`)."""
+    return sp.Symbol(name, nonnegative=True)
+
+
+def signed_symbol(name: str) -> sp.Symbol:
+    """A fresh real symbol: a coordinate of a box ``[-1, 1]`` (with :func:`signed_box`)."""
+    return sp.Symbol(name, real=True)
+
+
+def unit_box(*names: str) -> list[tuple[str, sp.Basic]]:
+    """``0 <= x <= 1`` for each (the symbols are non-negative: the upper end is the hypothesis)."""
+    return [(f"{n}_at_most_one", unit_symbol(n) <= 1) for n in names]
+
+
+def signed_box(*names: str) -> list[tuple[str, sp.Basic]]:
+    """``-1 <= x <= 1`` for each."""
+    out: list[tuple[str, sp.Basic]] = []
+    for n in names:
+        s = signed_symbol(n)
+        out += [(f"{n}_at_least_minus_one", s >= -1), (f"{n}_at_most_one", s <= 1)]
+    return out
+
