@@ -13,6 +13,7 @@ Usage (from the repository root)::
     python mutation/catalogue.py --first         # stop at the first failing check per mutant (faster)
     python mutation/catalogue.py --only 'li2019.*' --perturbation scale
     python mutation/catalogue.py --json out.json # the table as JSON as well
+    python mutation/catalogue.py --hypotheses    # each hypothesis dropped: the prover must refute the false ones
 
 A statement two papers make (:mod:`dpverify.theorems.shared`: one encoding referenced by two catalogue IDs) is
 mutated once under each ID, and each time only that ID's checks run: each paper's own proof must notice the change.
@@ -46,7 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", action="store_true", help="stop at the first failing check of each mutant")
     parser.add_argument("--json", metavar="PATH", help="also write the table as JSON to PATH")
     parser.add_argument("--quiet", action="store_true", help="print only uncaught rows and the summary")
+    parser.add_argument("--hypotheses", action="store_true",
+                        help="mutate the hypotheses instead: each dropped (a bound widened 20-fold), and the prover "
+                             "(dpverify prove) must refute every widened statement that is false")
+    parser.add_argument("--max-seconds", type=float, default=60.0,
+                        help="with --hypotheses: the prover's time limit per part (default 60)")
     args = parser.parse_args(argv)
+    if args.hypotheses:
+        return hypotheses_main(args)
 
     theorems = [t for t in registry.all_theorems() if fnmatch.fnmatch(t.id, args.only)]
     if not theorems:
@@ -93,6 +101,45 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "uncaught": uncaught, "by_kind": by_kind, "seconds": seconds}, fh, indent=1)
     return 1 if uncaught else 0
+
+
+def hypotheses_main(args) -> int:
+    """``--hypotheses``: every hypothesis of every item of a provable kind dropped in turn
+    (:func:`dpverify.theorems.mutation.hypothesis_mutants`), decided by the prover
+    (:func:`dpverify.prove.hypotheses.hypothesis_findings`). A mutant is *caught* when the widened statement is
+    refuted (the hypothesis is needed), *equivalent* when it is proved (the statement is true without it: no
+    mutant), kept when it only defines a probability's range, and MISSED when the prover decides neither; the exit
+    status is 1 if one is missed. Only items the prover proves as stated are mutated (a statement already refuted or
+    undecided says nothing about what its hypotheses do)."""
+    from dpverify.prove.catalogue import form, provable_ids
+    from dpverify.prove.hypotheses import hypothesis_findings
+    from dpverify.prove.search import Limits
+
+    ids = [i for i in provable_ids() if fnmatch.fnmatch(i, args.only) and form(i).expected == "proved"]
+    if not ids:
+        print(f"no provable item matches {args.only!r}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    rows, counts = [], {"caught": 0, "equivalent": 0, "kept": 0, "missed": 0}
+    label = {"needed": "caught", "not needed on this box": "equivalent", "definitional": "kept",
+             "undecided": "missed"}
+    for theorem_id in ids:
+        for f in hypothesis_findings(theorem_id, limits=Limits(max_seconds=args.max_seconds)):
+            status = label[f.verdict]
+            counts[status] += 1
+            rows.append({**f.to_dict(), "status": status})
+            if not args.quiet or status == "missed":
+                print(f"{theorem_id:45s} {f.hypothesis:32s} {status.upper() if status == 'missed' else status}"
+                      f"  {f.summary()[:160]}", flush=True)
+    seconds = time.perf_counter() - start
+    print()
+    print(f"{len(ids)} items, {len(rows)} hypothesis mutants: {counts['caught']} caught (refuted without the "
+          f"hypothesis), {counts['equivalent']} equivalent (proved without it), {counts['kept']} kept "
+          f"(definitional), {counts['missed']} missed; {seconds:.0f} s")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "counts": counts, "seconds": seconds}, fh, indent=1)
+    return 1 if counts["missed"] else 0
 
 
 if __name__ == "__main__":

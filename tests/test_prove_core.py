@@ -275,3 +275,36 @@ def test_checker_shares_no_code_with_the_prover():
     code = [line for i, line in enumerate(source.splitlines(), 1)
             if line.strip() and not line.strip().startswith("#") and i not in docstrings]
     assert len(code) <= 310  # "a separate short module (under about 300 lines)"
+
+
+def test_a_symbolic_step_past_its_deadline_is_given_up(monkeypatch):
+    """sympy's automatic evaluation can run for minutes (the sign of a log of a sum of powers, solved as a
+    polynomial): a face, a derivative or an edge test past ``SYMBOLIC_SECONDS`` raises ``SymbolicTimeout`` and the
+    prover goes on without it (li2019 Lemma 2 at order 5 ran 636 s past a 2 s limit before)."""
+    import time as _time
+
+    from dpverify.prove import search
+
+    monkeypatch.setattr(search, "SYMBOLIC_SECONDS", 0.2)
+    start = _time.perf_counter()
+    with pytest.raises(search.SymbolicTimeout):
+        search._bounded(lambda: [_time.sleep(0.01) for _ in range(1000)])
+    assert _time.perf_counter() - start < 5
+    assert search._bounded(lambda: 7) == 7  # a quick step is untouched, and the timer is disarmed after it
+    _time.sleep(0.3)
+
+
+def test_a_gzip_certificate_is_written_and_re_checked(tmp_path):
+    """Certificates named *.gz are gzip-compressed (the shipped ones are); the checker reads them, and a truncated
+    file is a clear error, not a traceback."""
+    import gzip
+
+    result = prove(_classic_gaussian(1), box={"epsilon": ("0.05", 1), "delta": ("1e-10", "1e-2")})
+    assert isinstance(result, Proof)
+    path = write_certificate(result, tmp_path / "c.json.gz")
+    assert gzip.decompress(path.read_bytes()).startswith(b"{")
+    assert check_certificate(str(path)).valid
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(path.read_bytes()[:100])
+    report = check_certificate(str(broken))
+    assert not report.valid and "cannot read the certificate" in report.errors[0]

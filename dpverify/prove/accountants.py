@@ -30,11 +30,14 @@ import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from flint import arb, fmpq
 
 from dpverify.prove.intervals import working_precision
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["ACCOUNTANTS", "DEFAULT_BOX", "AccountantPoint", "AccountantReport", "check_accountant",
            "epsilon_lower", "epsilon_upper", "available"]

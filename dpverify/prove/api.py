@@ -16,19 +16,27 @@ on a log scale.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable, Mapping, overload
+from typing import Any, Callable, Iterable, Mapping, TypeAlias, overload
 
 import sympy as sp
 
 from dpverify.prove.catalogue import ItemProof, prove_item
-from dpverify.prove.problem import BoxError, ComparatorKind, ProofProblem, Relation, make_problem, parse_number
+from dpverify.prove.problem import (
+    BoxError,
+    ComparatorKind,
+    ProofProblem,
+    Relation,
+    Scale,
+    make_problem,
+    parse_number,
+)
 from dpverify.prove.results import ProofResult
 from dpverify.prove.search import DEFAULT_PRECISION, Limits
 from dpverify.prove.search import prove as _search
 
 __all__ = ["prove", "custom_problem"]
 
-Formula = sp.Basic | Callable[..., sp.Basic]
+Formula: TypeAlias = "sp.Basic | Callable[..., sp.Basic]"
 
 
 def _symbols_for(box: Mapping[str, tuple[object, object]]) -> dict[str, sp.Symbol]:
@@ -70,7 +78,7 @@ def custom_problem(*, claimed: Formula, comparator: Formula, box: Mapping[str, t
         hname, rel = h if isinstance(h, tuple) else (f"hypothesis_{i + 1}", h)
         hyps.append((hname, _formula(rel, symbols, f"hypothesis {hname}")))
     declared: dict[str, tuple[object | None, object | None, str]] = {}
-    scales = {}
+    scales: dict[str, Scale] = {}
     for pname, (lo, hi) in box.items():
         lo_f, hi_f = parse_number(lo, f"{pname}'s lower end"), parse_number(hi, f"{pname}'s upper end")
         if lo_f > hi_f:
@@ -88,7 +96,8 @@ def custom_problem(*, claimed: Formula, comparator: Formula, box: Mapping[str, t
 
 @overload
 def prove(target: str, *, box: Mapping[str, tuple[object, object]] | None = ..., limits: Limits | None = ...,
-          precision: int = ..., progress: Callable[[int, int, float], None] | None = ...) -> ItemProof: ...
+          precision: int = ..., progress: Callable[[int, int, float], None] | None = ...,
+          drop: Iterable[str] = ...) -> ItemProof: ...
 
 
 @overload
@@ -103,13 +112,16 @@ def prove(target: str | ProofProblem | None = None, *, claimed: Formula | None =
           comparator: Formula | None = None, box: Mapping[str, tuple[object, object]] | None = None,
           relation: Relation = ">=", hypotheses: Iterable[Any] = (), comparator_kind: ComparatorKind = "exact",
           name: str = "custom", limits: Limits | None = None, precision: int = DEFAULT_PRECISION,
-          progress: Callable[[int, int, float], None] | None = None) -> ProofResult | ItemProof:
-    """Prove a catalogue item (by ID: an :class:`~dpverify.prove.catalogue.ItemProof`), a
-    :class:`~dpverify.prove.problem.ProofProblem`, or your own bound (module docstring)."""
+          progress: Callable[[int, int, float], None] | None = None, drop: Iterable[str] = ()) -> ProofResult | ItemProof:
+    """Prove a catalogue item (by ID: an :class:`~dpverify.prove.catalogue.ItemProof`; ``drop``: hypotheses to
+    leave out, as ``dpverify prove --drop``), a :class:`~dpverify.prove.problem.ProofProblem`, or your own bound
+    (module docstring)."""
     if isinstance(target, str):
         if claimed is not None or comparator is not None:
             raise ValueError("give a catalogue ID or claimed= and comparator=, not both")
-        return prove_item(target, box=box, limits=limits, precision=precision, progress=progress)
+        return prove_item(target, box=box, drop=drop, limits=limits, precision=precision, progress=progress)
+    if tuple(drop):
+        raise ValueError("drop= names hypotheses of a catalogue item: give its ID")
     if isinstance(target, ProofProblem):
         problem = target.with_box(box) if box else target
         return _search(problem, precision=precision, limits=limits, progress=progress)

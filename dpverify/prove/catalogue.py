@@ -106,9 +106,10 @@ def _combine(results: list[tuple[str, ProofResult]]) -> tuple[Outcome, str]:
 def prove_item(theorem_id: str, *, item: StatementLike | None = None,
                box: Mapping[str, tuple[object, object]] | None = None, drop: Iterable[str] = (),
                limits: Limits | None = None, precision: int = DEFAULT_PRECISION, stop_at_refutation: bool = True,
-               progress: Callable[[int, int, float], None] | None = None) -> ItemProof:
+               progress: Callable[[int, int, float], None] | None = None,
+               form_budget: bool = True) -> ItemProof:
     """Prove every part of a catalogue item (stops at the first refuted part unless ``stop_at_refutation`` is
-    False). ``drop``: hypotheses to leave out (a symbol they bounded gets the widened range of
+    False). ``form_budget``: cap each part's time at the form's ``part_seconds`` where it declares one. ``drop``: hypotheses to leave out (a symbol they bounded gets the widened range of
     :func:`dpverify.prove.hypotheses.widening`, or the ``box`` given)."""
     theorem = registry.get(theorem_id)
     f = form(theorem_id)
@@ -130,15 +131,22 @@ def prove_item(theorem_id: str, *, item: StatementLike | None = None,
     start = time.perf_counter()
     if f.not_provable:
         return ItemProof(theorem_id, theorem.kind, "not provable", reason=f.not_provable)
+    limits = limits or Limits()
+    if form_budget and f.part_seconds is not None and (limits.max_seconds is None
+                                                        or limits.max_seconds > f.part_seconds):
+        limits = replace(limits, max_seconds=f.part_seconds)
     results: list[tuple[str, ProofResult]] = []
     for name, problem in item_problems(theorem_id, item=item, box=box):
-        result = _portfolio(problem, limits or Limits(), precision, progress)
+        result = _portfolio(problem, limits, precision, progress)
         results.append((name, result))
         if stop_at_refutation and isinstance(result, Refutation):
             break
     outcome, reason = _combine(results)
     return ItemProof(theorem_id, theorem.kind, outcome, results, reason, time.perf_counter() - start)
 
+
+#: ``dpverify prove``'s time limit per part, seconds, unless given (``--max-seconds``) or the form declares less.
+DEFAULT_PART_SECONDS = 120.0
 
 #: The schedule of :func:`_portfolio`: the lemma's search for a short while, plain branch and bound for a while,
 #: then the lemma's search for the rest (seconds, boxes of each of the first two phases).
@@ -159,8 +167,8 @@ def _portfolio(problem: ProofProblem, limits: Limits, precision: int,
     for monotone, seconds, boxes in phases:
         left_seconds = None if limits.max_seconds is None else limits.max_seconds - spent_seconds
         left_boxes = limits.max_boxes - spent_boxes
-        if (left_seconds is not None and left_seconds <= 0.5) or left_boxes <= 0:
-            break
+        if last is not None and ((left_seconds is not None and left_seconds <= 0.5) or left_boxes <= 0):
+            break  # the first phase always runs, however short the limit
         phase_seconds = left_seconds if seconds is None else \
             (seconds if left_seconds is None else min(seconds, left_seconds))
         phase_boxes = left_boxes if boxes is None else min(boxes, left_boxes)

@@ -28,6 +28,7 @@ temporary file in the same folder, then one rename), so a reader never sees half
 from __future__ import annotations
 
 import datetime as _dt
+import gzip
 import json
 import os
 import tempfile
@@ -105,7 +106,8 @@ def certificate(result: Proof | Refutation) -> dict[str, Any]:
 
 
 def write_certificate(result: Proof | Refutation, path: str | os.PathLike[str]) -> Path:
-    """Write the certificate of ``result`` to ``path`` atomically; returns the path."""
+    """Write the certificate of ``result`` to ``path`` atomically (gzip-compressed when the name ends in ``.gz``);
+    returns the path."""
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"certificate path {str(target)!r} is a folder: give a file name")
@@ -115,9 +117,10 @@ def write_certificate(result: Proof | Refutation, path: str | os.PathLike[str]) 
     data = json.dumps(certificate(result), indent=None, separators=(",", ":"))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.write("\n")
+        with os.fdopen(fd, "wb") as raw:
+            encoded = (data + "\n").encode("utf-8")
+            # mtime 0: the same certificate gives the same bytes
+            raw.write(gzip.compress(encoded, mtime=0) if target.name.endswith(".gz") else encoded)
         os.replace(tmp, target)
     except BaseException:
         try:

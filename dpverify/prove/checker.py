@@ -18,6 +18,7 @@ The recorded enclosures are not trusted. Run it as ``dpverify prove --check FILE
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import sys
@@ -364,10 +365,14 @@ def _check(cert: dict) -> tuple[str, str, str, int]:
 
 
 def check_certificate(source: str | dict) -> CheckReport:
-    """Re-verify a certificate (a path to its JSON file, or the decoded dict)."""
+    """Re-verify a certificate (a path to its JSON file, gzip-compressed if it ends in .gz, or the decoded dict)."""
     try:
-        cert = source if isinstance(source, dict) else json.loads(open(source, encoding="utf-8").read())
-    except (OSError, ValueError) as exc:
+        if isinstance(source, dict):
+            cert = source
+        else:
+            with (gzip.open if str(source).endswith(".gz") else open)(source, "rt", encoding="utf-8") as handle:
+                cert = json.loads(handle.read())
+    except (OSError, EOFError, ValueError) as exc:
         return CheckReport(False, errors=[f"cannot read the certificate: {exc}"])
     old = flint.ctx.prec
     try:

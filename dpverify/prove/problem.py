@@ -53,7 +53,7 @@ class BoxError(ValueError):
     what its symbol allows."""
 
 
-def parse_number(text: str | int | float | Fraction, what: str) -> Fraction:
+def parse_number(text: object, what: str) -> Fraction:
     """An exact rational from user input: ``"1e-10"``, ``"0.05"``, ``"1/3"``, an int, a Fraction, or a float
     (taken as the decimal it prints as, so ``0.1`` is one tenth). NaN and infinities are a :class:`BoxError`."""
     if isinstance(text, bool):

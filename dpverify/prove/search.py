@@ -25,12 +25,15 @@ is left then is reported as undecided.
 """
 from __future__ import annotations
 
+import contextlib
 import heapq
 import math
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Iterator, TypeVar
 
 import sympy as sp
 
@@ -109,9 +112,51 @@ class _Context:
         key = (index, value)
         if key not in self._zero_faces:
             sym = self.symbols.get(self.names[index])
-            self._zero_faces[key] = sym is not None and substitutable(value) and \
-                self.expr.xreplace({sym: sp.Rational(value.numerator, value.denominator)}) == 0
+            try:
+                self._zero_faces[key] = sym is not None and substitutable(value) and \
+                    _bounded(lambda: self.expr.xreplace({sym: sp.Rational(value.numerator, value.denominator)})) == 0
+            except SymbolicTimeout:
+                self._zero_faces[key] = False
         return self._zero_faces[key]
+
+
+#: Seconds one symbolic step of the monotone lemma (a face's substitution, a derivative, a test that an edge
+#: vanishes) may take: sympy's automatic evaluation can ask for the sign of a polynomial and solve it (minutes for a
+#: log of a sum of powers); past this the step is given up -- a numeric face, no lemma on that derivative.
+SYMBOLIC_SECONDS = 5.0
+
+_T = TypeVar("_T")
+
+
+class SymbolicTimeout(Exception):
+    """A symbolic step ran past :data:`SYMBOLIC_SECONDS`."""
+
+
+@contextlib.contextmanager
+def _symbolic_deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`SymbolicTimeout` in the block after ``seconds`` (a real-time timer; only in the main thread of
+    a platform with ``setitimer``, and only when no other timer is armed: elsewhere the block runs unguarded)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread() \
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    if not usable:
+        yield
+        return
+
+    def expire(signum, frame):  # noqa: ARG001 - the signal handler's signature
+        raise SymbolicTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _bounded(make: Callable[[], _T]) -> _T:
+    with _symbolic_deadline(SYMBOLIC_SECONDS):
+        return make()
 
 
 #: The largest numerator or denominator of a value substituted into an expression symbolically: sympy evaluates
@@ -153,6 +198,7 @@ class _Prover:
         self.root_ctx = _Context(problem.goal, self.names, ())
         self.contexts: dict[tuple, _Context] = {(): self.root_ctx}
         self.failed_derivatives: set[tuple] = set()
+        self.failed_faces: set[tuple] = set()
         self.constraints = [(c, compile_expression(c.gap, self.names)) for c in problem.constraints]
         self.evaluated = 0
         self.excluded = 0
@@ -180,13 +226,21 @@ class _Prover:
             self.contexts[key] = _Context(make(), self.names, key)
         return self.contexts[key]
 
-    def face_context(self, ctx: _Context, index: int, value: Fraction) -> _Context:
+    def face_context(self, ctx: _Context, index: int, value: Fraction) -> _Context | None:
         """``ctx``'s expression with parameter ``index`` replaced by the exact ``value`` (sympy's automatic
-        simplification only, which the checker repeats)."""
+        simplification only, which the checker repeats); None when that takes longer than
+        :data:`SYMBOLIC_SECONDS` (remembered: the face is then proved numerically)."""
         name = self.names[index]
         rational = sp.Rational(value.numerator, value.denominator)
-        return self.context(ctx.key + (("face", index, value),),
-                            lambda: ctx.expr.xreplace({s: rational for s in ctx.expr.free_symbols if s.name == name}))
+        key = ctx.key + (("face", index, value),)
+        if key in self.failed_faces:
+            return None
+        try:
+            return self.context(key, lambda: _bounded(
+                lambda: ctx.expr.xreplace({s: rational for s in ctx.expr.free_symbols if s.name == name})))
+        except SymbolicTimeout:
+            self.failed_faces.add(key)
+            return None
 
     def derivative_context(self, ctx: _Context, index: int, direction: int) -> _Context | None:
         """``direction * d(expr)/d(parameter index)`` (None when the expression does not depend on it; raises
@@ -198,7 +252,10 @@ class _Prover:
         if key in self.failed_derivatives:
             raise UnsupportedExpression("the derivative cannot be enclosed")
         try:
-            return self.context(key, lambda: direction * sp.diff(ctx.expr, sym))
+            return self.context(key, lambda: _bounded(lambda: direction * sp.diff(ctx.expr, sym)))
+        except SymbolicTimeout:
+            self.failed_derivatives.add(key)
+            raise UnsupportedExpression(f"the derivative took longer than {SYMBOLIC_SECONDS:g} s") from None
         except UnsupportedExpression:
             self.failed_derivatives.add(key)
             raise
@@ -314,9 +371,12 @@ class _Prover:
             lo, hi = node.box[j]
             if p.pointwise and lo == hi and substitutable(lo) and not any(step[:2] == ("face", j) for step in ctx.key):
                 # a pointwise parameter reached a single value: substitute it (sympy simplifies at that integer)
+                substituted = self.face_context(ctx, j, lo)
+                if substituted is None:
+                    continue  # sympy took too long: the point is evaluated as it stands
                 node.kind, node.info = "substitute", (j,)
                 child = Node(node.box)
-                child.ctx = self.face_context(ctx, j, lo)
+                child.ctx = substituted
                 node.children = [child]
                 return "split", -math.inf, cooldown
         ivs = _intervals(node.box)
@@ -501,8 +561,10 @@ class _Prover:
                 continue
             lo, hi = node.box[j]
             value = lo if direction > 0 else hi
-            symbolic = value in self.root_box[j] and substitutable(value)
-            face_ctx = self.face_context(ctx, j, value) if symbolic else ctx
+            face_ctx = self.face_context(ctx, j, value) \
+                if value in self.root_box[j] and substitutable(value) else None
+            symbolic = face_ctx is not None
+            face_ctx = face_ctx or ctx
             face = Node(node.box[:j] + ((value, value),) + node.box[j + 1:])
             if self.prove_face(face, face_ctx, face_depth + 1, budget):
                 node.kind, node.info = "monotone", (j, direction, symbolic)

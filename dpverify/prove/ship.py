@@ -1,7 +1,7 @@
 """Make the shipped proofs: ``python -m dpverify.prove.ship [--max-seconds S] [--only PATTERN]``.
 
 Proves every catalogue item of a provable kind (:func:`dpverify.prove.catalogue.prove_all`), writes one certificate
-per proved or refuted part into ``dpverify/prove/shipped/`` (named ``<id>.<part>.json``) and the index
+per proved or refuted part into ``dpverify/prove/shipped/`` (named ``<id>.<part>.json.gz``, gzip-compressed) and the index
 (:mod:`dpverify.prove.shipped`), each file atomically; certificates of parts that are no longer decided are removed.
 With ``--only`` only the matching items are redone and the rest of the index is kept.
 """
@@ -27,9 +27,9 @@ __all__ = ["main", "certificate_name"]
 
 
 def certificate_name(theorem_id: str, part: str) -> str:
-    """``<id>.<part>.json`` with anything but letters, digits, '.', '_' and '-' replaced by '_'."""
+    """``<id>.<part>.json.gz`` with anything but letters, digits, '.', '_' and '-' replaced by '_'."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", part).strip("_")
-    return f"{theorem_id}.{safe}.json"
+    return f"{theorem_id}.{safe}.json.gz"
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{theorem_id}: {proof.outcome} ({proof.seconds:.1f} s){mark}", flush=True)
     items = {k: v for k, v in items.items() if k in provable_ids()}
     keep = {p["certificate"] for row in items.values() for p in row.get("parts", []) if p.get("certificate")}
-    for path in SHIPPED.glob("*.json"):
+    for path in [*SHIPPED.glob("*.json"), *SHIPPED.glob("*.json.gz")]:
         if path.name != INDEX.name and path.name not in keep:
             path.unlink()
     _write_json(INDEX, {"format": "dpverify-proof-index/1", "dpverify": __version__,

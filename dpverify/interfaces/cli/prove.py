@@ -48,8 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (one item; several parts get "
                                                          "FILE's stem + .<part>.json) and re-check it")
     p.add_argument("--certificates", metavar="DIR", help="write every certificate into DIR (created if missing)")
-    p.add_argument("--max-seconds", type=arguments.real(0.0, low_inclusive=False), default=120.0,
-                   help="time limit per part, seconds (default 120)")
+    p.add_argument("--max-seconds", type=arguments.real(0.0, low_inclusive=False), default=None,
+                   help="time limit per part, seconds (default 120, or less where an item expected undecided "
+                        "declares less: li2019.thm3/thm4 15)")
     p.add_argument("--max-boxes", type=arguments.count(1), default=400_000,
                    help="box limit per part (default 400000)")
     p.add_argument("--precision", type=arguments.count(24, 4096), default=96,
@@ -110,7 +111,7 @@ def _write_certificates(proof, target: Path, single: bool) -> list[tuple[str, st
 
 def _run(args) -> int:
     from dpverify.prove import Limits, check_certificate
-    from dpverify.prove.catalogue import form, provable_ids, prove_item
+    from dpverify.prove.catalogue import DEFAULT_PART_SECONDS, form, provable_ids, prove_item
     from dpverify.prove.problem import BoxError
     from dpverify.validation import UsageError
 
@@ -143,12 +144,13 @@ def _run(args) -> int:
             form(i)  # an unknown ID or an item with no bound to prove: a usage error naming it
     if args.certificates:
         Path(args.certificates).mkdir(parents=True, exist_ok=True)
-    limits = Limits(max_seconds=args.max_seconds, max_boxes=args.max_boxes)
+    form_budget = args.max_seconds is None
+    limits = Limits(max_seconds=DEFAULT_PART_SECONDS if form_budget else args.max_seconds, max_boxes=args.max_boxes)
     rows, ok, start = [], True, time.perf_counter()
     for i in ids:
         try:
             proof = prove_item(i, box=box or None, drop=args.drop, limits=limits, precision=args.precision,
-                               progress=_progress(i))
+                               progress=_progress(i), form_budget=form_budget)
         except BoxError as exc:
             raise UsageError(str(exc)) from None
         custom = bool(box or args.drop)
