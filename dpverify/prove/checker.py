@@ -69,13 +69,9 @@ def _add(x, y): return _ok(x[0] + y[0]).lower(), _ok(x[1] + y[1]).upper()
 def _neg(x): return -x[1], -x[0]
 
 
-def _mul(x, y):
+def _mul(x, y):  # the endpoints are exact (radius 0), so min and max compare them exactly
     ps = [_ok(a * b) for a in x for b in y]
-    lo, hi = ps[0].lower(), ps[0].upper()
-    for p in ps[1:]:
-        lo = p.lower() if p.lower() < lo else lo
-        hi = p.upper() if p.upper() > hi else hi
-    return lo, hi
+    return min(p.lower() for p in ps), max(p.upper() for p in ps)
 
 
 def _inv(x):
@@ -303,10 +299,10 @@ def _check(cert: dict) -> tuple[str, str, str, int]:
         raise Invalid("a proof against a lower bound of the truth proves nothing")
     cache: dict = {}
 
-    def compiled(expr):
-        if expr not in cache:
-            cache[expr] = build(expr)
-        return cache[expr]
+    def memo(key, make):  # the same compiled form, derivative or face recurs on many boxes: make it once
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     nodes = iter(cert["tree"])
     leaves = 0
@@ -331,7 +327,7 @@ def _check(cert: dict) -> tuple[str, str, str, int]:
                 stack.append((cur[:j] + [k] + cur[j + 1:], expr, may_exclude))
         elif kind == "E":
             leaves += 1
-            if not compiled(expr)(env)[0] >= 0:
+            if not memo(expr, lambda: build(expr))(env)[0] >= 0:
                 raise Invalid(f"the margin is not >= 0 on the leaf {cur}")
         elif kind == "X":
             leaves += 1
@@ -343,20 +339,22 @@ def _check(cert: dict) -> tuple[str, str, str, int]:
             j, direction, symbolic = node[1], node[2], node[3]
             if direction not in (1, -1):
                 raise Invalid("a monotone step's direction must be +1 or -1")
-            sym = next((s for s in expr.free_symbols if s.name == names[j]), None)
+            sym = memo(("sym", expr, j), lambda: next((s for s in expr.free_symbols if s.name == names[j]), None))
             if sym is None:
                 raise Invalid(f"monotone step along {names[j]}, on which the expression does not depend")
             v = cur[j][0] if direction > 0 else cur[j][1]
-            face = expr.xreplace({sym: sp.Rational(v.numerator, v.denominator)}) if symbolic else expr
+            face = memo(("face", expr, j, v), lambda: expr.xreplace({sym: sp.Rational(v.numerator, v.denominator)})) \
+                if symbolic else expr
             stack.append((cur[:j] + [(v, v)] + cur[j + 1:], face, False))  # second: the face
-            stack.append((cur, direction * sp.diff(expr, sym), False))  # first: the signed derivative >= 0
+            stack.append((cur, memo(("diff", expr, j, direction), lambda: direction * sp.diff(expr, sym)), False))
         elif kind == "P":
             j = node[1]
             if cur[j][0] != cur[j][1]:
                 raise Invalid(f"substitution of {names[j]}, which is not a single value on {cur}")
             v = cur[j][0]
-            stack.append((cur, expr.xreplace({s: sp.Rational(v.numerator, v.denominator)
-                                              for s in expr.free_symbols if s.name == names[j]}), may_exclude))
+            stack.append((cur, memo(("face", expr, j, v), lambda: expr.xreplace(
+                {s: sp.Rational(v.numerator, v.denominator) for s in expr.free_symbols if s.name == names[j]})),
+                may_exclude))
         else:
             raise Invalid(f"unknown node {kind!r}")
     if next(nodes, None) is not None:
@@ -367,11 +365,8 @@ def _check(cert: dict) -> tuple[str, str, str, int]:
 def check_certificate(source: str | dict) -> CheckReport:
     """Re-verify a certificate (a path to its JSON file, gzip-compressed if it ends in .gz, or the decoded dict)."""
     try:
-        if isinstance(source, dict):
-            cert = source
-        else:
-            with (gzip.open if str(source).endswith(".gz") else open)(source, "rt", encoding="utf-8") as handle:
-                cert = json.loads(handle.read())
+        opener = gzip.open if str(source).endswith(".gz") else open
+        cert = source if isinstance(source, dict) else json.loads(opener(source, "rt", encoding="utf-8").read())
     except (OSError, EOFError, ValueError) as exc:
         return CheckReport(False, errors=[f"cannot read the certificate: {exc}"])
     old = flint.ctx.prec
