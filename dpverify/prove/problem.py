@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Iterable, Literal, Mapping, Sequence
 
 import sympy as sp
+from sympy.printing.repr import ReprPrinter
 
 __all__ = [
     "BoxError",
@@ -157,6 +158,24 @@ class Constraint:
         return isinstance(self.relation, (sp.StrictLessThan, sp.StrictGreaterThan))
 
 
+class _CanonicalRepr(ReprPrinter):
+    """sympy's ``srepr`` with the arguments of ``Max`` and ``Min`` sorted (they are a set, whose order follows the
+    process's string hashing, PYTHONHASHSEED) and no ``dummy_index`` (a process-wide counter): plain ``srepr`` gave
+    one problem several versions."""
+
+    def _print_Dummy(self, expr: sp.Dummy) -> str:  # a summation index: its dummy_index is a process counter
+        return "Dummy" + self._print_Symbol(expr)[len("Dummy"):].split(", dummy_index=")[0].rstrip(")") + ")"
+
+    def _print_MinMaxBase(self, expr: sp.Basic) -> str:
+        args = sorted(expr.args, key=sp.default_sort_key)
+        return f"{type(expr).__name__}({', '.join(self._print(a) for a in args)})"
+
+
+def canonical_repr(expr: sp.Basic) -> str:
+    """A text of ``expr`` that is the same in every process (for :attr:`ProofProblem.version`)."""
+    return _CanonicalRepr().doprint(expr)
+
+
 @dataclass(frozen=True)
 class ProofProblem:
     """A statement in provable form (module docstring). Build one with :func:`make_problem`."""
@@ -231,13 +250,13 @@ class ProofProblem:
         data = {
             "statement": self.statement_id,
             "relation": self.relation,
-            "claimed": sp.srepr(self.claimed),
-            "comparator": sp.srepr(self.comparator),
-            "margin": sp.srepr(self.goal),
-            "scale": sp.srepr(self.scale),
+            "claimed": canonical_repr(self.claimed),
+            "comparator": canonical_repr(self.comparator),
+            "margin": canonical_repr(self.goal),
+            "scale": canonical_repr(self.scale),
             "parameters": [[p.name, _fraction_text(p.lo), _fraction_text(p.hi), p.integer, p.pointwise]
                            for p in self.parameters],
-            "constraints": [[c.name, sp.srepr(c.relation)] for c in self.constraints],
+            "constraints": [[c.name, canonical_repr(c.relation)] for c in self.constraints],
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
