@@ -18,6 +18,7 @@ from dpverify.prove.forms.base import ItemForm, StatementLike
 from dpverify.prove.problem import BoxError, ProofProblem
 from dpverify.prove.results import Proof, ProofResult, Refutation, Undecided
 from dpverify.prove.search import DEFAULT_PRECISION, Limits, prove
+from dpverify.prove.widening import widened_ranges
 from dpverify.theorems import registry
 
 __all__ = ["PROVABLE_KINDS", "ItemProof", "form", "provable_ids", "item_problems", "prove_item", "prove_all"]
@@ -109,13 +110,13 @@ def prove_item(theorem_id: str, *, item: StatementLike | None = None,
                progress: Callable[[int, int, float], None] | None = None,
                form_budget: bool = True) -> ItemProof:
     """Prove every part of a catalogue item (stops at the first refuted part unless ``stop_at_refutation`` is
-    False). ``form_budget``: cap each part's time at the form's ``part_seconds`` where it declares one. ``drop``: hypotheses to leave out (a symbol they bounded gets the widened range of
-    :func:`dpverify.prove.hypotheses.widening`, or the ``box`` given)."""
+    False). ``form_budget``: cap each part's time at the form's ``part_seconds`` where it declares one.
+    ``drop``: hypotheses to leave out (a symbol they bounded gets the widened range of
+    :func:`dpverify.prove.widening.widened_ranges`, or the ``box`` given)."""
     theorem = registry.get(theorem_id)
     f = form(theorem_id)
     drop = tuple(drop)
     if drop:
-        from dpverify.prove.hypotheses import widening
         from dpverify.theorems.mutation import TheoremVariant
 
         names = [h.name for h in theorem.hypotheses]
@@ -125,7 +126,7 @@ def prove_item(theorem_id: str, *, item: StatementLike | None = None,
                            f"{', '.join(names)}")
         widen: dict = {}
         for d in drop:
-            widen.update(widening(theorem_id, d))
+            widen.update(widened_ranges(theorem, f, [p for _, p in item_problems(theorem_id)], d))
         item = TheoremVariant(theorem.id, dict(theorem.symbols), [h for h in theorem.hypotheses if h.name not in drop],
                               dict(theorem.conclusion), drop, widen)
     start = time.perf_counter()

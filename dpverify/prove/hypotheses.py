@@ -33,6 +33,7 @@ from dpverify.prove.intervals import DomainError, Interval, working_precision
 from dpverify.prove.problem import ProofProblem
 from dpverify.prove.results import Refutation, short_number
 from dpverify.prove.search import DEFAULT_PRECISION, Limits
+from dpverify.prove.widening import widened_ranges
 from dpverify.theorems import registry
 from dpverify.theorems.mutation import TheoremVariant, without_hypothesis
 
@@ -56,8 +57,6 @@ def _definitional(condition: sp.Basic) -> bool:
     return (isinstance(condition, (sp.StrictLessThan, sp.LessThan)) and rhs == 1 and lhs.is_Symbol) or \
         (isinstance(condition, (sp.StrictGreaterThan, sp.GreaterThan)) and rhs == 0 and lhs.is_Symbol)
 
-#: How far a dropped bound is widened by default.
-WIDEN_FACTOR = 20
 
 
 @dataclass
@@ -117,27 +116,10 @@ def _end(lo: Fraction | None, hi: Fraction | None) -> str:
 
 
 def widening(theorem_id: str, hypothesis: str) -> dict[str, tuple[Fraction | None, Fraction | None]]:
-    """The ranges the symbols bounded by ``hypothesis`` get when it is dropped (module docstring)."""
-    f = form(theorem_id)
-    if hypothesis in f.widen:
-        return {k: (None if lo is None else Fraction(lo), None if hi is None else Fraction(hi))
-                for k, (lo, hi) in f.widen[hypothesis].items()}
-    theorem = registry.get(theorem_id)
-    condition = next(h.condition for h in theorem.hypotheses if h.name == hypothesis)
-    out: dict[str, tuple[Fraction | None, Fraction | None]] = {}
-    for _, problem in item_problems(theorem_id):
-        for p in problem.parameters:
-            if str(condition).replace(" ", "") not in p.origin.replace(" ", ""):
-                continue
-            lo, hi = out.get(p.name, (None, None))
-            bound_hi = _bounded_above(condition, p.name, p.hi)
-            bound_lo = _bounded_below(condition, p.name, p.lo)
-            if bound_hi:
-                hi = p.hi * WIDEN_FACTOR if p.hi > 0 else p.hi + WIDEN_FACTOR
-            if bound_lo:
-                lo = p.lo / WIDEN_FACTOR if p.lo > 0 else p.lo - WIDEN_FACTOR
-            out[p.name] = (lo, hi)
-    return out
+    """The ranges the symbols bounded by ``hypothesis`` get when it is dropped (module docstring;
+    :func:`dpverify.prove.widening.widened_ranges` on the item's form and problems)."""
+    return widened_ranges(registry.get(theorem_id), form(theorem_id), [p for _, p in item_problems(theorem_id)],
+                          hypothesis)
 
 
 #: The narrower widenings tried after a refutation, as fractions of the way (geometrically) from the original
@@ -163,24 +145,6 @@ def _scaled(theorem_id: str, widened: dict, fraction: Fraction) -> dict:
                          p.lo)
         out[name] = (new_lo, new_hi)
     return out
-
-
-def _bounded_above(condition: sp.Basic, name: str, hi: Fraction) -> bool:
-    sym = next(s for s in condition.free_symbols if s.name == name)
-    try:
-        region = sp.solve_univariate_inequality(condition, sym, relational=False)
-    except (NotImplementedError, ValueError, TypeError):
-        return False
-    return isinstance(region, sp.Interval) and region.end.is_finite is True
-
-
-def _bounded_below(condition: sp.Basic, name: str, lo: Fraction) -> bool:
-    sym = next(s for s in condition.free_symbols if s.name == name)
-    try:
-        region = sp.solve_univariate_inequality(condition, sym, relational=False)
-    except (NotImplementedError, ValueError, TypeError):
-        return False
-    return isinstance(region, sp.Interval) and region.start.is_finite is True and region.start > 0
 
 
 def _closest_failure(problem: ProofProblem, witness: dict[str, Fraction], original: ProofProblem | None,
