@@ -15,13 +15,13 @@ Comparators:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 
 import sympy as sp
 
 from dpverify.prove.forms.base import ItemForm, Part, StatementLike, problem_for
 from dpverify.prove.forms.common import LOG, count_ceiling, symbol_of
 from dpverify.prove.problem import ProofProblem
+from dpverify.theorems.mutation import TheoremVariant
 
 __all__ = ["FORMS", "gaussian_hockey_stick_integral", "quadratic_noisy_gd_rdp"]
 
@@ -92,19 +92,6 @@ def quadratic_noisy_gd_rdp(alpha: sp.Expr, S_g: sp.Expr, m: sp.Expr, sigma: sp.E
     return alpha * gap**2 / (2 * variance)
 
 
-@dataclass
-class _Rescaled:
-    """A catalogue item (or a variant of one) with some symbols replaced by expressions in new ones (a change of
-    variables of its domain), hypotheses rewritten and cleared of positive factors."""
-
-    id: str
-    symbols: dict
-    hypotheses: list
-    conclusion: dict
-    dropped: tuple[str, ...] = ()
-    widen: dict = field(default_factory=dict)
-
-
 def _rewrite_condition(condition: sp.Basic, substitution: dict) -> sp.Basic:
     """``condition`` after the substitution, as ``(lhs - rhs) <relation> 0`` with the positive factors of
     ``lhs - rhs`` divided out (``u/M < 1/M`` becomes ``u - 1 < 0``)."""
@@ -139,11 +126,13 @@ _DECLARED = {
 }
 
 
-def _rescaled(item: StatementLike, substitution: dict, new: dict) -> _Rescaled:
+def _rescaled(item: StatementLike, substitution: dict, new: dict) -> TheoremVariant:
+    """``item`` with some symbols replaced by expressions in new ones (a change of variables of its domain),
+    hypotheses rewritten and cleared of positive factors."""
     hyps = [type(h)(h.name, _rewrite_condition(h.condition, substitution), h.description) for h in item.hypotheses]
-    return _Rescaled(item.id, {**item.symbols, **new}, hyps,
-                     {k_: sp.sympify(v_).xreplace(substitution) for k_, v_ in item.conclusion.items()},
-                     tuple(getattr(item, "dropped", ())), dict(getattr(item, "widen", {})))
+    return TheoremVariant(item.id, {**item.symbols, **new}, hyps,
+                          {k_: sp.sympify(v_).xreplace(substitution) for k_, v_ in item.conclusion.items()},
+                          tuple(getattr(item, "dropped", ())), dict(getattr(item, "widen", {})))
 
 
 def _chourasia(key: str):
