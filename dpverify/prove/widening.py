@@ -32,8 +32,9 @@ def widened_ranges(theorem: Any, item_form: ItemForm, problems: Sequence[ProofPr
             if str(condition).replace(" ", "") not in p.origin.replace(" ", ""):
                 continue
             lo, hi = out.get(p.name, (None, None))
-            bound_hi = _bounded_above(condition, p.name, p.hi)
-            bound_lo = _bounded_below(condition, p.name, p.lo)
+            region = _solution_interval(condition, p.name)  # solved once for both ends
+            bound_hi = region is not None and region.end.is_finite is True
+            bound_lo = region is not None and region.start.is_finite is True and region.start > 0
             if bound_hi:
                 hi = p.hi * WIDEN_FACTOR if p.hi > 0 else p.hi + WIDEN_FACTOR
             if bound_lo:
@@ -42,19 +43,11 @@ def widened_ranges(theorem: Any, item_form: ItemForm, problems: Sequence[ProofPr
     return out
 
 
-def _bounded_above(condition: sp.Basic, name: str, hi: Fraction) -> bool:
+def _solution_interval(condition: sp.Basic, name: str) -> sp.Interval | None:
+    """The set of ``name`` on which the one-symbol ``condition`` holds, when sympy finds it to be an interval."""
     sym = next(s for s in condition.free_symbols if s.name == name)
     try:
         region = sp.solve_univariate_inequality(condition, sym, relational=False)
     except (NotImplementedError, ValueError, TypeError):
-        return False
-    return isinstance(region, sp.Interval) and region.end.is_finite is True
-
-
-def _bounded_below(condition: sp.Basic, name: str, lo: Fraction) -> bool:
-    sym = next(s for s in condition.free_symbols if s.name == name)
-    try:
-        region = sp.solve_univariate_inequality(condition, sym, relational=False)
-    except (NotImplementedError, ValueError, TypeError):
-        return False
-    return isinstance(region, sp.Interval) and region.start.is_finite is True and region.start > 0
+        return None
+    return region if isinstance(region, sp.Interval) else None
