@@ -138,6 +138,10 @@ def test_library_audit_report_loads_cleanly_with_its_reproduction(browser, tmp_p
 
 WIDTHS = (800, 1400)
 
+#: The audit table's headers, in order (issue 36: a test counting columns by hand went stale when "tested" came in).
+HEADERS = ["audit", "claimed", "tested", "accountant", "exact", "ceiling", "certified", "ratio", "verdict", "reason",
+           "samples", "seed", "test"]
+
 
 def no_sideways_scroll(page) -> list[str]:
     """The elements wider than the window (empty when the page does not scroll sideways)."""
@@ -224,7 +228,7 @@ def test_audit_table_sorts_and_filters(browser, tmp_path, width):
     write_report(tmp_path, [], CASES, settings={"budget": "quick"}, paper_figures=False)
     page, console, errors, foreign = load(browser, tmp_path, width)
     assert _names(page) == ["ula_final", "dp_sgld_wang", "noisy_sgd_path", "dp_sgld_broken", "dp_sgfs"]
-    certified_column = 5  # audit, claimed, accountant, exact, ceiling, certified
+    certified_column = HEADERS.index("certified")
     header = page.locator("#audit-table thead th").nth(certified_column)
     if width >= 1400:
         assert header.is_visible()
@@ -252,4 +256,142 @@ def test_audit_table_sorts_and_filters(browser, tmp_path, width):
     page.locator("#audit-table a[href='#audit-noisy_sgd_path']").click()
     page.wait_for_function("document.getElementById('audit-noisy_sgd_path').open")
     assert console == [] and errors == [] and foreign == []
+    page.close()
+
+
+def _claimed(a: dict) -> float | None:
+    return a.get("claim_epsilon", a.get("epsilon_claimed"))
+
+
+#: What each numeric column of the audit table must sort by, read from report.json (never from the page).
+SORT_VALUES = {
+    "claimed": lambda r: _claimed(r["audit"]) if r.get("audit") else None,
+    "tested": lambda r: (r.get("audit") or {}).get("epsilon_claimed"),
+    "accountant": lambda r: (r.get("audit") or {}).get("epsilon_accountant"),
+    "exact": lambda r: (r.get("audit") or {}).get("epsilon_exact"),
+    "ceiling": lambda r: (r.get("audit") or {}).get("budget_ceiling"),
+    "certified": lambda r: (r.get("audit") or {}).get("epsilon_lower"),
+    "ratio": lambda r: (r["audit"]["epsilon_lower"] / r["audit"]["epsilon_claimed"]
+                        if r.get("audit") and r["audit"]["epsilon_claimed"] else None),
+    "samples": lambda r: (r.get("audit") or {}).get("samples"),
+    "seed": lambda r: (r.get("audit") or {}).get("seed"),
+}
+
+
+def _expected_order(rows: list[dict], column: str, descending: bool) -> list[str]:
+    """The case names sorted by ``column``'s value (unknown last, ties in suite order), as the page must sort them."""
+    def number(v):
+        return None if v is None else (float("inf") if v == "inf" else float(v))
+
+    keyed = [(number(SORT_VALUES[column](r)), i, r["case"]) for i, r in enumerate(rows)]
+    known = sorted((k for k in keyed if k[0] is not None), key=lambda k: ((-k[0] if descending else k[0]), k[1]))
+    return [name for _, _, name in known] + [name for v, _, name in keyed if v is None]
+
+
+def _report_with_every_row(tmp_path) -> dict:
+    from test_report import CASES, fake_audit, fake_case
+
+    from dpverify.interfaces.report import write_report
+
+    sgnht = {**fake_audit(epsilon_claimed=0.0126, epsilon_accountant=0.011, budget_ceiling=0.02, epsilon_lower=0.004,
+                          seed=7, samples=40_000), "claim_epsilon": 0.7277, "tested_kind": "upper bound"}
+    write_report(tmp_path, [], CASES + [fake_case("dp_sgnht", sgnht)], settings={"budget": "quick"},
+                 paper_figures=False)
+    return json.loads((tmp_path / "report.json").read_text())
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_audit_row_has_one_cell_per_header(browser, tmp_path, width):
+    """Issue 36: rows had 12 cells under 13 headers, so from "ratio" on every column showed its neighbour. Every row
+    (an error row too) has one cell per header, each labelled with its header (the card layout shows the label)."""
+    data = _report_with_every_row(tmp_path)
+    page, console, errors, foreign = load(browser, tmp_path, width)
+    assert console == [] and errors == [] and foreign == []
+    headers = page.locator("#audit-table thead th").all_inner_texts()
+    assert [h.strip() for h in headers] == HEADERS
+    labels = page.locator("#audit-table tbody tr").evaluate_all(
+        "rs => rs.map(r => Array.from(r.cells).map(c => c.getAttribute('data-label')))")
+    assert len(labels) == len(data["audits"]) and all(row == HEADERS for row in labels), labels
+    # the ratio column shows certified / tested, the verdict column the verdict
+    broken = page.locator("#row-dp_sgld_broken td")
+    assert broken.nth(HEADERS.index("ratio")).inner_text() == f"{3.1 / 0.73:.3g}"
+    assert broken.nth(HEADERS.index("verdict")).inner_text() == "violation"
+    assert broken.nth(HEADERS.index("samples")).inner_text() == "20000"
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_column_sorts_by_its_own_value(browser, tmp_path, width):
+    """Each numeric column, ascending then descending (header click at 1400 px, the "sort by" list where the table is
+    cards), gives the order of that column's own number in report.json (unknown last); the verdict column sorts by
+    the verdict's text. The old table sorted "certified, high first" as 3.971 before 8.106 (its neighbour's value)."""
+    data = _report_with_every_row(tmp_path)
+    page, console, errors, foreign = load(browser, tmp_path, width)
+    for column in [*SORT_VALUES, "verdict"]:
+        index = HEADERS.index(column)
+        for descending in (False, True):
+            if width >= 1400:
+                header = page.locator("#audit-table thead th").nth(index)
+                header.locator("button").click()
+                if (header.get_attribute("aria-sort") == "descending") != descending:
+                    header.locator("button").click()
+            else:
+                page.select_option("#audit-sort", f"{index}:{'desc' if descending else 'asc'}")
+            if column == "verdict":
+                verdicts = [r.get("verdict") or "error" for r in data["audits"]]
+                got = page.locator("#audit-table tbody tr").evaluate_all(
+                    f"rs => rs.map(r => r.cells[{index}].textContent.split(' ')[0])")
+                assert got == sorted(verdicts, reverse=descending), (column, descending)
+            else:
+                assert _names(page) == _expected_order(data["audits"], column, descending), (column, descending)
+    assert console == [] and errors == [] and foreign == []
+    page.close()
+
+
+def test_the_chart_draws_each_audits_claim_as_the_table_shows_it(browser, tmp_path):
+    """Issue 36: the chart drew the *tested* value as "claimed" (dp_sgnht's claim 0.7277 at 0.0126). The numbers the
+    chart draws (embedded beside it) equal the table's claimed and tested cells and report.json's theorem claim."""
+    data = _report_with_every_row(tmp_path)
+    page, console, errors, foreign = load(browser, tmp_path, 1400)
+    points = json.loads(page.locator("#accountant-plot").get_attribute("data-points"))
+    rows = {r["case"]: r for r in data["audits"]}
+    assert "dp_sgnht" in points and "ula_final" in points  # an exact value without an accountant is charted too
+    for name, p in points.items():
+        cells = page.locator(f"#row-{name} td")
+        assert p["claimed"] == pytest.approx(_claimed(rows[name]["audit"]))
+        assert float(cells.nth(HEADERS.index("claimed")).get_attribute("data-sort")) == pytest.approx(p["claimed"])
+        assert float(cells.nth(HEADERS.index("tested")).get_attribute("data-sort")) == pytest.approx(p["tested"])
+    assert points["dp_sgnht"]["claimed"] == 0.7277 and points["dp_sgnht"]["tested"] == 0.0126
+    assert page.locator("#row-dp_sgnht td").nth(HEADERS.index("claimed")).inner_text() == "0.7277"
+    assert page.locator("#row-dp_sgnht td").nth(HEADERS.index("tested")).inner_text() == "0.0126 ub"
+    page.close()
+
+
+def test_trivial_audits_collapse_to_one_line_in_a_narrow_window(browser, tmp_path):
+    """Issue 36: at 800 px every audit was a 13-line card and a verify report was about 22 screens long. There,
+    consistent audits and flagged known-bad ones show one line (name, claimed, certified, verdict); a violation, an
+    inconclusive audit and an error keep every cell. At 1400 px every row shows every cell."""
+    from test_report import CASES, NOISY, fake_case
+
+    from dpverify.interfaces.report import write_report
+
+    many = CASES + [fake_case(f"consistent_{i}", NOISY) for i in range(30)]
+    write_report(tmp_path, [], many, settings={"budget": "quick"}, paper_figures=False)
+    visible = "r => Array.from(r.cells).filter(c => c.getBoundingClientRect().height > 0).length"
+    page, console, errors, foreign = load(browser, tmp_path, 800)
+    heights = dict(page.locator("#audit-table tbody tr").evaluate_all(
+        "rs => rs.map(r => [r.getAttribute('data-name'), r.getBoundingClientRect().height])"))
+    shown = dict(page.locator("#audit-table tbody tr").evaluate_all(
+        f"rs => rs.map(r => [r.getAttribute('data-name'), ({visible})(r)])"))
+    assert all(heights[f"consistent_{i}"] < 60 and shown[f"consistent_{i}"] == 4 for i in range(30)), heights
+    for name in ("dp_sgld_broken", "dp_sgld_wang", "dp_sgfs"):  # violation, inconclusive, error
+        assert shown[name] == len(HEADERS) and heights[name] > 200, (name, heights[name])
+    assert page.locator("#audit-narrow-note").is_visible()
+    table_height = page.locator("#audit-table").bounding_box()["height"]
+    assert table_height < 30 * 60 + 3 * 500 + 2 * 400, table_height
+    assert no_sideways_scroll(page) == [] and console == [] and errors == [] and foreign == []
+    page.close()
+    page, *_ = load(browser, tmp_path, 1400)
+    counts = page.locator("#audit-table tbody tr").evaluate_all(f"rs => rs.map({visible})")
+    assert set(counts) == {len(HEADERS)} and not page.locator("#audit-narrow-note").is_visible()
     page.close()

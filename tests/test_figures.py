@@ -45,3 +45,14 @@ def test_report_embeds_every_figure(tmp_path):
     for name in figures.FIGURES:
         assert name in html
     assert "could not be drawn" not in html
+
+
+@pytest.mark.parametrize("name", list(figures.FIGURES))
+def test_every_bound_curve_figure_has_one_width(name):
+    """Issue 36: the two-panel figures were twice as wide as the others and, shown at the report's one width, their
+    axes' text was half the size. Every figure is :data:`figures.FIGURE_WIDTH` inches wide (panels stack), so the
+    report's 480 px shows every one at the same text size."""
+    fig, _ = figures.FIGURES[name]()
+    width, height = fig.get_size_inches()
+    assert width == figures.FIGURE_WIDTH
+    assert height == pytest.approx(figures.PANEL_HEIGHT * len(fig.get_axes()))

@@ -16,6 +16,7 @@ from dpverify.audit import AuditResult
 from dpverify.interfaces.report import (
     LEGEND,
     accountant_figure,
+    chart_points,
     tradeoff_figure,
     audit_cells,
     accountant_marks,
@@ -102,9 +103,47 @@ def test_rendered_report_shows_verdicts_reasons_and_the_accountant_plot():
     assert not re.search(r"(href|src)=['\"]?(https?:)?//", page)
 
 
-def test_no_accountant_no_accountant_plot():
-    files = render_report([], [fake_case("ula_final", ULA)], run_id="R", paper_figures=False)
+def test_no_accountant_and_no_exact_value_no_chart():
+    files = render_report([], [fake_case("noisy", fake_audit())], run_id="R", paper_figures=False)
     assert b"accountant-plot" not in files["report.html"]
+
+
+def test_the_chart_draws_the_theorems_claim_and_the_tested_value_apart():
+    """Issue 36: the chart labelled the tested value "claimed" (dp_sgnht's claim 0.7277 drawn at its tested 0.0126)
+    and left out audits with an exact value but no accountant (ula_final's claim nowhere). A suite row's theorem claim
+    (``claim_epsilon``) is the chart's "claimed"; what the audit tested is "tested"."""
+    sgnht = {**fake_audit(epsilon_claimed=0.0126, epsilon_accountant=0.011, budget_ceiling=0.02),
+             "claim_epsilon": 0.7277, "tested_kind": "upper bound"}
+    rows = [("dp_sgnht", sgnht), ("ula_final", {**ULA, "claim_epsilon": 2179.0, "epsilon_claimed": 1.135})]
+    points = chart_points(rows)
+    assert points["dp_sgnht"]["claimed"] == 0.7277 and points["dp_sgnht"]["tested"] == 0.0126
+    assert points["ula_final"]["claimed"] == 2179.0 and points["ula_final"]["exact"] == 1.135
+    (ax,) = accountant_figure(rows).get_axes()
+    drawn = {line.get_label(): sorted(line.get_xdata()) for line in ax.get_lines()}
+    assert drawn["claimed (the theorem)"] == [0.7277, 2179.0] and drawn["tested"] == [0.0126, 1.135]
+    page = render_report([], [dict(fake_case("dp_sgnht", sgnht)), dict(fake_case("ula_final", rows[1][1]))],
+                         run_id="R", paper_figures=False)["report.html"].decode()
+    assert "claimed epsilon (the theorem)</dt><dd>0.7277" in page and "tested epsilon</dt><dd>0.0126 (upper bound)" in page
+
+
+def test_every_audit_row_has_one_cell_per_header_and_sorts_by_its_own_value():
+    """Issue 36: 12 cells under 13 headers (the ratio cell never emitted), so every column from "ratio" on showed
+    and sorted by its neighbour's value. Every row, error rows included, has one cell per header, and each numeric
+    cell's sort value is the number it shows."""
+    page = render_report([], CASES, run_id="R", paper_figures=False)["report.html"].decode()
+    table = page[page.index("<table id='audit-table'"):page.index("</table>", page.index("<table id='audit-table'"))]
+    headers = re.findall(r"<th data-type='(\w+)'[^>]*><button type='button'>([^<]*)</button>", table)
+    assert [h for _, h in headers] == ["audit", "claimed", "tested", "accountant", "exact", "ceiling", "certified",
+                                       "ratio", "verdict", "reason", "samples", "seed", "test"]
+    rows = re.findall(r"<tr id='row-[^>]*>(.*?)</tr>", table)
+    assert len(rows) == len(CASES)
+    for row in rows:
+        cells = re.findall(r"<td data-label='([^']*)'[^>]*?(?: data-sort='([^']*)')?>(.*?)</td>", row)
+        assert [label for label, _, _ in cells] == [h for _, h in headers]
+    broken = re.findall(r"<td data-label='([^']*)'[^>]*?data-sort='([^']*)'>", rows[3])
+    sort = dict(broken)
+    assert float(sort["certified"]) == 3.1 and float(sort["ratio"]) == pytest.approx(3.1 / 0.73)
+    assert float(sort["samples"]) == 20_000 and sort["verdict"] == "violation" and float(sort["claimed"]) == 0.73
 
 
 def test_accountant_figure_draws_a_certified_zero_at_the_floor():
@@ -112,7 +151,8 @@ def test_accountant_figure_draws_a_certified_zero_at_the_floor():
     (ax,) = fig.get_axes()
     assert ax.get_xscale() == "log"  # one horizontal row per audit: the chart grows downwards, never sideways
     labels = {line.get_label(): line for line in ax.get_lines()}
-    assert {"claimed", "accountant", "budget ceiling", "certified", "certified 0 (drawn at the axis floor)"} <= set(labels)
+    assert {"claimed (the theorem)", "tested", "accountant", "budget ceiling", "certified",
+            "certified 0 (drawn at the axis floor)"} <= set(labels)
     floor = labels["certified 0 (drawn at the axis floor)"].get_xdata()[0]
     assert 0 < floor < 0.12 and ax.get_xlim()[0] < floor
     assert [t.get_text() for t in ax.get_yticklabels()] == ["noisy_sgd_path", "dp_sgld_wang"]  # the first on top

@@ -39,15 +39,22 @@ __all__ = [
 ]
 
 
-def _figure(ncols: int = 1, width: float = 5.0, height: float = 3.8):
-    """A headless figure on the Agg canvas and its axes (a list when ``ncols > 1``)."""
+#: Every bound-curve figure is this many inches wide (the report shows them at one width, so their text has one
+#: size); a figure of several panels stacks them, each :data:`PANEL_HEIGHT` inches tall.
+FIGURE_WIDTH = 5.0
+PANEL_HEIGHT = 3.8
+
+
+def _figure(panels: int = 1):
+    """A headless figure on the Agg canvas, :data:`FIGURE_WIDTH` wide, and its axes (a list when ``panels > 1``,
+    stacked top to bottom)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width * ncols, height), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH, PANEL_HEIGHT * panels), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, ncols)
-    return fig, (list(axes) if ncols > 1 else axes)
+    axes = fig.subplots(panels, 1)
+    return fig, (list(axes) if panels > 1 else axes)
 
 
 # --- Li et al. 2019 ---------------------------------------------------------------------------------------------
@@ -87,7 +94,7 @@ def li2019_figure2():
     from dpverify.theorems.li2019.experiments import figure2_data
 
     d = figure2_data()
-    fig, (left, right) = _figure(ncols=2, width=4.6)
+    fig, (left, right) = _figure(panels=2)
     for n, curve in d["by_N"].items():
         left.semilogy(d["epsilon"], curve, label=f"N = {n:.0e} (delta = 1/N, T = N)")
     for l, curve in d["by_L"].items():
@@ -146,7 +153,7 @@ def bertazzi_ula_path_vs_final():
     final_bound = ula_final_epsilon(delta, c["K"], c["M"], c["m"], h0, ks)
     path_exact = np.array([_ula_exact("path", h0, k) for k in ks])
     final_exact = np.array([_ula_exact("final", h0, k) for k in ks])
-    fig, (left, right) = _figure(ncols=2, width=4.6)
+    fig, (left, right) = _figure(panels=2)
     left.loglog(ks, path_bound, color="tab:red", label="path bound (Thm 5.4)")
     left.loglog(ks, final_bound, color="tab:blue", label="final-state bound (Thm 5.2)")
     left.loglog(ks, path_exact, color="tab:red", ls=":", label="path, exact")

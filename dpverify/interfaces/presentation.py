@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from dpverify.audit.verdicts import fmt_epsilon
 
 __all__ = ["AUDIT_HEADERS", "TESTED_MARKS", "LEGEND", "LOOSE_FACTOR", "times", "number", "accountant_marks", "audit_cells",
+           "Cell", "audit_row", "claimed_epsilon", "tested_epsilon",
            "loose_claim_notes", "legend_lines", "split_known_bad", "known_bad_summary", "summary_counts",
            "fmt_epsilon", "RunStatus", "Attention", "run_status", "anchor"]
 
@@ -77,23 +78,58 @@ def accountant_marks(audits: Iterable[dict]) -> dict[str, int]:
     return marks
 
 
-def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
-    """The :data:`AUDIT_HEADERS` cells of one audit (an ``AuditResult.to_dict()``)."""
-    tested, lower = number(a.get("epsilon_claimed")), number(a.get("epsilon_lower"))
-    claimed = number(a.get("claim_epsilon", a.get("epsilon_claimed")))
-    acc = a.get("epsilon_accountant")
-    acc_text = "-" if acc is None else f"{fmt_epsilon(acc)} [{marks.get(a.get('accountant_method') or 'unspecified', '?')}]"
-    ratio = "-" if not tested or lower is None else f"{lower / tested:.3g}"
+@dataclass(frozen=True)
+class Cell:
+    """One cell of an audit row: its column's header, the text shown, and the value the column sorts by (a number
+    for a numeric column, None where the text is ``-``; the text itself for a text column)."""
+
+    header: str
+    text: str
+    sort: float | str | None
+    numeric: bool = True
+
+
+def claimed_epsilon(a: dict) -> float | None:
+    """The theorem's claim of an audit (an ``AuditResult.to_dict()``, or a suite row's audit view): its
+    ``claim_epsilon`` where the row records one, else what was tested (a marker's or a caller's claim is both)."""
+    return number(a.get("claim_epsilon", a.get("epsilon_claimed")))
+
+
+def tested_epsilon(a: dict) -> float | None:
+    """What the audit tested the implementation against (the audit's ``epsilon_claimed``: the pair's exact privacy,
+    an accountant's upper bound or the claim, see :data:`TESTED_MARKS`)."""
+    return number(a.get("epsilon_claimed"))
+
+
+def audit_row(a: dict, marks: dict[str, int]) -> tuple[Cell, ...]:
+    """The :data:`AUDIT_HEADERS` cells of one audit (an ``AuditResult.to_dict()``), one per header, each with the
+    value its column sorts by: claimed the theorem's claim, tested what was tested, ratio = certified / tested."""
+    claimed, tested, lower = claimed_epsilon(a), tested_epsilon(a), number(a.get("epsilon_lower"))
+    acc, exact, ceiling = number(a.get("epsilon_accountant")), number(a.get("epsilon_exact")), number(
+        a.get("budget_ceiling"))
+    acc_text = "-" if acc is None else \
+        f"{fmt_epsilon(acc)} [{marks.get(a.get('accountant_method') or 'unspecified', '?')}]"
+    ratio = None if not tested or lower is None else lower / tested
     tested_text = fmt_epsilon(tested) + TESTED_MARKS.get(str(a.get("tested_kind", "exact")), "")
-    return [fmt_epsilon(claimed), tested_text, acc_text, fmt_epsilon(a.get("epsilon_exact")),
-            fmt_epsilon(a.get("budget_ceiling")), fmt_epsilon(lower), ratio, str(a.get("verdict", "-"))]
+    verdict = str(a.get("verdict", "-"))
+    cells = (Cell("claimed", fmt_epsilon(claimed), claimed), Cell("tested", tested_text, tested),
+             Cell("accountant", acc_text, acc), Cell("exact", fmt_epsilon(exact), exact),
+             Cell("ceiling", fmt_epsilon(ceiling), ceiling), Cell("certified", fmt_epsilon(lower), lower),
+             Cell("ratio", "-" if ratio is None else f"{ratio:.3g}", ratio), Cell("verdict", verdict, verdict, False))
+    assert tuple(c.header for c in cells) == AUDIT_HEADERS
+    return cells
+
+
+def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
+    """The texts of :func:`audit_row` (for the CLI tables)."""
+    return [c.text for c in audit_row(a, marks)]
 
 
 def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[str]:
     """Sentences for a claim at least ``factor`` times the exact or the accountant's epsilon, e.g. ``ula_final: claim
     4000x the exact value (4545 vs 1.135)``: such a claim cannot be contradicted by any audit of this pair."""
-    notes = []
-    claimed = number(a.get("claim_epsilon", a.get("epsilon_claimed")))
+    notes: list[str] = []
+    claimed = claimed_epsilon(a)
     if claimed is None or not math.isfinite(claimed):
         return notes
     for key, what in (("epsilon_exact", "the exact value"), ("epsilon_accountant", "the accountant's epsilon")):

@@ -42,12 +42,12 @@ from dpverify.interfaces.presentation import (
     summary_counts,
     times,
 )
-from dpverify.interfaces.report_figures import accountant_figure, figure_paper, tradeoff_figure
+from dpverify.interfaces.report_figures import accountant_figure, chart_points, figure_paper, tradeoff_figure
 from dpverify.interfaces.report_figures import paper_figures as paper_figures_of
 from dpverify.interfaces.report_html import page
 
 __all__ = ["write_report", "render_report", "write_atomic", "write_json_atomic", "tradeoff_figure",
-           "accountant_figure", "figure_paper", "fmt_epsilon", "AUDIT_HEADERS", "audit_cells", "accountant_marks",
+           "accountant_figure", "chart_points", "figure_paper", "fmt_epsilon", "AUDIT_HEADERS", "audit_cells", "accountant_marks",
            "LEGEND", "LOOSE_FACTOR", "legend_lines", "loose_claim_notes", "times", "summary_counts", "split_known_bad",
            "known_bad_summary"]
 

@@ -15,9 +15,9 @@ import re
 import textwrap
 from typing import Iterable
 
-from dpverify.interfaces.presentation import number
+from dpverify.interfaces.presentation import claimed_epsilon, number, tested_epsilon
 
-__all__ = ["png", "tradeoff_figure", "accountant_figure", "figure_paper", "paper_figures", "TRADEOFF_SIZE",
+__all__ = ["png", "tradeoff_figure", "accountant_figure", "chart_points", "CHART_SERIES", "figure_paper", "paper_figures", "TRADEOFF_SIZE",
            "DPI"]
 
 #: Pixels per inch of every report figure.
@@ -79,8 +79,8 @@ def _title(text: str, lines: int = 2) -> str:
 def tradeoff_figure(audit: dict, title: str):
     """The trade-off plane of one audit (type I error alpha = P[M(D') in S] against type II error beta = P[M(D) not
     in S]) with the region (epsilon, delta)-DP allows, beta >= max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta -
-    alpha)) (Kairouz, Oh, Viswanath 2015, Thm 2.1; Dong, Roth, Su 2022, Prop. 2.5), drawn for the claimed, the
-    certified and the exact epsilon, the empirical trade-off curve of the chosen statistic where the audit recorded
+    alpha)) (Kairouz, Oh, Viswanath 2015, Thm 2.1; Dong, Roth, Su 2022, Prop. 2.5), drawn for the tested epsilon
+    (shaded: what the audit tested), the theorem's claim where it differs, the certified and the exact epsilon, the empirical trade-off curve of the chosen statistic where the audit recorded
     one, and the certified event's point. Always :data:`TRADEOFF_SIZE`; the title wraps."""
     import numpy as np
 
@@ -88,12 +88,16 @@ def tradeoff_figure(audit: dict, title: str):
     fig, ax = plt.subplots(figsize=TRADEOFF_SIZE, layout="constrained")
     a = np.linspace(0, 1, 401)
     delta = float(audit["delta"])
-    claimed_eps = number(audit["epsilon_claimed"])
-    claimed = _dp_region_boundary(claimed_eps, delta, a)
-    ax.fill_between(a, 0, claimed, color="tab:red", alpha=0.15,
-                    label=f"excluded by the claim eps = {claimed_eps:.3g}")
-    ax.plot(a, claimed, color="tab:red", lw=1)
-    lower = number(audit["epsilon_lower"])
+    tested_eps = float(audit["epsilon_claimed"])  # what the audit tested (see tested_epsilon)
+    tested = _dp_region_boundary(tested_eps, delta, a)
+    ax.fill_between(a, 0, tested, color="tab:red", alpha=0.15,
+                    label=f"excluded by the tested eps = {tested_eps:.3g}")
+    ax.plot(a, tested, color="tab:red", lw=1)
+    claimed_eps = claimed_epsilon(audit)
+    if claimed_eps is not None and math.isfinite(claimed_eps) and claimed_eps != tested_eps:
+        ax.plot(a, _dp_region_boundary(claimed_eps, delta, a), color="tab:red", ls="-.", lw=1,
+                label=f"boundary at the claimed (theorem) eps = {claimed_eps:.3g}")
+    lower = float(audit["epsilon_lower"])
     ax.plot(a, _dp_region_boundary(lower, delta, a), color="tab:blue", ls="--", lw=1,
             label=f"boundary at the certified eps = {lower:.3g}")
     exact = number(audit.get("epsilon_exact"))
@@ -116,30 +120,44 @@ def tradeoff_figure(audit: dict, title: str):
     return fig
 
 
+#: The chart's series: (key of :func:`chart_points`, label, colour, marker), drawn in this order.
+CHART_SERIES = (("claimed", "claimed (the theorem)", "tab:red", "o"), ("tested", "tested", "tab:pink", "P"),
+                ("accountant", "accountant", "k", "s"), ("exact", "exact", "tab:purple", "x"),
+                ("ceiling", "budget ceiling", "tab:orange", "^"), ("certified", "certified", "tab:blue", "D"))
+
+
+def chart_points(rows: list[tuple[str, dict]]) -> dict[str, dict[str, float | None]]:
+    """The numbers :func:`accountant_figure` draws, per audit name: ``claimed`` (the theorem's claim,
+    :func:`~dpverify.interfaces.presentation.claimed_epsilon`), ``tested`` (what the audit tested), ``accountant``,
+    ``exact``, ``ceiling`` and ``certified`` (None where unknown). The report embeds them beside the chart, so that
+    what is drawn can be checked against the table."""
+    return {name: {"claimed": claimed_epsilon(a), "tested": tested_epsilon(a),
+                   "accountant": number(a.get("epsilon_accountant")), "exact": number(a.get("epsilon_exact")),
+                   "ceiling": number(a.get("budget_ceiling")), "certified": number(a.get("epsilon_lower"))}
+            for name, a in rows}
+
+
 def accountant_figure(rows: list[tuple[str, dict]]):
-    """Claimed / accountant / budget ceiling / certified epsilon per audit (rows of ``(name, audit dict)`` that have
-    an accountant), one horizontal row per audit on a log-scale epsilon axis: 8 inches wide whatever the number of
-    audits, a third of an inch taller per audit. A certified 0 cannot sit on a log axis: it is drawn as a
-    left-pointing triangle at the floor of the axis, and its label says so."""
+    """Claimed / tested / accountant / exact / budget ceiling / certified epsilon per audit (rows of ``(name, audit
+    dict)``, those with an accountant or an exact value), from :func:`chart_points`, one horizontal row per audit on a
+    log-scale epsilon axis: 8 inches wide whatever the number of audits, a third of an inch taller per audit. A
+    certified 0 cannot sit on a log axis: it is drawn as a left-pointing triangle at the floor of the axis, and its
+    label says so."""
     plt = _pyplot()
-    positive = [v for _, a in rows for v in (number(a.get(k)) for k in
-                ("epsilon_claimed", "epsilon_accountant", "budget_ceiling", "epsilon_lower", "epsilon_exact"))
-                if v is not None and math.isfinite(v) and v > 0]
+    points = chart_points(rows)
+    positive = [v for p in points.values() for v in p.values() if v is not None and math.isfinite(v) and v > 0]
     floor = min(positive) / 10 if positive else 1e-3
     fig, ax = plt.subplots(figsize=(8.0, 1.6 + 0.32 * len(rows)), layout="constrained")
-    series = (("epsilon_claimed", "claimed", "tab:red", "o"), ("epsilon_accountant", "accountant", "k", "s"),
-              ("epsilon_exact", "exact", "tab:purple", "x"), ("budget_ceiling", "budget ceiling", "tab:orange", "^"),
-              ("epsilon_lower", "certified", "tab:blue", "D"))
     ys = list(range(len(rows)))[::-1]  # the first audit on top
     at_floor = []
-    for key, label, color, marker in series:
+    for key, label, color, marker in CHART_SERIES:
         px, py = [], []
-        for y, (_, a) in zip(ys, rows):
-            v = number(a.get(key))
+        for y, (name, _) in zip(ys, rows):
+            v = points[name][key]
             if v is None or not math.isfinite(v):
                 continue
             if v <= 0:
-                if key == "epsilon_lower":
+                if key == "certified":
                     at_floor.append(y)
                 continue
             px.append(v)
@@ -156,7 +174,7 @@ def accountant_figure(rows: list[tuple[str, dict]]):
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_ylabel("audit")
     ax.set_xlabel("epsilon (log scale)")
-    ax.set_title("claimed vs accountant vs budget ceiling vs certified", fontsize=9)
+    ax.set_title("claimed vs tested vs accountant vs exact vs budget ceiling vs certified", fontsize=9)
     ax.grid(True, which="major", axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     return fig

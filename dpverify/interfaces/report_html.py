@@ -33,10 +33,12 @@ from dpverify.interfaces.files import jsonable
 from dpverify.interfaces.presentation import (
     AUDIT_HEADERS,
     LEGEND,
+    Cell,
     RunStatus,
     accountant_marks,
     anchor,
-    audit_cells,
+    audit_row,
+    claimed_epsilon,
     fmt_epsilon,
     known_bad_summary,
     loose_claim_notes,
@@ -44,8 +46,9 @@ from dpverify.interfaces.presentation import (
     run_status,
     split_known_bad,
     summary_counts,
+    tested_epsilon,
 )
-from dpverify.interfaces.report_figures import accountant_figure, png, tradeoff_figure
+from dpverify.interfaces.report_figures import accountant_figure, chart_points, png, tradeoff_figure
 
 __all__ = ["page", "CSS", "SCRIPT", "content_security_policy", "FILTERS"]
 
@@ -62,11 +65,13 @@ overflow-wrap:break-word}
 main{max-width:1280px;margin:0 auto;padding:12px 16px}
 h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.25em;margin:1.4em 0 .4em}h3{font-size:1.05em}
 a{color:#0645ad}
+#audit-narrow-note{display:none;font-size:12px}
 [hidden]{display:none!important}
 table{border-collapse:collapse;font-size:13px;width:100%}
 td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;overflow-wrap:break-word}
 td.num{white-space:nowrap}
 #audit-table th{width:1%}#audit-table th.wide{width:auto}
+#audit-table td.reason{min-width:18em}
 th{background:#f3f3f3}
 th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;text-align:left;color:inherit;
 white-space:nowrap}
@@ -100,7 +105,14 @@ dl.numbers dt{font-weight:bold}dl.numbers dd{margin:0;overflow-wrap:anywhere}
  table.cards tr{border:1px solid #bbb;border-radius:4px;margin:0 0 .6em}
  table.cards td{border:0;border-bottom:1px solid #eee;display:grid;grid-template-columns:8.5em minmax(0,1fr);gap:.5em}
  table.cards td::before{content:attr(data-label);font-weight:bold}
- figure.paper{width:100%}
+ #audit-table td.reason{min-width:0}
+ table.cards tr.trivial{display:flex;flex-wrap:wrap;gap:0 1.2em;padding:.2em .5em}
+ table.cards tr.trivial td{display:block;width:auto;border:0;padding:1px 0}
+ table.cards tr.trivial td::before{content:attr(data-label) ': ';font-weight:normal;color:#555}
+ table.cards tr.trivial td:first-child::before{content:none}
+ table.cards tr.trivial td.more{display:none}
+ #audit-narrow-note{display:block}
+ figure.paper{width:min(480px,100%)}
 }
 """
 
@@ -269,11 +281,10 @@ def _filter_key(r: dict) -> str:
     return "known-bad" if r.get("known_bad") else (r.get("verdict") or "error")
 
 
-#: The audit table's columns after the name: (header, sort type). The numbers sort as numbers ('-' last).
-_COLUMNS = tuple((h, "text" if h == "verdict" else "num") for h in AUDIT_HEADERS) + (
-    ("reason", "text"), ("samples", "num"), ("seed", "num"), ("test", "text"))
-_SORT_KEYS = ("epsilon_claimed", "epsilon_accountant", "epsilon_exact", "budget_ceiling", "epsilon_lower", None,
-              "verdict")
+#: The audit table's columns after the name: (header, sort type); the numbers sort as numbers ('-' last). Every row
+#: has exactly one cell per column (:func:`_audit_row_cells`).
+_EXTRA_COLUMNS = (("reason", "text"), ("samples", "num"), ("seed", "num"), ("test", "text"))
+_COLUMNS = tuple((h, "text" if h == "verdict" else "num") for h in AUDIT_HEADERS) + _EXTRA_COLUMNS
 
 
 def _audit_section(audits: list[dict]) -> str:
@@ -300,6 +311,8 @@ def _audit_section(audits: list[dict]) -> str:
         "<label>name <input type='search' id='audit-search' placeholder='filter by name'></label>"
         f"<label>sort by <select id='audit-sort'><option value=''>suite order</option>{options}</select></label>"
         "<span id='audit-shown'></span></div>",
+        "<p id='audit-narrow-note'>In a narrow window, consistent audits and flagged known-bad implementations show "
+        "one line (claimed, certified, verdict); click a name for every number.</p>",
         f"<table id='audit-table' class='cards'><thead><tr>{head}</tr></thead><tbody>",
     ]
     for order, r in enumerate(audits):
@@ -313,48 +326,76 @@ def _audit_section(audits: list[dict]) -> str:
         parts.append("<p id='loose-claims'>Loose claims (no audit of this pair can contradict them):<br>"
                      + "<br>".join(esc(n) for n in notes) + "</p>")
     parts.append("</div>")
-    with_accountant = [(r["case"], r["audit"]) for r in audits
-                       if r.get("audit") and r["audit"].get("epsilon_accountant") is not None]
-    if with_accountant:
-        image = png(accountant_figure(with_accountant))
-        parts.append("<figure id='accountant-plot'><img alt='claimed, accountant, ceiling and certified epsilon per "
-                     f"audit' src='data:image/png;base64,{image}'><figcaption>Audits with an accountant: claimed (the "
-                     "theorem), accountant (the run's epsilon), budget ceiling (the most this budget can certify on "
-                     "this pair) and certified, per audit, on a log-scale epsilon axis.</figcaption></figure>")
+    charted = [(str(r["case"]), r["audit"]) for r in audits if r.get("audit") and (
+        r["audit"].get("epsilon_accountant") is not None or r["audit"].get("epsilon_exact") is not None)]
+    if charted:
+        image = png(accountant_figure(charted))
+        points = esc(json.dumps(jsonable(chart_points(charted)), allow_nan=False))
+        parts.append(f"<figure id='accountant-plot' data-points='{points}'><img alt='claimed, tested, accountant, "
+                     f"exact, ceiling and certified epsilon per audit' src='data:image/png;base64,{image}'>"
+                     "<figcaption>Audits with an accountant or an exact value: claimed (the theorem's claim), tested "
+                     "(what the audit tested), accountant (the run's epsilon), exact (the pair's), budget ceiling (the "
+                     "most this budget can certify on this pair) and certified, per audit, on a log-scale epsilon "
+                     "axis.</figcaption></figure>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _audit_row_cells(r: dict, marks: dict) -> list[Cell]:
+    """The cells of one audit row after its name, one per :data:`_COLUMNS` entry (an error row: ``-`` in each
+    number, "error" as its verdict and the error as its reason)."""
+    a = r.get("audit")
+    if not a:
+        cells = [Cell(h, "-", None, t == "num") for h, t in _COLUMNS]
+        cells[len(AUDIT_HEADERS) - 1] = Cell("verdict", "error", "error", False)
+        cells[len(AUDIT_HEADERS)] = Cell("reason", f"error: {r.get('error')}", None, False)
+        return cells
+    cells = list(audit_row(a, marks))
+    if r.get("known_bad"):
+        v = cells[-1]
+        cells[-1] = Cell(v.header, f"{v.text} (known-bad: {'flagged' if r.get('passed') else 'NOT flagged'})",
+                         v.sort, False)
+    cells += [Cell("reason", str(a.get("verdict_reason") or ""), None, False),
+              Cell("samples", str(a["samples"]), number(a["samples"])), Cell("seed", str(a["seed"]), number(a["seed"])),
+              Cell("test", str(a["test"]), None, False)]
+    return cells
+
+
+#: The cells a trivial audit keeps where the table is shown as cards (narrow windows): every other number is one
+#: click away, in its details.
+_CARD_SUMMARY = ("claimed", "certified", "verdict")
+
+
+def trivial(r: dict) -> bool:
+    """An audit row that needs no reading: a consistent audit, or a known-bad implementation that was flagged. In
+    the narrow (cards) layout it collapses to one line: its name, claimed, certified and verdict."""
+    if r.get("error") or not r.get("audit"):
+        return False
+    return bool(r.get("passed")) if r.get("known_bad") else r["audit"].get("verdict") == "consistent"
 
 
 def _audit_row(order: int, r: dict, marks: dict) -> str:
     name = str(r["case"])
     link = f"<a href='#{anchor('audit', name)}'>{breakable(name)}</a>"
     attrs = (f"id='{anchor('row', name)}' data-order='{order}' data-verdict='{_filter_key(r)}' "
-             f"data-name='{esc(name)}'")
-    a = r.get("audit")
-    if not a:
-        cells = [f"<td data-label='audit'>{link}</td>"] + [
-            f"<td data-label='{esc(h)}' data-sort=''>-</td>" for h, _ in _COLUMNS[: len(AUDIT_HEADERS) - 1]]
-        cells.append("<td data-label='verdict' class='fail'>error</td>")
-        cells.append(f"<td data-label='reason' class='reason fail'>error: {esc(str(r.get('error')))}</td>")
-        cells += [f"<td data-label='{h}' data-sort=''>-</td>" for h in ("samples", "seed", "test")]
-        return f"<tr {attrs}>{''.join(cells)}</tr>"
-    shown = audit_cells(a, marks)
-    cls = {"consistent": "ok", "inconclusive": "warn"}.get(a["verdict"], "fail")
+             f"data-name='{esc(name)}'" + (" class='trivial'" if trivial(r) else ""))
+    verdict_class = {"consistent": "ok", "inconclusive": "warn"}.get(str((r.get("audit") or {}).get("verdict")), "fail")
     if r.get("known_bad"):
-        cls = "ok" if r.get("passed") else "fail"
-        shown[-1] = f"{shown[-1]} (known-bad: {'flagged' if r.get('passed') else 'NOT flagged'})"
-    claimed, lower = number(a.get("epsilon_claimed")), number(a.get("epsilon_lower"))
-    sort_values = [number(a.get(k)) if k else (lower / claimed if claimed and lower is not None else None)
-                   for k in _SORT_KEYS[:-1]]
-    cells = [f"<td data-label='audit'>{link}</td>"]
-    for (h, _), text, value in zip(_COLUMNS, shown[:-1], sort_values):
-        cells.append(f"<td data-label='{esc(h)}' class='num' data-sort='{_sortable(value)}'>{esc(text)}</td>")
-    cells.append(f"<td data-label='verdict' class='{cls}'>{esc(shown[-1])}</td>")
-    cells.append(f"<td data-label='reason' class='reason'>{esc(a.get('verdict_reason') or '')}</td>")
-    cells.append(f"<td data-label='samples' class='num' data-sort='{a['samples']}'>{esc(str(a['samples']))}</td>")
-    cells.append(f"<td data-label='seed' class='num' data-sort='{a['seed']}'>{esc(str(a['seed']))}</td>")
-    cells.append(f"<td data-label='test'>{esc(str(a['test']))}</td>")
-    return f"<tr {attrs}>{''.join(cells)}</tr>"
+        verdict_class = "ok" if r.get("passed") else "fail"
+    cells = _audit_row_cells(r, marks)
+    if [c.header for c in cells] != [h for h, _ in _COLUMNS]:
+        raise RuntimeError(f"audit row {name!r} has cells {[c.header for c in cells]}, not one per column")
+    out = [f"<td data-label='audit' data-sort='{esc(name.lower())}'>{link}</td>"]
+    for c in cells:
+        classes = (["num"] if c.numeric else []) + ([] if c.header in _CARD_SUMMARY else ["more"])
+        if c.header == "verdict":
+            classes.append(verdict_class)
+        elif c.header == "reason":
+            classes += ["reason"] + (["fail"] if not r.get("audit") else [])
+        sort = _sortable(c.sort) if c.numeric else esc(str(c.sort if c.sort is not None else c.text).lower())
+        cls = f" class='{' '.join(classes)}'" if classes else ""
+        out.append(f"<td data-label='{esc(c.header)}'{cls} data-sort='{sort}'>{esc(c.text)}</td>")
+    return f"<tr {attrs}>{''.join(out)}</tr>"
 
 
 #: Identifiers longer than this may wrap at their parts in the audit table (the suite's are at most 29 long).
@@ -372,8 +413,8 @@ def breakable(ident: str) -> str:
     return out
 
 
-def _sortable(value: float | None) -> str:
-    if value is None or value != value:
+def _sortable(value: float | str | None) -> str:
+    if value is None or isinstance(value, str) or value != value:
         return ""
     return "1e308" if value == float("inf") else repr(float(value))
 
@@ -381,7 +422,8 @@ def _sortable(value: float | None) -> str:
 def _details_section(audits: list[dict]) -> str:
     parts = ["<section id='audit-details'><h2>Audit details</h2><p>One entry per audit: every number, the reason, "
              "the pair and the trade-off plane of its distinguishing test (points below the red curve are impossible "
-             "under the claim; the blue point is the event that certified the lower bound).</p>"]
+             "under the tested epsilon; the dash-dotted red curve is the theorem's claim where it differs; the blue "
+             "point is the event that certified the lower bound).</p>"]
     for r in audits:
         parts.append(_audit_detail(r))
     parts.append("</section>")
@@ -400,7 +442,10 @@ def _audit_detail(r: dict) -> str:
     if r.get("params"):
         rows.append(("parameters", ", ".join(f"{k}={v}" for k, v in r["params"].items())))
     if a:
-        rows += [("claimed epsilon", fmt_epsilon(a.get("epsilon_claimed"))), ("delta", a.get("delta")),
+        kind = str(a.get("tested_kind", "exact"))
+        rows += [("claimed epsilon (the theorem)", fmt_epsilon(claimed_epsilon(a))),
+                 ("tested epsilon", fmt_epsilon(tested_epsilon(a)) + (f" ({kind})" if "tested_kind" in a else "")),
+                 ("delta", a.get("delta")),
                  ("accountant", fmt_epsilon(a.get("epsilon_accountant"))
                   + (f" ({a.get('accountant_method')})" if a.get("accountant_method") else "")),
                  ("exact", fmt_epsilon(a.get("epsilon_exact"))), ("budget ceiling", fmt_epsilon(a.get("budget_ceiling"))),
@@ -454,9 +499,10 @@ def _library_section(rows: list[dict]) -> str:
         cls = {"finding": "fail", "error": "fail", "expected, not found": "fail", "expected": "ok"}.get(
             r.get("label") or "", "")
         delta = f" (delta {float(c['delta']):.1e})" if c.get("delta") else ""
-        cells = [str(r["library"]), str(r.get("version", "")), None, f"{fmt_epsilon(c.get('epsilon'))}{delta}",
+        # "function" and "worst pair" are drawn from the row itself below
+        cells = [str(r["library"]), str(r.get("version", "")), "", f"{fmt_epsilon(c.get('epsilon'))}{delta}",
                  str(c.get("source", r.get("error", ""))), fmt_epsilon(r.get("certified")),
-                 fmt_epsilon(r.get("confirm_certified")), None, str(r.get("verdict", "")), str(r.get("label") or "")]
+                 fmt_epsilon(r.get("confirm_certified")), "", str(r.get("verdict", "")), str(r.get("label") or "")]
         tds = []
         for h, text in zip(headers, cells):
             if h == "function":
