@@ -49,7 +49,7 @@ import sys
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -74,6 +74,9 @@ MAX_CHUNK = 256
 #: Opacus' clipping factor is min(1, C / (||g|| + 1e-6)) (opacus/optimizers/optimizer.py, clip_and_accumulate).
 OPACUS_CLIP_EPS = 1e-6
 LOSS_REDUCTIONS = ("sum", "mean")
+#: A white-box statistic: ``(dataset, neighbour) -> (outputs -> log p_D - log p_D')`` (the auditor's
+#: ``HasWhiteBoxStatistic``).
+WhiteBoxStatistic = Callable[[Any, Any], Callable[[np.ndarray], np.ndarray]]
 
 
 def torch_and_opacus(purpose: str = "the Opacus audits") -> tuple:
@@ -197,7 +200,7 @@ def _make_private(config: DPSGDConfig, features, labels, loader_batch: int, n_pa
 def _train(model, optimizer, loader, config: DPSGDConfig) -> np.ndarray:
     """``config.steps`` DP-SGD steps (the Opacus training loop); the iterates, ``(steps, n_params)``."""
     torch, _ = torch_and_opacus()
-    path = []
+    path: list[np.ndarray] = []
     while len(path) < config.steps:
         for xb, yb in loader:
             optimizer.zero_grad()
@@ -256,8 +259,6 @@ class OpacusRun:
         self.config = config
         self.delta = check_delta(delta, allow_zero=False)
         self.whitebox = whitebox
-        if not whitebox:  # the auditor uses a white-box statistic whenever the attribute exists
-            self.log_likelihood_ratio = None
 
     # -- the mechanism -------------------------------------------------------------------------------------------
     def __call__(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -269,7 +270,8 @@ class OpacusRun:
         out = np.empty((n, self.config.steps, d))
         for start in range(0, n, chunk):
             k = min(chunk, n - start)
-            seeds = tuple(int(s) for s in rng.integers(0, 2**62, size=2))
+            data_seed, noise_seed = rng.integers(0, 2**62, size=2)
+            seeds = (int(data_seed), int(noise_seed))
             out[start:start + k] = self._chunk(records, k, seeds, params)
         return out
 
@@ -315,11 +317,12 @@ class OpacusRun:
         """The run as dpverify describes it: ``steps`` Gaussian steps of noise ``sigma C`` on a sum of
         sensitivity ``sensitivity`` (default C), Poisson rate Opacus' ``sample_rate`` for ``records`` records."""
         from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
+        from dpverify.calculus.vocabulary import Release
 
         c = self.config
         sens = c.max_grad_norm if sensitivity is None else sensitivity
         step = GaussianStep(sens, c.noise_multiplier * c.max_grad_norm, self._sampling(records))
-        return MechanismDescription((Repeated(step, c.steps),), "add_remove", "path",
+        return MechanismDescription((Repeated(step, c.steps),), "add_remove", Release.PATH,
                                     source="Abadi et al. 2016, Alg. 1 (Opacus make_private, loss_reduction="
                                            f"'{c.loss_reduction}')")
 
@@ -385,7 +388,13 @@ class OpacusRun:
         mu = c / (self.config.noise_multiplier * self.config.max_grad_norm)
         return averaged_gaussian_epsilon(mu, b_small / b_big, big.shape[1] - 1, self.config.steps, delta)
 
-    def log_likelihood_ratio(self, dataset, neighbour):
+    @property
+    def log_likelihood_ratio(self) -> WhiteBoxStatistic | None:
+        """The white-box statistic (:meth:`_log_likelihood_ratio`), or None when the run was made with
+        ``whitebox=False`` (the auditor uses a white-box statistic whenever this is callable)."""
+        return self._log_likelihood_ratio if self.whitebox else None
+
+    def _log_likelihood_ratio(self, dataset, neighbour):
         """The white-box statistic: ``sum_t log(1 - q + q exp(mu w_t - mu^2 / 2))`` (``q = 1``: ``mu w_t -
         mu^2/2``) with ``w_t`` the canary coordinate of the step's normalised gradient ``(w_{t-1} - w_t) b /
         (lr sigma C)`` (``b`` the divisor of the dataset with the canary) and ``mu = c / (sigma C)``: the privacy
@@ -427,8 +436,6 @@ class BoundRun:
     def __init__(self, run: OpacusRun, records: int):
         self.run = run
         self.records = records
-        if not run.whitebox:
-            self.log_likelihood_ratio = None
 
     def __call__(self, dataset, n, rng):
         return self.run(dataset, n, rng)
@@ -442,8 +449,10 @@ class BoundRun:
     def exact_epsilon(self, dataset, neighbour, delta):
         return self.run.exact_epsilon(dataset, neighbour, delta)
 
-    def log_likelihood_ratio(self, dataset, neighbour):
-        return self.run.log_likelihood_ratio(dataset, neighbour)
+    @property
+    def log_likelihood_ratio(self) -> WhiteBoxStatistic | None:
+        """The run's white-box statistic, or None when the run was made with ``whitebox=False``."""
+        return self.run.log_likelihood_ratio
 
 
 # -- the expected-averaged Gaussian pair (closed form) -------------------------------------------------------------
@@ -655,6 +664,7 @@ def opacus_ledger(run: OpacusRun, dataset, seed: int = 0):
 
     from dpverify.calculus.guarantees import ApproxDP
     from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
+    from dpverify.calculus.vocabulary import Release
     from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
 
     torch, opacus = torch_and_opacus()
@@ -692,8 +702,11 @@ def opacus_ledger(run: OpacusRun, dataset, seed: int = 0):
         om._generate_noise, om.DPOptimizer.__init__ = original_noise, original_init  # type: ignore[method-assign]
     steps = [e for e in led.entries if e.mechanism == "Gaussian"]
     if steps and len({(e.sensitivity, e.scale) for e in steps}) == 1:
-        step = GaussianStep(steps[0].sensitivity, steps[0].scale, run._sampling(records.shape[0]))
-        acc = MechanismDescription((Repeated(step, len(steps)),), "add_remove", "path",
+        sensitivity, scale = steps[0].sensitivity, steps[0].scale
+        if sensitivity is None or scale is None:  # not reached: noise() records both for every Gaussian entry
+            raise RuntimeError("a Gaussian entry of the ledger has no sensitivity or scale")
+        step = GaussianStep(sensitivity, scale, run._sampling(records.shape[0]))
+        acc = MechanismDescription((Repeated(step, len(steps)),), "add_remove", Release.PATH,
                                    source="the ledger's Gaussian steps").account(run.delta)
         led.accounted = ApproxDP(float(acc.epsilon), run.delta)
     return led

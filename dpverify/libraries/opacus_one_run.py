@@ -32,6 +32,7 @@ import numpy as np
 from dpverify.calculus.guarantees import Conversion
 from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, PoissonSampling, Repeated
 from dpverify.calculus.tradeoff import TradeOffCurve
+from dpverify.calculus.vocabulary import Release
 from dpverify.libraries.opacus import DPSGDConfig, opacus_parameters, torch_and_opacus
 from dpverify.validation import check_finite_array, check_positive_int
 
@@ -178,7 +179,8 @@ class OpacusCanaryRun:
         c = self.config
         step = GaussianStep(c.max_grad_norm, c.noise_multiplier * c.max_grad_norm,
                             PoissonSampling(self.params.sample_rate))
-        return MechanismDescription((Repeated(step, c.steps),), "add_remove", "final", "Opacus DP-SGD (make_private)")
+        return MechanismDescription((Repeated(step, c.steps),), "add_remove", Release.FINAL,
+                                   "Opacus DP-SGD (make_private)")
 
     def account(self, delta: float) -> Conversion:
         return self.description().account(delta)

@@ -60,9 +60,18 @@ def _arb(x: float | int | Fraction) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
-def _log_binomial_pmf(T: int, k: int, log_q: arb, log_1mq: arb) -> arb:
+def _log_power(n: int, log_p: arb | None) -> arb:
+    """``n log p``, 0 when ``n`` is 0 (``log_p`` is None where p is not positive: then only n = 0 is defined)."""
+    if not n:
+        return arb(0)
+    if log_p is None:
+        raise ValueError("log(0) is needed: the sampling rate q must lie in (0, 1) here")
+    return n * log_p
+
+
+def _log_binomial_pmf(T: int, k: int, log_q: arb | None, log_1mq: arb | None) -> arb:
     return (arb(T + 1).lgamma() - arb(k + 1).lgamma() - arb(T - k + 1).lgamma()
-            + (k * log_q if k else arb(0)) + ((T - k) * log_1mq if T - k else arb(0)))
+            + _log_power(k, log_q) + _log_power(T - k, log_1mq))
 
 
 def _normal_sf(z: arb) -> arb:

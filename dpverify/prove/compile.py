@@ -39,7 +39,10 @@ def _point_integer(x: Interval, what: str) -> int:
     value = x.lo
     if not value.is_integer():
         raise DomainError(f"{what} must be an integer; got a non-integer point")
-    return int(value.unique_fmpz())
+    n = value.unique_fmpz()
+    if n is None:  # not reached: an exact integer point has a unique integer
+        raise DomainError(f"{what} must be an integer; got a non-integer point")
+    return int(n)
 
 
 def _binomial(n: Interval, k: Interval) -> Interval:
@@ -104,7 +107,7 @@ class _Namespace:
     finite_sum = staticmethod(_finite_sum)
 
 
-_UNARY: dict[type, str] = {
+_UNARY: dict[type[sp.Basic], str] = {
     sp.exp: "exp",
     sp.erf: "erf",
     sp.erfc: "erfc",

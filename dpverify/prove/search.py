@@ -324,7 +324,7 @@ class _Prover:
                 m = Fraction(math.isqrt(int(lo) * int(hi)))
                 m = min(max(m, lo), hi - 1)
             elif p.scale == "log" and lo == 0:
-                m = min(max(hi // 64, lo), hi - 1)
+                m = min(max(Fraction(hi // 64), lo), hi - 1)
             else:
                 m = lo + (hi - lo) // 2
             left = node.box[:j] + ((lo, m),) + node.box[j + 1:]
@@ -428,8 +428,8 @@ class _Prover:
                 frozen.clear()  # on a box that reaches outside the hypotheses the face may lie outside: split freely
             if searching:
                 child_cooldown = depth + 2
-        j = self.choose(node.box, importance, frozen)
-        if j is None:
+        side = self.choose(node.box, importance, frozen)
+        if side is None:
             reason = why or "width limit: no side of the box can be split further"
             if violated is not None or not holds_all:
                 unsure = self.unsure_constraints(ivs)
@@ -437,7 +437,7 @@ class _Prover:
                     reason += f" (on the edge of hypothesis {', '.join(unsure)})"
             node.kind, node.info = "undecided", (reason,)
             return "undecided", 0.0, 0
-        self.split(node, j)
+        self.split(node, side)
         for child in node.children:
             child.ctx = ctx
         return "split", float(margin.lo) if margin is not None else -math.inf, child_cooldown
@@ -482,8 +482,8 @@ class _Prover:
                     v = Fraction(math.floor(v))
                 point.append(v)
             points.append(tuple(point))
-        for point in points:
-            box = tuple((v, v) for v in point)
+        for at in points:
+            box = tuple((v, v) for v in at)
             ivs = _intervals(box)
             self.evaluated += 1
             _, _, holds_all = self.constraint_status(ivs)
@@ -548,11 +548,11 @@ class _Prover:
                 if guess and (lo if guess > 0 else hi) in self.root_box[j] and \
                         self.tight_edge(dctx, node.box) and self.corners_agree(dctx, node.box, guess):
                     candidates.append((1, -importance[j], j, guess, None))
-        for _, _, j, direction, d in sorted(candidates, key=lambda t: t[:3])[:3]:
+        for _, _, j, direction, sign_known in sorted(candidates, key=lambda t: t[:3])[:3]:
             dctx = self.derivative_context(ctx, j, direction)
             assert dctx is not None
             derivative_proof = Node(node.box)
-            if d is not None:
+            if sign_known is not None:
                 signed = dctx.value(*ivs)
                 if not signed.lo >= 0:
                     continue

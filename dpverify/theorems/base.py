@@ -595,7 +595,9 @@ class Theorem:
             raise ValueError(f"{self.id}: pin {name!r}: rel and abs_tol must be finite numbers >= 0")
 
         def run() -> CheckResult:
-            worst, lines, pinned = (-math.inf, None, None), [], []
+            worst: tuple[float, float | None, float | None] = (-math.inf, None, None)
+            lines: list[str] = []
+            pinned: list[str] = []
             ok = True
             for values, expected in cases():
                 ev = self.evaluate(allow_unguaranteed=allow_unguaranteed, **values)
@@ -754,8 +756,8 @@ class Theorem:
                 lines.append(f"  [{c.kind}] {c.name}" + (f": {c.description}" if c.description else ""))
         if self.errata:
             lines += ["", "Errata:"]
-            for e in self.errata:
-                lines.append(f"  {e.description}\n    printed:   {e.printed}\n    corrected: {e.corrected}")
+            for erratum in self.errata:
+                lines.append(f"  {erratum.description}\n    printed:   {erratum.printed}\n    corrected: {erratum.corrected}")
         if self.empirical:
             lines += ["", "Empirical checks:"]
             for e in self.empirical:

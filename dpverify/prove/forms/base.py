@@ -12,6 +12,7 @@ the proof's chain of Lemmas 3 and 4 (each proved)".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import sympy as sp
@@ -47,7 +48,7 @@ class Part:
 
 
 #: Per hypothesis name, the declared limits to use when that hypothesis is widened away (``{symbol: (lo, hi)}``).
-Widening = Mapping[str, Mapping[str, tuple[object | None, object | None]]]
+Widening = Mapping[str, Mapping[str, tuple[Fraction | int | None, Fraction | int | None]]]
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from dpverify.theorems import symbols as sy
@@ -279,7 +280,7 @@ def gaussian_path_exact_rdp(alpha: float, lam: float, shift: float, h: float, k:
     return float(a * G @ np.linalg.solve(Sigma, G) / 2)
 
 
-def mixture_pair_renyi(alpha: float, atoms_p: np.ndarray, atoms_q: np.ndarray, weights: np.ndarray,
+def mixture_pair_renyi(alpha: float, atoms_p: ArrayLike, atoms_q: ArrayLike, weights: ArrayLike,
                        sigma: float, grid_size: int = 20001) -> float:
     """``D_alpha(P || Q)`` for 1-d Gaussian location mixtures ``P = sum_j w_j N(a_j, sigma^2)``,
     ``Q = sum_j w_j N(b_j, sigma^2)``, by trapezoidal quadrature in log space on a grid covering

@@ -152,12 +152,23 @@ class CheckedStatement(Protocol):
     FinalStateStatement` is one): the catalogue ID, the currencies it claims in (``"rdp"``, ``"epsilon"``), the
     theorem's inputs at a grid point, the run the point describes, and the claimed values."""
 
-    theorem_id: str
-    currencies: tuple
-    inputs: Callable[[dict], dict]
-    run: Callable[[dict], MechanismDescription]
-    claimed_epsilon: Callable[[Evaluation, dict], float]
-    claimed_rdp: Callable[[Evaluation, dict], float] | None
+    @property
+    def theorem_id(self) -> str: ...
+
+    @property
+    def currencies(self) -> tuple: ...
+
+    @property
+    def inputs(self) -> Callable[[dict], dict]: ...
+
+    @property
+    def run(self) -> Callable[[dict], MechanismDescription]: ...
+
+    @property
+    def claimed_epsilon(self) -> Callable[[Evaluation, dict], float]: ...
+
+    @property
+    def claimed_rdp(self) -> Callable[[Evaluation, dict], float] | None: ...
 
 
 def rows_for(statement: CheckedStatement, points: Iterable[dict]) -> list[GridRow]:
@@ -171,6 +182,8 @@ def rows_for(statement: CheckedStatement, points: Iterable[dict]) -> list[GridRo
         for currency in statement.currencies:
             if currency == "rdp":
                 alpha = point["alpha"]
+                if statement.claimed_rdp is None:
+                    raise ValueError(f"{statement.theorem_id} claims in rdp but gives no claimed_rdp")
                 claimed = statement.claimed_rdp(evaluation, point)
                 value, method = exact.rdp(alpha)
                 out.append(GridRow(statement.theorem_id, key, f"rdp(alpha={alpha:g})", claimed, value, method,

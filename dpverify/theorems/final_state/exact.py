@@ -35,8 +35,10 @@ from dpverify.calculus.accounting.release import (
     release_window_pairs,
 )
 from dpverify.calculus.accounting.shift_mixture import shift_lattice
+from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.calculus.mechanism_description import MechanismDescription
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
+from dpverify.calculus.vocabulary import Release
 from dpverify.validation import check_delta, check_order, check_positive_int, check_real
 
 __all__ = ["COARSE", "ExactFinal", "exact_final", "mixture_renyi_lower"]
@@ -130,15 +132,22 @@ class ExactFinal:
         d = check_delta(delta, allow_zero=False)
         if self.full_batch:
             return gaussian_epsilon(d, self.pair.mu), "closed form (Balle & Wang 2018)"
-        exact = release_privacy(self.description.steps_expanded(), self.description.dynamics, "final",
+        exact = release_privacy(self.description.steps_expanded(), _dynamics(self.description), Release.FINAL,
                                 self.description.neighbouring, **COARSE)
         return exact.epsilon_bounds(d)[0], "PLD bracket, lower end"
+
+
+def _dynamics(description: MechanismDescription) -> LinearDynamics:
+    """The description's linear dynamics (an :class:`ExactFinal`'s description always has them: :func:`exact_final`)."""
+    if description.dynamics is None:
+        raise ValueError("the exact final release needs a MechanismDescription with linear dynamics")
+    return description.dynamics
 
 
 @lru_cache(maxsize=1024)
 def _mixture_rdp(description: MechanismDescription, alpha: float) -> float:
     """:func:`mixture_renyi_lower` of a description's final pair (cached: statements sharing a run share it)."""
-    (pair,) = release_window_pairs(description.steps_expanded(), description.dynamics, "final")
+    (pair,) = release_window_pairs(description.steps_expanded(), _dynamics(description), Release.FINAL)
     return mixture_renyi_lower(pair.mixture_weights(), pair.rates, alpha)
 
 
@@ -146,5 +155,5 @@ def exact_final(description: MechanismDescription) -> ExactFinal:
     """The :class:`ExactFinal` of ``description``'s final iterate (the description must carry linear dynamics)."""
     if not isinstance(description, MechanismDescription) or description.dynamics is None:
         raise ValueError("the exact final release needs a MechanismDescription with linear dynamics")
-    (pair,) = release_window_pairs(description.steps_expanded(), description.dynamics, "final")
+    (pair,) = release_window_pairs(description.steps_expanded(), description.dynamics, Release.FINAL)
     return ExactFinal(description, pair)

@@ -40,6 +40,7 @@ from dpverify.calculus.mechanism_description import (
     PoissonSampling,
     Repeated,
 )
+from dpverify.calculus.vocabulary import Release
 from dpverify.validation import check_positive_int, check_real
 
 __all__ = ["dp_sgld_li_run", "dp_sgld_wang_run", "linear_chain", "noisy_gd_run", "noisy_sgd_run", "ula_run"]
@@ -70,7 +71,7 @@ def linear_chain(contraction, sensitivity, noise_std, sampling, neighbouring: st
     if check_real("start_std", start_std, low=0.0) > 0:
         steps.insert(0, Repeated(GaussianStep(0.0, float(start_std), FullBatch(), "random start")))
         factors = np.concatenate([[1.0], rho])
-    return MechanismDescription(tuple(steps), neighbouring, "final", source,
+    return MechanismDescription(tuple(steps), neighbouring, Release.FINAL, source,
                                 dynamics=LinearDynamics.contraction(factors, source=source))
 
 

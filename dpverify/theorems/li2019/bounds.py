@@ -186,6 +186,13 @@ def _check_orders_grid(orders: str) -> str:
     return orders
 
 
+def _best_lambda(order: float | None) -> float:
+    """The moment order lam = alpha - 1 of an RDP conversion's best Renyi order alpha."""
+    if order is None:  # not reached: an RDP conversion always names the order it used
+        raise ValueError("the conversion did not report the order it used")
+    return order - 1.0
+
+
 def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to: str, conversion: str,
              orders: str = "fractional") -> float:
     """delta at eps = ``target`` (``to="delta"``) or eps at delta = ``target`` from the exact log moments of the
@@ -207,9 +214,9 @@ def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to
         orders, rdp = lams + 1.0, alpha / lams
         if to == "delta":
             c = rdp_to_delta(orders, rdp, target, "balle2020")
-            return c.delta, c.order - 1.0
+            return c.delta, _best_lambda(c.order)
         c = rdp_to_dp(orders, rdp, target, "balle2020")
-        return c.epsilon, c.order - 1.0
+        return c.epsilon, _best_lambda(c.order)
 
     if orders == "integer":
         value, best = run(INTEGER_LAMBDAS)

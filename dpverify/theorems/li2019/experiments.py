@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TypedDict
 
 import numpy as np
 import sympy as sp
@@ -50,8 +51,41 @@ __all__ = [
     "logreg_numbers",
 ]
 
+
+class Fig1Setting(TypedDict):
+    """The fixed quantities of Figure 1 (epsilon is its axis)."""
+
+    N: int
+    T: int
+    L: float
+    delta: float
+
+
+class Table1Row(TypedDict):
+    """One row of Table 1: dataset size, batch, epochs, step, Lipschitz constant and the claimed (eps, delta)."""
+
+    N: int
+    tau: int
+    epochs: int
+    eta: float
+    L: float
+    epsilon: float
+    delta: float
+
+
+class LogregSetting(TypedDict):
+    """The logistic-regression setting of Sec. 4.2."""
+
+    N: int
+    tau: int
+    T: int
+    L: float
+    epsilon: float
+    delta: float
+
+
 #: Figure 1 (Sec. 4.1): N = 50,000, T = 10,000, L = 1, delta = 1e-5, eps from 0.02 to 1.7.
-FIG1_SETTING = {"N": 50_000, "T": 10_000, "L": 1.0, "delta": 1e-5}
+FIG1_SETTING: Fig1Setting = {"N": 50_000, "T": 10_000, "L": 1.0, "delta": 1e-5}
 #: Figure 2: N in 1e3..1e6 with L = 1, and L in {0.1, 0.5, 1, 10} with N = 1e4; delta = 1/N, T = N.
 FIG2_N = (1_000, 10_000, 100_000, 1_000_000)
 FIG2_L = (0.1, 0.5, 1.0, 10.0)
@@ -236,7 +270,7 @@ fig2.errata += [
 #: Table 1 settings. MNIST: N = 60,000, batch 128, 20 epochs, eta = 0.3, L = 0.3, claimed (0.99, 1e-5).
 #: SVHN: eta = 0.1, L = 5, claimed (2.97, 1e-6); batch and epochs are not stated -- dpverify assumes
 #: MNIST's (128, 20 epochs) and N = 73,257 (the SVHN training split).
-TABLE1 = {
+TABLE1: dict[str, Table1Row] = {
     "MNIST": {"N": 60_000, "tau": 128, "epochs": 20, "eta": 0.3, "L": 0.3, "epsilon": 0.99, "delta": 1e-5},
     "SVHN": {"N": 73_257, "tau": 128, "epochs": 20, "eta": 0.1, "L": 5.0, "epsilon": 2.97, "delta": 1e-6},
 }
@@ -265,7 +299,7 @@ def pld_available() -> bool:
     return importlib.util.find_spec("dpverify.calculus.accounting.pld") is not None
 
 
-def _setting(row: dict, tau_value: int, N: int | None = None) -> tuple[int, int, float, float]:
+def _setting(row: Table1Row, tau_value: int, N: int | None = None) -> tuple[int, int, float, float]:
     """(N, iterations, q, sigma) of a Table 1 row at batch ``tau_value``: ``epochs N / tau`` iterations, q = tau/N,
     Algorithm 1's noise multiplier sigma = tau/(L sqrt(N eta))."""
     n = row["N"] if N is None else N
@@ -359,7 +393,7 @@ def table1_numbers() -> dict[str, dict]:
         n, T_it, qv, sig = _setting(row, row["tau"])
         eps = {c: table_epsilon(name, row["tau"], c) for c in convs}
         valid = {c: v for c, v in eps.items() if c in available_conversions() and not math.isnan(v)}
-        best = min(valid, key=valid.get)
+        best = min(valid, key=valid.__getitem__)
         out[name] = {
             "claimed_epsilon": row["epsilon"],
             "delta": row["delta"],
@@ -486,7 +520,7 @@ table1.errata.append(Erratum(
 # ---------------------------------------------------------------------------------------------
 #: Sec. 4.2: Adult (N = 32,561 training records), delta = 1e-4, eps ~ 0.08. Not stated in the paper and
 #: chosen by dpverify: L = 1, batch 100, 10 epochs (T = 3,256 iterations), a fixed step.
-LOGREG = {"N": 32_561, "tau": 100, "T": 3_256, "L": 1.0, "epsilon": 0.08, "delta": 1e-4}
+LOGREG: LogregSetting = {"N": 32_561, "tau": 100, "T": 3_256, "L": 1.0, "epsilon": 0.08, "delta": 1e-4}
 
 
 @functools.cache
@@ -495,11 +529,11 @@ def logreg_numbers() -> dict[str, float]:
     closed form), Theorem 3 (first step), and the exact moments accountant (fixed step)."""
     s = LOGREG
     qv = s["tau"] / s["N"]
-    base = dict(N=s["N"], T=s["T"], L=s["L"], epsilon=s["epsilon"], delta=s["delta"], q=qv)
+    base = (s["N"], s["T"], s["L"], s["epsilon"], s["delta"], qv)  # N, T, L, epsilon, delta, q
     return {
-        "fixed_lemma2": eta_max_lemma2(**base, schedule="fixed"),
-        "decreasing_lemma2": eta_max_lemma2(**base, schedule="decreasing"),
-        "fixed_exact": eta_max_exact(**base, schedule="fixed"),
+        "fixed_lemma2": eta_max_lemma2(*base, schedule="fixed"),
+        "decreasing_lemma2": eta_max_lemma2(*base, schedule="decreasing"),
+        "fixed_exact": eta_max_exact(*base, schedule="fixed"),
     }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TypedDict
 
 import sympy as sp
 
@@ -41,8 +42,19 @@ PRINTED = {
     "iii)": eta < eps**2 * N * t ** sp.Rational(-1, 3) / (c2**2 * L**2 * T ** sp.Rational(2, 3) * ell),
 }
 
+
+class ExampleSetting(TypedDict):
+    """The setting of Sec. 3.1's example (q is not stated)."""
+
+    N: int
+    T: int
+    L: float
+    epsilon: float
+    delta: float
+
+
 #: The example of Sec. 3.1: N = 50,000, eps = 0.1, delta = 1e-5, T = 10,000, L = 1 (q is not stated).
-MNIST_EXAMPLE = {"N": 50_000, "T": 10_000, "L": 1.0, "epsilon": 0.1, "delta": 1e-5}
+MNIST_EXAMPLE: ExampleSetting = {"N": 50_000, "T": 10_000, "L": 1.0, "epsilon": 0.1, "delta": 1e-5}
 #: The batch size is not stated; 128 (Table 1's MNIST batch) gives q = 128/50,000.
 MNIST_EXAMPLE_Q = 128 / 50_000
 

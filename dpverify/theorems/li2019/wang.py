@@ -266,7 +266,7 @@ example.add_pin(
     "pin_float_wang_bound",
     "eta_max_wang against dpverify.theorems.li2019.bounds.wang_eta_max (floats) at the example and at L = 2.5 (the "
     "example's L = 1 hides L^2); rel 1e-12",
-    lambda: [({**MNIST_EXAMPLE, "L": L_}, {"eta_max_wang": wang_eta_max(**{**MNIST_EXAMPLE, "L": L_})}) for L_ in (1.0, 2.5)],
+    lambda: [({**MNIST_EXAMPLE, "L": L_}, {"eta_max_wang": wang_eta_max(**(MNIST_EXAMPLE | {"L": L_}))}) for L_ in (1.0, 2.5)],
     rel=1e-12)
 
 

@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 import sympy as sp
+from numpy.typing import ArrayLike
 
 from dpverify.theorems.shared import APPROX_SAMPLING, OPS_PURE_DP
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
@@ -605,7 +606,7 @@ def23.add_pin(
     _def23_cases, rel=1e-12)
 
 
-def _two_point_posteriors(l_x: np.ndarray, l_xp: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+def _two_point_posteriors(l_x: ArrayLike, l_xp: ArrayLike, w: float) -> tuple[np.ndarray, np.ndarray]:
     """Posteriors on two parameter values (prior (w, 1 - w)) after one record with log-likelihoods l_x or l_xp."""
     lw = np.log([w, 1 - w])
 
