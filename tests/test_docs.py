@@ -109,6 +109,16 @@ def test_markdown_escaping_keeps_text_literal():
     assert docs_gen._code("x`y") == "``x`y``"
 
 
+def test_getting_started_quotes_the_readme_commands_literally():
+    """Issue 36: the page included the commands with a snippet directive, which showed raw wherever the page is read
+    outside the built site (GitHub, an editor). It quotes them literally; this fails when they drift apart."""
+    page = (REPO / "docs" / "getting-started.md").read_text()
+    assert "--8<--" not in page
+    assert docs_gen.quoted_readme_commands() == docs_gen.readme_commands(), (
+        "docs/getting-started.md quotes other commands than README.md: copy the README's commands section between "
+        "the markers")
+
+
 def test_getting_started_quotes_the_readme_commands(site):
     import html as html_lib
 
@@ -120,3 +130,12 @@ def test_getting_started_quotes_the_readme_commands(site):
     text = html_lib.unescape(re.sub(r"<[^>]+>", "", (site / "getting-started" / "index.html").read_text()))
     for command in commands:
         assert command.strip() in text, command
+
+
+def test_the_readme_counts_the_bug_corpus_right():
+    """Issue 36: the README said six reported bugs while the corpus held nine."""
+    from dpverify.libraries.corpus import CASES
+
+    words = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+    said = re.findall(r"\((\w+) reported DP bugs", (REPO / "README.md").read_text())
+    assert said and all(words.get(w, w) in (len(CASES), str(len(CASES))) for w in said), (said, len(CASES))

@@ -10,7 +10,9 @@
 - ``errata.md`` -- every theorem's ``errata`` field, with the status of the check that shows it;
 - ``api.md`` -- the API reference page: one mkdocstrings ``:::`` block per public module;
 - ``notebooks/<name>.md`` -- each notebook of ``docs/notebooks/`` as a page (its cells, without outputs);
-- ``_snippets/readme-commands.md`` -- the README's "two commands" section, included by ``getting-started.md``
+- (not generated) ``getting-started.md`` quotes the README's "two commands" section literally between
+  :data:`README_START` and :data:`README_END`, so that the page reads right on its own (a snippet directive showed
+  raw outside the built site); ``tests/test_docs.py`` fails when the quote and the README disagree
   (``pymdownx.snippets``), so the two never drift apart.
 
 Running every check takes about a minute, so the results are cached in ``docs/.check_cache.json``,
@@ -39,6 +41,7 @@ __all__ = [
     "api_page",
     "notebook_pages",
     "readme_commands",
+    "quoted_readme_commands",
     "generate",
     "on_pre_build",
     "main",
@@ -48,7 +51,9 @@ REPO_DIR = Path(__file__).resolve().parent.parent.parent  # docs/hooks/ -> the r
 #: The package whose sources key the check cache.
 PACKAGE_DIR = REPO_DIR / "dpverify"
 CACHE_NAME = ".check_cache.json"
-README_SNIPPET = "_snippets/readme-commands.md"
+#: The markers around the README's commands quoted in ``getting-started.md`` (:func:`quoted_readme_commands`).
+README_START = "<!-- the README's two commands: start (kept equal to README.md by tests/test_docs.py) -->"
+README_END = "<!-- the README's two commands: end -->"
 #: Longest check detail shown on a page (details can hold tracebacks).
 DETAIL_CHARS = 400
 
@@ -115,7 +120,7 @@ def _generated_files() -> list[str]:
 
     notebooks = [f"notebooks/{p.stem}.md" for p in _notebooks(REPO_DIR / "docs")]
     return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md", *notebooks,
-            README_SNIPPET, PROVE_SNIPPET]
+            PROVE_SNIPPET]
 
 
 #: The table of every provable item's outcome, included by docs/prove.md.
@@ -538,6 +543,14 @@ def readme_commands(readme: str | Path = REPO_DIR / "README.md") -> str:
     raise ValueError(f"{readme}: no '## ...commands...' section to show in docs/getting-started.md")
 
 
+def quoted_readme_commands(page: str | Path = REPO_DIR / "docs" / "getting-started.md") -> str:
+    """The README commands ``page`` quotes between :data:`README_START` and :data:`README_END` (stripped)."""
+    text = Path(page).read_text()
+    if README_START not in text or README_END not in text:
+        raise ValueError(f"{page}: no quoted README commands between the markers {README_START!r} and {README_END!r}")
+    return text.split(README_START, 1)[1].split(README_END, 1)[0].strip()
+
+
 # --- writing ----------------------------------------------------------------------------------------------------
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -558,7 +571,6 @@ def generate(docs_dir: str | Path, run_checks: bool = True) -> list[Path]:
     pages["errata.md"] = errata_page(results)
     pages["api.md"] = api_page()
     pages.update(notebook_pages(docs))
-    pages[README_SNIPPET] = readme_commands()
     pages[PROVE_SNIPPET] = prove_table()
     written = []
     for rel, text in pages.items():

@@ -63,6 +63,7 @@ _WORKER_ROWS_KEY = pytest.StashKey[list]()
 _LOST_WORKERS_KEY = pytest.StashKey[list]()
 _CLUSTER_KEY = pytest.StashKey[Any]()
 _CLIENT_KEY = pytest.StashKey[Any]()
+_CLIENT_ERROR_KEY = pytest.StashKey[str]()
 _AUDITS_BEFORE_KEY = pytest.StashKey[int]()
 
 
@@ -191,11 +192,18 @@ def session_client(config: pytest.Config) -> Any:
     scheduler = config.getoption("--dp-scheduler", default=None)
     if scheduler is None:
         return None
+    if _CLIENT_ERROR_KEY in config.stash:  # the first audit could not connect: the rest fail at once, not again
+        raise RuntimeError(config.stash[_CLIENT_ERROR_KEY])
     if _CLUSTER_KEY not in config.stash:
         from dpverify.audit.distributed import connect
 
         cluster = connect(scheduler, config.getoption("--dp-workers", default=None) if scheduler == "local" else None)
-        client = cluster.__enter__()
+        try:
+            client = cluster.__enter__()
+        except Exception as exc:
+            config.stash[_CLIENT_ERROR_KEY] = (f"--dp-scheduler {scheduler}: could not connect ({exc}); every audit "
+                                               "of this session needs it, so none is tried again")
+            raise RuntimeError(config.stash[_CLIENT_ERROR_KEY]) from exc
         config.stash[_CLUSTER_KEY] = cluster
         config.stash[_CLIENT_KEY] = client
     return config.stash[_CLIENT_KEY]
@@ -421,8 +429,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     if lost:
         terminalreporter.write_line(f"dpverify: the audits of {', '.join(lost)} are missing (the worker went down "
                                     "before it could send them); the table and report hold the others", red=True)
-    if not rows:
-        return
+    if rows:
+        _print_audits(terminalreporter, config, rows)
+    path = config.getoption("--dp-report")
+    if path:
+        _write_session_report(terminalreporter, config, path, rows, lost)
+
+
+def _print_audits(terminalreporter, config: pytest.Config, rows: list[dict]) -> None:
+    """The session's audit table, its verdict counts, the audits that need a look, loose claims and the legend."""
     from dpverify.interfaces.presentation import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes, summary_counts
 
     marks = accountant_marks(rows)
@@ -449,16 +464,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
             terminalreporter.write_line(f"  {line}")
     else:
         terminalreporter.write_line("  (--dp-explain: what each column means)")
-    path = config.getoption("--dp-report")
-    if path:
-        from dpverify.interfaces.files import write_json_atomic
 
-        try:
-            write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "generator": "dpverify pytest "
-                                     "plugin", "settings": report_settings(config), "summary": counts,
-                                     "missing_workers": lost, "audits": rows})
-        except OSError as exc:  # checked at start-up; this is e.g. a full disk or a path removed meanwhile
-            terminalreporter.write_line(f"dpverify: could not write the report to {path}: "
-                                        f"{exc.strerror or exc}", red=True)
-        else:
-            terminalreporter.write_line(f"dpverify report written to {path}")
+
+def _write_session_report(terminalreporter, config: pytest.Config, path: str, rows: list[dict],
+                          lost: list[str]) -> None:
+    """``--dp-report PATH``: this session's audits, written atomically, also when the session ran none (issue 36: a
+    session without audits left the previous session's report in place, and CI archived its stale results)."""
+    from dpverify.interfaces.files import write_json_atomic
+    from dpverify.interfaces.presentation import summary_counts
+
+    counts = summary_counts(r["verdict"] for r in rows)
+    try:
+        write_json_atomic(path, {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "generator": "dpverify pytest "
+                                 "plugin", "settings": report_settings(config), "summary": counts,
+                                 "missing_workers": lost, "audits": rows})
+    except OSError as exc:  # checked at start-up; this is e.g. a full disk or a path removed meanwhile
+        terminalreporter.write_line(f"dpverify: could not write the report to {path}: "
+                                    f"{exc.strerror or exc}", red=True)
+    else:
+        what = "" if rows else " (no audit ran in this session: it records none)"
+        terminalreporter.write_line(f"dpverify report written to {path}{what}")
