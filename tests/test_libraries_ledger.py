@@ -36,6 +36,17 @@ def test_compose_sequential_and_partitioned():
         Partition("a.py", "f", "i", kind="serial")
 
 
+def test_an_unknown_partition_kind_is_refused_not_composed_as_a_maximum():
+    """Issue 36: an entry whose partition kind is unknown was composed as a maximum over its parts (parallel
+    composition), which only disjoint parts allow: three calls of 0.5 came out as 0.5 instead of an error."""
+    serial = [_e(0.5, part=("serial", 0, p)) for p in "abc"]
+    with pytest.raises(ValueError, match=r"partition kind must be one of \('disjoint', 'vector'\); got 'serial'"):
+        compose(serial, "add_remove")
+    mixed = [_e(0.5, part=("disjoint", 0, "a")), _e(0.5, part=("vector", 0, "b"))]
+    with pytest.raises(ValueError, match="one loop has one kind"):
+        compose(mixed, "add_remove")
+
+
 def test_mismatch_uses_the_cheapest_relation_and_diff_flags_causes():
     led = Ledger("lib", entries=[_e(0.5, part=("disjoint", 0, p)) for p in "ab"],
                  recorded=ApproxDP(0.5, 0.0), asked=ApproxDP(0.5, 0.0), adjacency="replace")

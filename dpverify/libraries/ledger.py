@@ -37,9 +37,14 @@ from typing import Any
 from dpverify.calculus.composition import basic_composition
 from dpverify.calculus.guarantees import ApproxDP
 
-__all__ = ["Ledger", "LedgerEntry", "Partition", "compose", "diff", "diffprivlib_ledger", "library_site"]
+__all__ = ["Ledger", "LedgerEntry", "Partition", "PARTITION_KINDS", "compose", "diff", "diffprivlib_ledger", "library_site"]
 
 _TOL = 1e-9
+
+#: The kinds of partitioned loop a ledger composes (:class:`Partition`): "disjoint" parts of the data (parallel
+#: composition: the maximum over parts, the two largest under replace-one) and the coordinates of one "vector" whose
+#: clipping bounds the whole vector (the maximum).
+PARTITION_KINDS = ("disjoint", "vector")
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,8 @@ class Partition:
     kind: str = "disjoint"
 
     def __post_init__(self) -> None:
-        if self.kind not in ("disjoint", "vector"):
-            raise ValueError(f"kind must be 'disjoint' or 'vector'; got {self.kind!r}")
+        if self.kind not in PARTITION_KINDS:
+            raise ValueError(f"kind must be one of {PARTITION_KINDS}; got {self.kind!r}")
 
 
 @dataclass
@@ -184,7 +189,13 @@ def compose(entries: Sequence[LedgerEntry], adjacency: str = "replace") -> Appro
             parts.append(ApproxDP(e.epsilon, e.delta))
             continue
         kind, scope, part = e.partition
-        kinds[scope] = kind
+        if kind not in PARTITION_KINDS:
+            raise ValueError(f"ledger entry at {e.site}: partition kind must be one of {PARTITION_KINDS}; got {kind!r} "
+                             "(an unknown kind would otherwise be composed as a maximum over its parts, which only "
+                             "disjoint parts allow)")
+        if kinds.setdefault(scope, kind) != kind:
+            raise ValueError(f"ledger entry at {e.site}: partition scope {scope!r} has kinds {kinds[scope]!r} and "
+                             f"{kind!r}; one loop has one kind")
         scopes.setdefault(scope, {}).setdefault(part, []).append(e)
     for scope, by_part in scopes.items():
         each = sorted((basic_composition([ApproxDP(e.epsilon, e.delta) for e in es]) for es in by_part.values()),
