@@ -111,7 +111,11 @@ def test_large_values_do_not_overflow():
     n = sp.Symbol("n", positive=True)
     thm = Theorem("wang2015.toy_big", "big", Source("wang2015", "x"), "privacy",
                   symbols={"n": n}, conclusion={"epsilon": sp.exp(n)})
-    assert thm.evaluate(n=1000).epsilon == math.inf
+    from dpverify.theorems.base import ConclusionOverflow
+
+    with pytest.warns(ConclusionOverflow):
+        ev = thm.evaluate(n=1000)
+    assert ev.epsilon == math.inf and ev.overflowed == {"epsilon": "1.97007e+434"}
 
 
 def test_registry_rejects_unknown_ids_with_hint():
@@ -181,3 +185,21 @@ def test_evaluation_names_a_missing_conclusion():
     res = make_theorem().evaluate(B=0.25, epsilon_target=1.0)
     with pytest.raises(AttributeError, match="no conclusion 'epsilonn'"):
         res.epsilonn  # noqa: B018 - the access itself is what is tested
+
+
+def test_a_conclusion_beyond_float64_is_announced_not_silently_inf():
+    """Issue 36: a theorem evaluated where its conclusion overflows returned inf without a word. Wang et al. 2015,
+    Thm 1 (OPS is 4B-DP) at B = 1e308: epsilon = 4e308 is finite but beyond float64."""
+    import warnings
+
+    from dpverify.theorems import registry
+    from dpverify.theorems.base import ConclusionOverflow
+
+    theorem = registry.get("wang2015.thm1_ops_pure_dp")
+    with pytest.warns(ConclusionOverflow, match=r"epsilon = 4\.0+e\+308 exceeds float64"):
+        ev = theorem.evaluate(B=1e308)
+    assert ev.epsilon == float("inf") and ev.overflowed == {"epsilon": "4.00000e+308"}
+    assert ev.to_dict()["overflowed_conclusions"] == {"epsilon": "4.00000e+308"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert theorem.evaluate(B=1e300).overflowed == {}  # 4e300 fits: no warning

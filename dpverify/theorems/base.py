@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -295,6 +296,9 @@ class Evaluation:
     guaranteed: bool
     unchecked: list[str] = field(default_factory=list)
     omitted: dict[str, list[str]] = field(default_factory=dict)
+    #: conclusions whose value is finite but beyond float64 (stored as +-inf): name -> the value in words, to 6
+    #: significant digits (e.g. ``"1.38879e+434"``); also announced by a :class:`ConclusionOverflow` warning
+    overflowed: dict[str, str] = field(default_factory=dict)
 
     def _missing(self, name: str) -> str:
         omitted = self.__dict__.get("omitted", {})
@@ -357,27 +361,42 @@ class Evaluation:
             "guaranteed": self.guaranteed,
             "unchecked_hypotheses": list(self.unchecked),
             "omitted_conclusions": {k: list(v) for k, v in self.omitted.items()},
+            "overflowed_conclusions": dict(self.overflowed),
         }
         out.update({k: plain(v) for k, v in self.conclusion.items()})
         out["conclusion"] = {k: plain(v) for k, v in self.conclusion.items()}
         return out
 
 
+class ConclusionOverflow(RuntimeWarning):
+    """A conclusion evaluated to a finite number beyond float64: it is returned as +-inf, and its value is in
+    :attr:`Evaluation.overflowed`."""
+
+
 def _to_float(expr: Any) -> float:
+    return _evaluate(expr)[0]
+
+
+def _evaluate(expr: Any) -> tuple[float, str | None]:
+    """``expr`` as a float, and, when it is a finite number beyond float64 (returned as +-inf), its value to 6
+    significant digits (else None)."""
     value = sp.N(sp.sympify(expr), 30)
     if value in (sp.oo, sp.zoo) or value == sp.oo:
-        return math.inf
+        return math.inf, None
     if value == -sp.oo:
-        return -math.inf
+        return -math.inf, None
     if not value.is_real:
         if value.is_number and abs(sp.im(value)) < 1e-25 * max(1, abs(sp.re(value))):
             value = sp.re(value)
         else:
             raise ValueError(f"expression did not evaluate to a real number: {value}")
     try:
-        return float(value)
+        result = float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        result = math.inf if value > 0 else -math.inf
+    if math.isinf(result):
+        return result, str(sp.N(value, 6))
+    return result, None
 
 
 class Statement:
@@ -716,9 +735,14 @@ class Theorem:
             details = [f"{n}: {self._hyp(n).condition}" for n in failed]
             raise HypothesisError(self.id, failed, details)
         omitted = {k: self._missing_for(v, subs) for k, v in self.conclusion.items() if self._missing_for(v, subs)}
-        conclusion = {k: _to_float(v.subs(subs)) for k, v in self.conclusion.items() if k not in omitted}
+        evaluated = {k: _evaluate(v.subs(subs)) for k, v in self.conclusion.items() if k not in omitted}
+        conclusion = {k: value for k, (value, _) in evaluated.items()}
+        overflowed = {k: text for k, (_, text) in evaluated.items() if text is not None}
+        if overflowed:
+            warnings.warn(f"{self.id}: {', '.join(f'{k} = {t}' for k, t in overflowed.items())} exceeds float64 and "
+                          "is returned as inf (the value: Evaluation.overflowed)", ConclusionOverflow, stacklevel=2)
         return Evaluation(self.id, plain, holds, conclusion, guaranteed=not failed and not unchecked,
-                          unchecked=unchecked, omitted=omitted)
+                          unchecked=unchecked, omitted=omitted, overflowed=overflowed)
 
     def _hyp(self, name: str) -> Hypothesis:
         return next(h for h in self.hypotheses if h.name == name)
