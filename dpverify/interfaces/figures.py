@@ -125,6 +125,7 @@ BERTAZZI_SETTING = {"N": 2, "R": 1.0, "delta": 1e-5, "h": 0.1, "k": 100}
 
 def _ula_exact(kind: str, h: float, k: int) -> float:
     """Exact pair epsilon of ULA on the Gaussian target (the sampler's closed form) for the edge pair x = R vs -R."""
+    from dpverify.audit.abilities import HasExactEpsilon
     from dpverify.models.targets import GaussianTarget
     from dpverify.samplers import registry
 
@@ -133,7 +134,12 @@ def _ula_exact(kind: str, h: float, k: int) -> float:
                             unguaranteed=True)
     D = np.array([[s["R"]], [s["R"]]])
     D2 = np.array([[s["R"]], [-s["R"]]])
-    return sampler.exact_epsilon(D, D2, s["delta"])
+    if not isinstance(sampler, HasExactEpsilon):
+        raise TypeError(f"ula_{kind} has no exact_epsilon: the figure's exact curve needs it")
+    value = sampler.exact_epsilon(D, D2, s["delta"])
+    if value is None:
+        raise ValueError(f"ula_{kind} gives no exact epsilon at h = {h}, k = {k}")
+    return value
 
 
 def bertazzi_ula_path_vs_final():

@@ -57,16 +57,18 @@ def _breast_cancer_split():
 def _dp_sgld(m: int, kind: str):
     train, test = _breast_cancer_split()
     N = len(train) + m
-    common = dict(steps=DP_SGLD_STEPS, clip=1.0, R=1.0, name=f"dp_sgld_breast_cancer{kind}")
+    name = f"dp_sgld_breast_cancer{kind}"
+    experiment: DPSGLDCanaryRun | InputCanaryRun
     if kind == "_poisson":  # noise multiplier tau / (L sqrt(eta N)) = 4 at q = 0.1: eta = q^2 N / 16
-        experiment = DPSGLDCanaryRun(train, m, step_size=0.01 * N / 16, batch_rate=0.1, **common)
+        experiment = DPSGLDCanaryRun(train, m, step_size=0.01 * N / 16, batch_rate=0.1, steps=DP_SGLD_STEPS, clip=1.0,
+                                     R=1.0, name=name)
     else:
         eta = calibrated_step_size(DP_SGLD_MU, N, DP_SGLD_STEPS, 1.0)
         if kind == "_input":
-            experiment = InputCanaryRun(train, m, step_size=eta, **common)
+            experiment = InputCanaryRun(train, m, step_size=eta, steps=DP_SGLD_STEPS, clip=1.0, R=1.0, name=name)
         else:
             experiment = DPSGLDCanaryRun(train, m, step_size=eta, defect="half_noise" if kind == "_half_noise" else None,
-                                         **common)
+                                         steps=DP_SGLD_STEPS, clip=1.0, R=1.0, name=name)
     return experiment, lambda e: {"test_accuracy": e.test_accuracy(test), "train_records": len(train)}
 
 

@@ -380,8 +380,9 @@ def _row(result: Any, context: dict) -> dict:
 
 def session_rows(config: pytest.Config) -> list[dict]:
     """Every audit of the session: this process's, then those the xdist workers sent (in the order they finished)."""
-    rows = [_row(r, c) for r, c in config.stash.get(_RECORDS_KEY, [])]
-    return rows + list(config.stash.get(_WORKER_ROWS_KEY, []))
+    records: list = config.stash[_RECORDS_KEY] if _RECORDS_KEY in config.stash else []
+    workers: list = config.stash[_WORKER_ROWS_KEY] if _WORKER_ROWS_KEY in config.stash else []
+    return [_row(r, c) for r, c in records] + list(workers)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -57,7 +57,8 @@ def _audit_dict(a: Any) -> dict:
     the row's own (a suite case records them, error rows too), else its audit's; a row that records neither (a
     library audit: ``dpverify audit-library`` runs on numpy only) is "numpy" on "cpu"."""
     row = a.to_dict() if hasattr(a, "to_dict") else dict(a)
-    inner = row.get("audit") if isinstance(row.get("audit"), dict) else row
+    audit = row.get("audit")
+    inner: dict = audit if isinstance(audit, dict) else row
     for key, default in (("backend", "numpy"), ("device", "cpu")):
         row.setdefault(key, inner.get(key, default))
     return row

@@ -440,12 +440,15 @@ def declared_reference(sampler: Any, dataset: Any, neighbour: Any, claim: Any, d
     from dpverify.audit.abilities import HasExactEpsilon, HasPairPrivacyLoss
     from dpverify.calculus.claimed import claimed_epsilon
     from dpverify.calculus.guarantees import ApproxDP
+    from dpverify.calculus.mechanism_description import PairPrivacyLoss
 
     found: list[Reference] = []
     exact = sampler.pair_guarantee(dataset, neighbour)
     if exact is not None:
         found.append(Reference(exact, "exact", float(claimed_epsilon(exact, delta)), delta, _basis(exact)))
-    loss = sampler.pair_privacy_loss(dataset, neighbour) if isinstance(sampler, HasPairPrivacyLoss) else None
+    raw_loss = sampler.pair_privacy_loss(dataset, neighbour) if isinstance(sampler, HasPairPrivacyLoss) else None
+    # the pair's PLD with what it is; a bare set of masses (what the auditor's ceiling needs) gives no epsilon here
+    loss = raw_loss if isinstance(raw_loss, PairPrivacyLoss) else None
     if loss is not None and not (exact is not None and loss.exact):
         found.append(Reference(loss.pld, "exact" if loss.exact else "upper bound", float(loss.epsilon(delta)), delta,
                                str(loss.basis)))
@@ -563,7 +566,8 @@ def run_case(
                           backend=result.backend, device=result.device)
     except Exception as exc:  # reported as an error row, never a lost result
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, {}, None, time.perf_counter() - start,
-                          error=f"{type(exc).__name__}: {exc}", known_bad=case.known_bad, **where)
+                          error=f"{type(exc).__name__}: {exc}", known_bad=case.known_bad, backend=where["backend"],
+                          device=where["device"])
 
 
 def _release_of(sampler: Any) -> str | None:
