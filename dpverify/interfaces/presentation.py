@@ -223,32 +223,55 @@ def run_status(theorem_rows: Iterable[dict], audits: Iterable[dict]) -> RunStatu
     suite = [r for r in audits if not r.get("library")]
     regular, known_bad = split_known_bad(suite)
     counts = summary_counts(r.get("verdict") or "error" for r in regular)
-    attention: list[Attention] = []
-    for r in theorem_rows:
-        if r.get("status") != "passed":
-            names = ", ".join(c["name"] for c in r.get("checks", []) if not c.get("passed"))
-            attention.append(Attention("theorem", r["id"], f"theorem {r['id']}: failed checks {names or '-'}",
-                                       anchor("theorem", r["id"])))
-    for r in regular:
-        verdict = r.get("verdict") or "error"
-        if verdict in ("violation", "error"):
-            reason = r.get("error") or (r.get("audit") or {}).get("verdict_reason") or "-"
-            attention.append(Attention(verdict, r["case"], f"{r['case']} ({verdict}): {reason}",
-                                       anchor("audit", r["case"])))
-    for r in known_bad:
-        if not r.get("passed"):
-            reason = r.get("error") or (r.get("audit") or {}).get("verdict_reason") or "-"
-            attention.append(Attention("known-bad not flagged", r["case"],
-                                       f"{r['case']} (known-bad, NOT flagged): {reason}", anchor("audit", r["case"])))
     labels: dict[str, int] = {}
     for r in library:
         label = r.get("label") or r.get("verdict") or "-"
         labels[label] = labels.get(label, 0) + 1
-        if label in FAILING_LABELS:
-            attention.append(Attention(label, r.get("case", ""), f"{r.get('case', '')} ({label}): "
-                                       f"{r.get('error') or r.get('verdict', '')}", anchor("library", r.get("case", ""))))
-    failed = bool(attention)
-    return RunStatus(failed=failed, theorems=len(theorem_rows),
+    attention = (_theorem_attention(theorem_rows) + _audit_attention(regular, known_bad)
+                 + _library_attention(library))
+    return RunStatus(failed=bool(attention), theorems=len(theorem_rows),
                      theorems_failed=sum(r.get("status") != "passed" for r in theorem_rows), counts=counts,
                      known_bad=len(known_bad), known_bad_flagged=sum(bool(r.get("passed")) for r in known_bad),
                      library_labels=labels, attention=tuple(attention))
+
+
+def _theorem_attention(theorem_rows: list[dict]) -> list[Attention]:
+    """A failed theorem check, with the names of its failed checks."""
+    out = []
+    for r in theorem_rows:
+        if r.get("status") != "passed":
+            names = ", ".join(c["name"] for c in r.get("checks", []) if not c.get("passed"))
+            out.append(Attention("theorem", r["id"], f"theorem {r['id']}: failed checks {names or '-'}",
+                                 anchor("theorem", r["id"])))
+    return out
+
+
+def _reason(r: dict) -> str:
+    return r.get("error") or (r.get("audit") or {}).get("verdict_reason") or "-"
+
+
+def _audit_attention(regular: list[dict], known_bad: list[dict]) -> list[Attention]:
+    """A violation or an error of a regular audit; a known-bad implementation that was not flagged."""
+    out = []
+    for r in regular:
+        verdict = r.get("verdict") or "error"
+        if verdict in ("violation", "error"):
+            out.append(Attention(verdict, r["case"], f"{r['case']} ({verdict}): {_reason(r)}",
+                                 anchor("audit", r["case"])))
+    for r in known_bad:
+        if not r.get("passed"):
+            out.append(Attention("known-bad not flagged", r["case"],
+                                 f"{r['case']} (known-bad, NOT flagged): {_reason(r)}", anchor("audit", r["case"])))
+    return out
+
+
+def _library_attention(library: list[dict]) -> list[Attention]:
+    """A library audit whose label fails a run (:data:`FAILING_LABELS`)."""
+    out = []
+    for r in library:
+        label = r.get("label") or r.get("verdict") or "-"
+        if label in FAILING_LABELS:
+            case = r.get("case", "")
+            out.append(Attention(label, case, f"{case} ({label}): {r.get('error') or r.get('verdict', '')}",
+                                 anchor("library", case)))
+    return out

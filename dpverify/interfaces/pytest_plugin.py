@@ -131,6 +131,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{MARKER}(epsilon, delta=0.0): the (epsilon, delta)-DP claim that the dp_auditor fixture checks"
     )
+    _check_execution_options(config)
+    report = config.getoption("--dp-report", default=None)
+    if report is not None and not _is_worker(config):
+        check_report_target(report)
+    config.stash[_RECORDS_KEY] = []
+    config.stash[_WORKER_ROWS_KEY] = []
+    config.stash[_LOST_WORKERS_KEY] = []
+    from dpverify.interfaces import testing
+
+    def record(result: Any, context: dict) -> None:
+        config.stash[_RECORDS_KEY].append((result, context))
+
+    config._dpverify_recorder = record  # type: ignore[attr-defined]
+    testing.add_recorder(record)
+
+
+def _check_execution_options(config: pytest.Config) -> None:
+    """The options that say how audits run (--dp-scheduler, --dp-workers, --dp-backend, --dp-device,
+    --dp-resources): each valid, and together consistent; ``pytest.UsageError`` naming them otherwise."""
     scheduler = config.getoption("--dp-scheduler", default=None)
     workers = config.getoption("--dp-workers", default=None)
     if scheduler is not None:
@@ -159,19 +178,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--dp-resources", default=None) is not None and scheduler is None:
         raise pytest.UsageError("--dp-resources pins the chunk tasks to Dask workers that have them: it needs "
                                 "--dp-scheduler")
-    report = config.getoption("--dp-report", default=None)
-    if report is not None and not _is_worker(config):
-        check_report_target(report)
-    config.stash[_RECORDS_KEY] = []
-    config.stash[_WORKER_ROWS_KEY] = []
-    config.stash[_LOST_WORKERS_KEY] = []
-    from dpverify.interfaces import testing
-
-    def record(result: Any, context: dict) -> None:
-        config.stash[_RECORDS_KEY].append((result, context))
-
-    config._dpverify_recorder = record  # type: ignore[attr-defined]
-    testing.add_recorder(record)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -288,57 +288,75 @@ _COLUMNS = tuple((h, "text" if h == "verdict" else "num") for h in AUDIT_HEADERS
 
 
 def _audit_section(audits: list[dict]) -> str:
-    regular, known_bad = split_known_bad(audits)
-    counts = summary_counts(r.get("verdict") or "error" for r in regular)
+    """The audits: their counts, the controls, the table (one row per audit), its legend and notes, and the chart."""
     marks = accountant_marks(r.get("audit") or {} for r in audits)
     headers = [("audit", "text")] + list(_COLUMNS)
     head = "".join(f"<th data-type='{t}'{' class=wide' if h == 'reason' else ''}><button type='button'>{esc(h)}"
                    "</button></th>" for h, t in headers)
+    parts = ["<section id='audits'><h2>Audits</h2>", _audit_summary(audits),
+             "<p>A correct sampler and a sound auditor give claimed &ge; accountant &ge; exact &ge; certified, and "
+             "certified &le; ceiling up to sampling error. Click a column to sort; click an audit for its details.</p>",
+             _audit_controls(audits, headers),
+             "<p id='audit-narrow-note'>In a narrow window, consistent audits and flagged known-bad implementations "
+             "show one line (claimed, certified, verdict); click a name for every number.</p>",
+             f"<table id='audit-table' class='cards'><thead><tr>{head}</tr></thead><tbody>"]
+    parts += [_audit_row(order, r, marks) for order, r in enumerate(audits)]
+    parts.append("</tbody></table>")
+    parts.append(_audit_legend(audits, marks))
+    parts.append(_audit_chart(audits))
+    parts.append("</section>")
+    return "\n".join(p for p in parts if p)
+
+
+def _audit_summary(audits: list[dict]) -> str:
+    regular, known_bad = split_known_bad(audits)
+    counts = summary_counts(r.get("verdict") or "error" for r in regular)
+    bad = (f"; {esc(known_bad_summary(known_bad))} (deliberately broken; each must be a violation)" if known_bad
+           else "")
+    return (f"<p id='audit-summary'>{len(regular)} audits: {counts['consistent']} consistent, "
+            f"{counts['inconclusive']} inconclusive at this budget, {counts['violation']} violations, "
+            f"{counts['error']} errors{bad}.</p>")
+
+
+def _audit_controls(audits: list[dict], headers: list[tuple[str, str]]) -> str:
+    """The verdict filters (those present), the name filter and the "sort by" list (every column, both ways)."""
     options = "".join(f"<option value='{i}:{d}'>{esc(h)} ({'high first' if d == 'desc' else 'low first'})</option>"
                       for i, (h, _) in enumerate(headers) for d in ("asc", "desc"))
     present = {_filter_key(r) for r in audits}
     boxes = "".join(f"<label><input type='checkbox' name='verdict' value='{f}' checked> {f}</label>"
                     for f in FILTERS if f in present)
-    parts = [
-        "<section id='audits'><h2>Audits</h2>",
-        f"<p id='audit-summary'>{len(regular)} audits: {counts['consistent']} consistent, {counts['inconclusive']} "
-        f"inconclusive at this budget, {counts['violation']} violations, {counts['error']} errors"
-        + (f"; {esc(known_bad_summary(known_bad))} (deliberately broken; each must be a violation)" if known_bad
-           else "") + ".</p>",
-        "<p>A correct sampler and a sound auditor give claimed &ge; accountant &ge; exact &ge; certified, and "
-        "certified &le; ceiling up to sampling error. Click a column to sort; click an audit for its details.</p>",
-        f"<div id='audit-controls'><fieldset><legend>show verdicts</legend>{boxes}</fieldset>"
-        "<label>name <input type='search' id='audit-search' placeholder='filter by name'></label>"
-        f"<label>sort by <select id='audit-sort'><option value=''>suite order</option>{options}</select></label>"
-        "<span id='audit-shown'></span></div>",
-        "<p id='audit-narrow-note'>In a narrow window, consistent audits and flagged known-bad implementations show "
-        "one line (claimed, certified, verdict); click a name for every number.</p>",
-        f"<table id='audit-table' class='cards'><thead><tr>{head}</tr></thead><tbody>",
-    ]
-    for order, r in enumerate(audits):
-        parts.append(_audit_row(order, r, marks))
-    parts.append("</tbody></table><div class='legend' id='audit-legend'><p>" + "<br>".join(esc(x) for x in LEGEND)
-                 + "</p>")
+    return (f"<div id='audit-controls'><fieldset><legend>show verdicts</legend>{boxes}</fieldset>"
+            "<label>name <input type='search' id='audit-search' placeholder='filter by name'></label>"
+            f"<label>sort by <select id='audit-sort'><option value=''>suite order</option>{options}</select></label>"
+            "<span id='audit-shown'></span></div>")
+
+
+def _audit_legend(audits: list[dict], marks: dict) -> str:
+    """What each column means, the accountant methods behind the [n] marks, and the loose claims."""
+    parts = ["<div class='legend' id='audit-legend'><p>" + "<br>".join(esc(x) for x in LEGEND) + "</p>"]
     if marks:
         parts.append("<p>Accountant methods: " + "; ".join(f"[{n}] {esc(m)}" for m, n in marks.items()) + "</p>")
     notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
     if notes:
         parts.append("<p id='loose-claims'>Loose claims (no audit of this pair can contradict them):<br>"
                      + "<br>".join(esc(n) for n in notes) + "</p>")
-    parts.append("</div>")
+    return "".join(parts) + "</div>"
+
+
+def _audit_chart(audits: list[dict]) -> str:
+    """The chart of the audits with an accountant or an exact value, with the numbers it draws beside it
+    (``data-points``: :func:`~dpverify.interfaces.report_figures.chart_points`); empty when there are none."""
     charted = [(str(r["case"]), r["audit"]) for r in audits if r.get("audit") and (
         r["audit"].get("epsilon_accountant") is not None or r["audit"].get("epsilon_exact") is not None)]
-    if charted:
-        image = png(accountant_figure(charted))
-        points = esc(json.dumps(jsonable(chart_points(charted)), allow_nan=False))
-        parts.append(f"<figure id='accountant-plot' data-points='{points}'><img alt='claimed, tested, accountant, "
-                     f"exact, ceiling and certified epsilon per audit' src='data:image/png;base64,{image}'>"
-                     "<figcaption>Audits with an accountant or an exact value: claimed (the theorem's claim), tested "
-                     "(what the audit tested), accountant (the run's epsilon), exact (the pair's), budget ceiling (the "
-                     "most this budget can certify on this pair) and certified, per audit, on a log-scale epsilon "
-                     "axis.</figcaption></figure>")
-    parts.append("</section>")
-    return "\n".join(parts)
+    if not charted:
+        return ""
+    image = png(accountant_figure(charted))
+    points = esc(json.dumps(jsonable(chart_points(charted)), allow_nan=False))
+    return (f"<figure id='accountant-plot' data-points='{points}'><img alt='claimed, tested, accountant, exact, "
+            f"ceiling and certified epsilon per audit' src='data:image/png;base64,{image}'><figcaption>Audits with an "
+            "accountant or an exact value: claimed (the theorem's claim), tested (what the audit tested), accountant "
+            "(the run's epsilon), exact (the pair's), budget ceiling (the most this budget can certify on this pair) "
+            "and certified, per audit, on a log-scale epsilon axis.</figcaption></figure>")
 
 
 def _audit_row_cells(r: dict, marks: dict) -> list[Cell]:
