@@ -31,7 +31,7 @@ import linecache
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dpverify.libraries.ledger import Ledger, diff
@@ -142,78 +142,115 @@ def _upstream(library: str, kind: str, site: str, text: str) -> list[dict]:
             and re.search(u.pattern, text)]
 
 
+@dataclass
+class _Causes:
+    """The causes found so far for one library version, one per ``(kind, site)``, in the order found."""
+
+    library: str
+    version: str
+    package_dir: str
+    found: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+
+    def at(self, kind: str, site: str, source: str, calls: list[str]) -> dict[str, Any]:
+        """The cause of ``kind`` at ``site``, made (with ``source`` and ``calls``, no evidence yet) the first time."""
+        return self.found.setdefault((kind, site), {
+            "kind": kind, "library": self.library, "version": self.version, "site": site, "source": source,
+            "calls": calls, "evidence": []})
+
+    def add_divisor(self, label: str, a: Ledger, d: dict) -> None:
+        """The ``divisor`` cause of the diff record ``d`` (a "divide by <name>" call whose scale differs): the line
+        computing ``<name>``, found walking the recorded stack of the call on D (``a``) outwards."""
+        name = d["mechanism"].split()[-1]
+        entry = a.entries[d["index"]]
+        site = d["site"]
+        for frame in reversed(entry.stack):  # innermost first
+            loc = frame.split()[0]
+            found_at = declaration_line(self.package_dir, loc, name=name)
+            if found_at != loc:
+                site = found_at
+                break
+        c = self.at("divisor", site, source_line(self.package_dir, site), [d["site"]])
+        u, v = d["differs"]["scale"]
+        text = (f"pair {label}: the noisy release is divided by {u:g} on D and {v:g} on D' ({name}, passed at "
+                f"{d['site']}): the noise scale of the output depends on the private dataset's size")
+        if text not in c["evidence"]:
+            c["evidence"].append(text)
+
+    def add_sensitivity(self, label: str, d: dict) -> None:
+        """The ``sensitivity`` (or ``clipping``) cause of the diff record ``d``, when it flags a declared
+        sensitivity of 0 or a statistic changing by more than declared (nothing otherwise)."""
+        zero = d.get("zero_sensitivity_on")
+        exceeds = d.get("exceeds_declared")
+        if not (zero or exceeds):
+            return
+        kind, site, guard = "sensitivity", declaration_line(self.package_dir, d["site"]), None
+        if exceeds and not zero:
+            clip = guarded_clip(self.package_dir, d["site"])
+            if clip is not None:
+                kind, (site, guard) = "clipping", clip
+        c = self.at(kind, site, source_line(self.package_dir, site), [])
+        if guard:
+            c["guard"] = guard
+        if d["site"] not in c["calls"]:
+            c["calls"].append(d["site"])
+        text = f"pair {label}, {d['mechanism']} at {d['site']}: " + "; ".join(_sensitivity_evidence(zero, exceeds,
+                                                                                                    guard))
+        if len(c["evidence"]) < 4 and text not in c["evidence"]:
+            c["evidence"].append(text)
+
+    def add_budget(self, led: Ledger) -> None:
+        """The ``budget`` causes of one ledger whose calls spend more than the caller's accountant records: the
+        sites that handed its unrecorded spends to accountants made inside the call (nothing without a mismatch)."""
+        if not led.mismatch.get("spent_over_recorded"):
+            return
+        for site in dict.fromkeys(led.unrecorded_sites):
+            c = self.at("budget", site, statement(self.package_dir, site), [])
+            if not c["evidence"]:
+                spent, rec = led.spent_least, led.recorded
+                assert spent is not None and rec is not None
+                c["evidence"].append(
+                    f"the calls compose to epsilon {spent.epsilon:.6g} (dpverify's calculus) but the caller's "
+                    f"accountant records {rec.epsilon:.6g}; spends on accountants made inside the call: "
+                    f"{[round(e, 6) for e, _ in led.unrecorded_spends]}")
+
+
+def _sensitivity_evidence(zero: list[str] | None, exceeds: dict | None, guard: str | None) -> list[str]:
+    """What a flagged call shows, in words: a declared sensitivity of 0 on the sides ``zero``, and a statistic
+    changing by more than declared (``exceeds``), with the condition ``guard`` (``path:line: if ...``) its input
+    is clipped under."""
+    what = []
+    if zero:
+        what.append("declared sensitivity 0 (no noise) on " + " and ".join(zero)
+                    + " while the statistic differs between D and D'")
+    if exceeds:
+        what.append(f"the statistic changes by {exceeds['realized']:.4g} between D and D', above the "
+                    f"declared sensitivity {exceeds['declared']:.4g}"
+                    + (f" (the input is clipped only under `{guard.split(': ', 1)[1]}`)" if guard else ""))
+    return what
+
+
+def _is_divisor(d: dict) -> bool:
+    """Whether the diff record ``d`` is a scaling of the noisy release ("divide by <name>") whose scale differs."""
+    return d["mechanism"].startswith("divide by ") and "scale" in d.get("differs", {})
+
+
 def locate(library: str, version: str, package_dir: str, pair_ledgers: Iterable[tuple[str, Ledger, Ledger]]
            ) -> list[dict]:
     """The causes (module docstring) behind the ledgers ``(pair label, ledger on D, ledger on D')`` of one public
     call, one dict per source line: ``kind``, ``library``, ``version``, ``site`` (``path:line``), ``source``
     (the line as installed), ``calls`` (the noise additions it affects), ``evidence`` and ``upstream``."""
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    causes = _Causes(library, version, package_dir)
     for label, a, b in pair_ledgers:
         for d in diff(a, b):
             if "only_on" in d:
                 continue
-            if d["mechanism"].startswith("divide by ") and "scale" in d.get("differs", {}):
-                name = d["mechanism"].split()[-1]
-                entry = a.entries[d["index"]]
-                site = d["site"]
-                for frame in reversed(entry.stack):  # innermost first
-                    loc = frame.split()[0]
-                    found_at = declaration_line(package_dir, loc, name=name)
-                    if found_at != loc:
-                        site = found_at
-                        break
-                c = found.setdefault(("divisor", site), {
-                    "kind": "divisor", "library": library, "version": version, "site": site,
-                    "source": source_line(package_dir, site), "calls": [d["site"]], "evidence": []})
-                u, v = d["differs"]["scale"]
-                text = (f"pair {label}: the noisy release is divided by {u:g} on D and {v:g} on D' ({name}, passed at "
-                        f"{d['site']}): the noise scale of the output depends on the private dataset's size")
-                if text not in c["evidence"]:
-                    c["evidence"].append(text)
-                continue
-            zero = d.get("zero_sensitivity_on")
-            exceeds = d.get("exceeds_declared")
-            if not (zero or exceeds):
-                continue
-            kind, site, guard = "sensitivity", declaration_line(package_dir, d["site"]), None
-            if exceeds and not zero:
-                clip = guarded_clip(package_dir, d["site"])
-                if clip is not None:
-                    kind, (site, guard) = "clipping", clip
-            c = found.setdefault((kind, site), {
-                "kind": kind, "library": library, "version": version, "site": site,
-                "source": source_line(package_dir, site), "calls": [], "evidence": []})
-            if guard:
-                c["guard"] = guard
-            if d["site"] not in c["calls"]:
-                c["calls"].append(d["site"])
-            what = []
-            if zero:
-                what.append("declared sensitivity 0 (no noise) on " + " and ".join(zero)
-                            + " while the statistic differs between D and D'")
-            if exceeds:
-                what.append(f"the statistic changes by {exceeds['realized']:.4g} between D and D', above the "
-                            f"declared sensitivity {exceeds['declared']:.4g}"
-                            + (f" (the input is clipped only under `{guard.split(': ', 1)[1]}`)" if guard else ""))
-            text = f"pair {label}, {d['mechanism']} at {d['site']}: " + "; ".join(what)
-            if len(c["evidence"]) < 4 and text not in c["evidence"]:
-                c["evidence"].append(text)
+            if _is_divisor(d):
+                causes.add_divisor(label, a, d)
+            else:
+                causes.add_sensitivity(label, d)
         for led in (a, b):
-            mm = led.mismatch.get("spent_over_recorded")
-            if not mm:
-                continue
-            for site in dict.fromkeys(led.unrecorded_sites):
-                c = found.setdefault(("budget", site), {
-                    "kind": "budget", "library": library, "version": version, "site": site,
-                    "source": statement(package_dir, site), "calls": [], "evidence": []})
-                if not c["evidence"]:
-                    spent, rec = led.spent_least, led.recorded
-                    assert spent is not None and rec is not None
-                    c["evidence"].append(
-                        f"the calls compose to epsilon {spent.epsilon:.6g} (dpverify's calculus) but the caller's "
-                        f"accountant records {rec.epsilon:.6g}; spends on accountants made inside the call: "
-                        f"{[round(e, 6) for e, _ in led.unrecorded_spends]}")
-    out = list(found.values())
+            causes.add_budget(led)
+    out = list(causes.found.values())
     for c in out:
         c["upstream"] = _upstream(library, c["kind"], c["site"], c["source"])
     return out

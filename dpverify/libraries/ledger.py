@@ -349,6 +349,65 @@ def _handed_in(obj: Any, package_dir: str) -> str:
     return "?"
 
 
+#: The fields of two calls :func:`diff` compares, in the order it reports them.
+_DIFF_FIELDS = ("mechanism", "epsilon", "delta", "sensitivity", "scale", "site")
+
+
+def _same(u: Any, v: Any) -> bool:
+    """Whether two field values agree: floats up to a relative 1e-12 (NaN agrees with NaN), anything else by ``==``."""
+    if isinstance(u, float) and isinstance(v, float):
+        return (u == v) or (math.isnan(u) and math.isnan(v)) or abs(u - v) <= 1e-12 * max(abs(u), abs(v))
+    return u == v
+
+
+def _differing_fields(x: LedgerEntry, y: LedgerEntry) -> dict[str, list]:
+    """The fields of :data:`_DIFF_FIELDS` on which the calls ``x`` (on D) and ``y`` (on D') differ, each as
+    ``[value on D, value on D']``."""
+    fields = {}
+    for f in _DIFF_FIELDS:
+        u, v = getattr(x, f), getattr(y, f)
+        if not _same(u, v):
+            fields[f] = [u, v]
+    return fields
+
+
+def _one_side_only(index: int, x: LedgerEntry | None, y: LedgerEntry | None) -> dict:
+    """The diff record of call ``index`` made on one side only (``x`` on D or ``y`` on D', the other None)."""
+    only = x or y
+    assert only is not None
+    return {"index": index, "site": only.site, "only_on": "D" if y is None else "D'", "mechanism": only.mechanism}
+
+
+def _exceeds_declared(x: LedgerEntry, y: LedgerEntry) -> dict | None:
+    """``{"realized": |value(D) - value(D')|, "declared": sensitivity}`` when both calls hand a number to the
+    mechanism, both declare a sensitivity, and the statistic changes by more than the one declared on D; else None."""
+    if x.value is None or y.value is None or x.sensitivity is None or y.sensitivity is None:
+        return None
+    realized = abs(x.value - y.value)
+    if realized > x.sensitivity * (1 + 1e-9) + 1e-12:
+        return {"realized": realized, "declared": x.sensitivity}
+    return None
+
+
+def _compare_calls(index: int, x: LedgerEntry, y: LedgerEntry, clean: bool) -> tuple[dict | None, bool]:
+    """The diff record of call ``index`` made on both sides (None when nothing is flagged) and whether the call
+    differs between D and D' (a field or its statistic); ``clean``: every earlier call was identical on both
+    sides (only then can the statistic's change exceed the declared sensitivity, see :func:`diff`)."""
+    fields = _differing_fields(x, y)
+    values_differ = x.value is None or y.value is None or x.value != y.value
+    zero = [side for side, e in (("D", x), ("D'", y)) if e.sensitivity == 0.0] if values_differ else []
+    exceeds = _exceeds_declared(x, y) if clean and not fields else None
+    changed = bool(fields) or values_differ
+    if not (fields or zero or exceeds):
+        return None, changed
+    d: dict[str, Any] = {"index": index, "site": x.site, "mechanism": x.mechanism, "differs": fields}
+    if zero:
+        d["zero_sensitivity_on"] = zero
+    if exceeds:
+        d["exceeds_declared"] = exceeds
+    return d, changed
+
+
 def diff(a: Ledger, b: Ledger) -> list[dict]:
     """Where the calls of two ledgers (the same public call on D and on D', same seed) differ: per call position,
     the fields that differ (mechanism, epsilon, delta, sensitivity, scale, site), and calls made on one side only.
@@ -362,35 +421,11 @@ def diff(a: Ledger, b: Ledger) -> list[dict]:
         x = a.entries[i] if i < len(a.entries) else None
         y = b.entries[i] if i < len(b.entries) else None
         if x is None or y is None:
-            only = x or y
-            assert only is not None
-            out.append({"index": i, "site": only.site, "only_on": "D" if y is None else "D'",
-                        "mechanism": only.mechanism})
+            out.append(_one_side_only(i, x, y))
             continue
-        fields = {}
-        for f in ("mechanism", "epsilon", "delta", "sensitivity", "scale", "site"):
-            u, v = getattr(x, f), getattr(y, f)
-            if isinstance(u, float) and isinstance(v, float):
-                same = (u == v) or (math.isnan(u) and math.isnan(v)) or abs(u - v) <= 1e-12 * max(abs(u), abs(v))
-            else:
-                same = u == v
-            if not same:
-                fields[f] = [u, v]
-        values_differ = x.value is None or y.value is None or x.value != y.value
-        zero = [side for side, e in (("D", x), ("D'", y)) if e.sensitivity == 0.0] if values_differ else []
-        exceeds = None
-        if clean and x.value is not None and y.value is not None and x.sensitivity is not None \
-                and y.sensitivity is not None and not fields:
-            realized = abs(x.value - y.value)
-            if realized > x.sensitivity * (1 + 1e-9) + 1e-12:
-                exceeds = {"realized": realized, "declared": x.sensitivity}
-        if fields or values_differ:
+        record, changed = _compare_calls(i, x, y, clean)
+        if changed:
             clean = False
-        if fields or zero or exceeds:
-            d: dict[str, Any] = {"index": i, "site": x.site, "mechanism": x.mechanism, "differs": fields}
-            if zero:
-                d["zero_sensitivity_on"] = zero
-            if exceeds:
-                d["exceeds_declared"] = exceeds
-            out.append(d)
+        if record is not None:
+            out.append(record)
     return out

@@ -332,6 +332,79 @@ def ledger_cell(row: dict) -> str:
 _RECORDS = {"opendp": "the measurement's privacy map at d_in = 1"}
 
 
+def _budget_cell(x: dict | None) -> str:
+    """A guarantee of the ledger's dict form as text: its epsilon, and its delta in brackets when positive ("-" for
+    none)."""
+    if not x:
+        return "-"
+    return f"{x['epsilon']:.6g}" + (f" (delta {x['delta']:.3g})" if x.get("delta") else "")
+
+
+def _budget_line(led: dict) -> str:
+    """The first line of :func:`ledger_text`: the pair and seed, and the budget spent (on the dataset side) vs
+    recorded vs asked, with the unrecorded excess when the spend exceeds the record."""
+    d = led["dataset"]
+    mm = (led.get("mismatch") or {}).get("spent_over_recorded")
+    record = _RECORDS.get(d.get("library"), "the library's accountant")
+    return (f"budget on pair {led['pair']} (seed {led['seed']}): spent {_budget_cell(d.get('spent_least'))} "
+            f"(dpverify's composition of {len(d['calls'])} calls) vs recorded {_budget_cell(d.get('recorded'))} "
+            f"({record}) vs asked {_budget_cell(d.get('asked'))}"
+            + (f": MISMATCH, +{mm['epsilon']:.6g} unrecorded" if mm else ""))
+
+
+def _unrecorded_lines(d: dict) -> list[str]:
+    """The line listing the spends on accountants made inside the call, with their sites (none without such
+    spends); ``d``: the dataset side's ledger dict."""
+    if not d.get("unrecorded_spends"):
+        return []
+    return ["  spends on accountants made inside the call: "
+            + ", ".join(f"{e:.6g} at {site}" for (e, _), site in zip(d["unrecorded_spends"],
+                                                                      d.get("unrecorded_sites", [])))]
+
+
+def _call_lines(calls: list[dict], max_calls: int) -> list[str]:
+    """The calls on D, one line each (mechanism, epsilon, delta, sensitivity, scale, site), at most ``max_calls``
+    of them, then how many more there are."""
+    lines = ["  calls on D:"]
+    for c in calls[:max_calls]:
+        sens = "-" if c["sensitivity"] is None else f"{c['sensitivity']:.4g}"
+        scale = "-" if c["scale"] is None else f"{c['scale']:.4g}"
+        lines.append(f"    {c['mechanism']} eps={c['epsilon']:.4g} delta={c['delta']:.3g} sensitivity={sens} "
+                     f"scale={scale} at {c['site']}")
+    if len(calls) > max_calls:
+        lines.append(f"    ... {len(calls) - max_calls} more")
+    return lines
+
+
+def _diff_line(x: dict) -> str:
+    """One record of the ledgers' diff (:func:`dpverify.libraries.ledger.diff`) as a "D vs D'" line: a call made on
+    one side only, or the fields that differ, a sensitivity of 0 and a statistic changing by more than declared."""
+    if "only_on" in x:
+        return f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}) only on {x['only_on']}"
+    what = [f"{k} {v[0]:.4g} vs {v[1]:.4g}" if isinstance(v[0], float) else f"{k} {v[0]} vs {v[1]}"
+            for k, v in x.get("differs", {}).items()]
+    if x.get("zero_sensitivity_on"):
+        what.append("sensitivity 0 on " + " and ".join(x["zero_sensitivity_on"]))
+    if x.get("exceeds_declared"):
+        e = x["exceeds_declared"]
+        what.append(f"statistic changes by {e['realized']:.4g} > declared sensitivity {e['declared']:.4g}")
+    return f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}): " + "; ".join(what)
+
+
+def _cause_lines(c: dict) -> list[str]:
+    """One cause (:func:`dpverify.libraries.causes.locate`) as text: its kind, site and source line, the condition
+    it runs under, up to two pieces of evidence, and its upstream references (or that none were found)."""
+    lines = [f"cause [{c['kind']}] {c['site']} ({c['library']} {c['version']}): {c['source']}"]
+    if c.get("guard"):
+        lines.append(f"  runs only under {c['guard']}")
+    for e in c["evidence"][:2]:
+        lines.append(f"  evidence: {e}")
+    refs = [ref for u in c.get("upstream", []) for ref in u["refs"]]
+    status = "; ".join(u["status"] for u in c.get("upstream", []))
+    lines.append("  upstream: " + (", ".join(refs) + f" ({status})" if refs else "none found on the tracker"))
+    return lines
+
+
 def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
     """The ledger and the causes of a row as text lines (the CLI's and the HTML report's detail): budget spent vs
     recorded vs asked, the calls on D, where D and D' differ, and each cause with its file:line, evidence and
@@ -342,51 +415,11 @@ def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
         return [f"ledger error: {led['error']}"] if led.get("error") else []
     if not (led.get("mismatch") or led.get("diff") or causes):
         return []
-
-    def g(x: dict | None) -> str:
-        if not x:
-            return "-"
-        return f"{x['epsilon']:.6g}" + (f" (delta {x['delta']:.3g})" if x.get("delta") else "")
-
     d = led["dataset"]
-    mm = (led.get("mismatch") or {}).get("spent_over_recorded")
-    record = _RECORDS.get(d.get("library"), "the library's accountant")
-    lines = [f"budget on pair {led['pair']} (seed {led['seed']}): spent {g(d.get('spent_least'))} (dpverify's "
-             f"composition of {len(d['calls'])} calls) vs recorded {g(d.get('recorded'))} ({record}) "
-             f"vs asked {g(d.get('asked'))}" + (f": MISMATCH, +{mm['epsilon']:.6g} unrecorded" if mm else "")]
-    if d.get("unrecorded_spends"):
-        lines.append("  spends on accountants made inside the call: "
-                     + ", ".join(f"{e:.6g} at {site}" for (e, _), site in zip(d["unrecorded_spends"],
-                                                                               d.get("unrecorded_sites", []))))
-    lines.append("  calls on D:")
-    for c in d["calls"][:max_calls]:
-        sens = "-" if c["sensitivity"] is None else f"{c['sensitivity']:.4g}"
-        scale = "-" if c["scale"] is None else f"{c['scale']:.4g}"
-        lines.append(f"    {c['mechanism']} eps={c['epsilon']:.4g} delta={c['delta']:.3g} sensitivity={sens} "
-                     f"scale={scale} at {c['site']}")
-    if len(d["calls"]) > max_calls:
-        lines.append(f"    ... {len(d['calls']) - max_calls} more")
-    for x in led.get("diff") or []:
-        if "only_on" in x:
-            lines.append(f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}) only on {x['only_on']}")
-            continue
-        what = [f"{k} {v[0]:.4g} vs {v[1]:.4g}" if isinstance(v[0], float) else f"{k} {v[0]} vs {v[1]}"
-                for k, v in x.get("differs", {}).items()]
-        if x.get("zero_sensitivity_on"):
-            what.append("sensitivity 0 on " + " and ".join(x["zero_sensitivity_on"]))
-        if x.get("exceeds_declared"):
-            e = x["exceeds_declared"]
-            what.append(f"statistic changes by {e['realized']:.4g} > declared sensitivity {e['declared']:.4g}")
-        lines.append(f"  D vs D': call {x['index']} ({x['mechanism']} at {x['site']}): " + "; ".join(what))
+    lines = [_budget_line(led), *_unrecorded_lines(d), *_call_lines(d["calls"], max_calls)]
+    lines += [_diff_line(x) for x in led.get("diff") or []]
     for c in causes:
-        lines.append(f"cause [{c['kind']}] {c['site']} ({c['library']} {c['version']}): {c['source']}")
-        if c.get("guard"):
-            lines.append(f"  runs only under {c['guard']}")
-        for e in c["evidence"][:2]:
-            lines.append(f"  evidence: {e}")
-        refs = [ref for u in c.get("upstream", []) for ref in u["refs"]]
-        status = "; ".join(u["status"] for u in c.get("upstream", []))
-        lines.append("  upstream: " + (", ".join(refs) + f" ({status})" if refs else "none found on the tracker"))
+        lines += _cause_lines(c)
     return lines
 
 

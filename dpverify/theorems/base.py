@@ -464,6 +464,22 @@ class Statement:
         return f"<Statement {self.key or '(own)'} of {[t.id for t in self.theorems]}>"
 
 
+#: The assumptions of a symbol that bound its input, in the order checked: (sympy assumption, whether a float
+#: satisfies it, what the error message says the input must be).
+_SYMBOL_DOMAINS: tuple[tuple[str, Callable[[float], bool], str], ...] = (
+    ("is_positive", lambda x: x > 0, "> 0"),
+    ("is_nonnegative", lambda x: x >= 0, ">= 0"),
+    ("is_integer", lambda x: x == int(x), "an integer"),
+)
+
+
+def _symbol_line(item: tuple[str, Any]) -> str:
+    """A ``(name, symbol)`` pair as a line of :meth:`Theorem.explain`: the name and the symbol's assumptions."""
+    name, sym = item
+    assumptions = [a for a in ("positive", "nonnegative", "integer", "real") if getattr(sym, f"is_{a}")]
+    return f"  {name}" + (f" ({', '.join(assumptions)})" if assumptions else "")
+
+
 def _delegate(name: str, doc: str) -> property:
     def get(self):
         return getattr(self.core, name)
@@ -665,7 +681,9 @@ class Theorem:
         return self.source.reconstructed
 
     # -- evaluation -----------------------------------------------------------
-    def _substitutions(self, values: Mapping[str, Any]) -> tuple[dict, dict]:
+    def _merged_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` over the theorem's defaults; ``ValueError`` naming unknown parameters, or the required ones
+        (not optional) that neither gives."""
         unknown = set(values) - set(self.symbols)
         if unknown:
             raise ValueError(
@@ -676,32 +694,45 @@ class Theorem:
         if missing:
             opt = f" (optional: {sorted(self.optional)})" if self.optional else ""
             raise ValueError(f"{self.id}: missing value(s) for {missing}; this theorem takes {self.parameters}{opt}")
+        return merged
+
+    def _real_number(self, name: str, raw: Any) -> tuple[Any, float]:
+        """The input ``name`` = ``raw`` (a number, or a string sympy reads) as a sympy number and as a float;
+        ``ValueError`` when it is not a real number (None, text, complex, NaN)."""
+        if raw is None:
+            raise ValueError(f"{self.id}: {name} must be a number; got None")
+        try:
+            num = sp.nsimplify(raw, rational=False) if isinstance(raw, str) else sp.sympify(raw)
+        except (sp.SympifyError, TypeError):
+            raise ValueError(f"{self.id}: {name} must be a number; got {raw!r}") from None
+        if not num.is_number or num.has(sp.nan) or (num.is_real is False):
+            raise ValueError(f"{self.id}: {name} must be a real number; got {raw!r}")
+        fnum = _to_float(num)
+        if math.isnan(fnum):
+            raise ValueError(f"{self.id}: {name} must be a real number; got NaN")
+        return num, fnum
+
+    def _check_domain(self, name: str, sym: Any, raw: Any, fnum: float) -> None:
+        """``ValueError`` when ``fnum`` (the input ``name`` = ``raw``) breaks an assumption of its symbol ``sym``
+        (:data:`_SYMBOL_DOMAINS`, in order) or the shared upper bound of :data:`PROBABILITY_BOUNDS`."""
+        for assumption, holds, what in _SYMBOL_DOMAINS:
+            if getattr(sym, assumption) and not holds(fnum):
+                raise ValueError(f"{self.id}: {name} must be {what}; got {raw!r}")
+        if name in PROBABILITY_BOUNDS:
+            bound, inclusive, what = PROBABILITY_BOUNDS[name]
+            if fnum > bound or (fnum == bound and not inclusive):
+                raise ValueError(f"{self.id}: {name} is {what}: it must be {'<=' if inclusive else '<'} "
+                                 f"{bound:g}; got {raw!r}")
+
+    def _substitutions(self, values: Mapping[str, Any]) -> tuple[dict, dict]:
+        """The checked inputs (``values`` over the defaults): ``(symbol -> sympy number, name -> float)``;
+        ``ValueError`` for an unknown or missing parameter, or a value outside its symbol's domain."""
         subs: dict = {}
         plain: dict[str, float] = {}
-        for name, raw in merged.items():
+        for name, raw in self._merged_values(values).items():
             sym = self.symbols[name]
-            if raw is None:
-                raise ValueError(f"{self.id}: {name} must be a number; got None")
-            try:
-                num = sp.nsimplify(raw, rational=False) if isinstance(raw, str) else sp.sympify(raw)
-            except (sp.SympifyError, TypeError):
-                raise ValueError(f"{self.id}: {name} must be a number; got {raw!r}") from None
-            if not num.is_number or num.has(sp.nan) or (num.is_real is False):
-                raise ValueError(f"{self.id}: {name} must be a real number; got {raw!r}")
-            fnum = _to_float(num)
-            if math.isnan(fnum):
-                raise ValueError(f"{self.id}: {name} must be a real number; got NaN")
-            if sym.is_positive and not fnum > 0:
-                raise ValueError(f"{self.id}: {name} must be > 0; got {raw!r}")
-            if sym.is_nonnegative and not fnum >= 0:
-                raise ValueError(f"{self.id}: {name} must be >= 0; got {raw!r}")
-            if sym.is_integer and fnum != int(fnum):
-                raise ValueError(f"{self.id}: {name} must be an integer; got {raw!r}")
-            if name in PROBABILITY_BOUNDS:
-                bound, inclusive, what = PROBABILITY_BOUNDS[name]
-                if fnum > bound or (fnum == bound and not inclusive):
-                    raise ValueError(f"{self.id}: {name} is {what}: it must be {'<=' if inclusive else '<'} "
-                                     f"{bound:g}; got {raw!r}")
+            num, fnum = self._real_number(name, raw)
+            self._check_domain(name, sym, raw, fnum)
             subs[sym] = sp.Integer(int(fnum)) if sym.is_integer else num
             plain[name] = fnum
         return subs, plain
@@ -725,24 +756,35 @@ class Theorem:
         """
         subs, plain = self._substitutions(values)
         unchecked = [h.name for h in self.hypotheses if self._missing_for(h.condition, subs)]
-        try:
-            holds = {h.name: h.holds(subs) for h in self.hypotheses if h.name not in unchecked}
-        except TypeError as exc:  # sympy comparing a non-real value: the inputs leave the theorem's domain
-            raise ValueError(f"{self.id}: a hypothesis cannot be evaluated at {plain} (outside the theorem's "
-                             f"domain: {exc})") from None
+        holds = self._hypotheses_at(subs, plain, unchecked)
         failed = [n for n, ok in holds.items() if not ok]
         if failed and not allow_unguaranteed:
             details = [f"{n}: {self._hyp(n).condition}" for n in failed]
             raise HypothesisError(self.id, failed, details)
-        omitted = {k: self._missing_for(v, subs) for k, v in self.conclusion.items() if self._missing_for(v, subs)}
-        evaluated = {k: _evaluate(v.subs(subs)) for k, v in self.conclusion.items() if k not in omitted}
-        conclusion = {k: value for k, (value, _) in evaluated.items()}
-        overflowed = {k: text for k, (_, text) in evaluated.items() if text is not None}
+        omitted, conclusion, overflowed = self._conclusion_at(subs)
         if overflowed:
             warnings.warn(f"{self.id}: {', '.join(f'{k} = {t}' for k, t in overflowed.items())} exceeds float64 and "
                           "is returned as inf (the value: Evaluation.overflowed)", ConclusionOverflow, stacklevel=2)
         return Evaluation(self.id, plain, holds, conclusion, guaranteed=not failed and not unchecked,
                           unchecked=unchecked, omitted=omitted, overflowed=overflowed)
+
+    def _hypotheses_at(self, subs: Mapping, plain: Mapping[str, float], unchecked: list[str]) -> dict[str, bool]:
+        """Whether each hypothesis not in ``unchecked`` holds at ``subs`` (name -> bool); ``ValueError`` when one
+        cannot be decided there (the inputs ``plain`` leave the theorem's domain)."""
+        try:
+            return {h.name: h.holds(subs) for h in self.hypotheses if h.name not in unchecked}
+        except TypeError as exc:  # sympy comparing a non-real value: the inputs leave the theorem's domain
+            raise ValueError(f"{self.id}: a hypothesis cannot be evaluated at {plain} (outside the theorem's "
+                             f"domain: {exc})") from None
+
+    def _conclusion_at(self, subs: Mapping) -> tuple[dict[str, list[str]], dict[str, float], dict[str, str]]:
+        """The conclusion at ``subs``: ``(omitted, values, overflowed)``: the conclusions left out with the optional
+        inputs each needs, the others' values as floats, and the text of those beyond float64 (returned as inf)."""
+        omitted = {k: self._missing_for(v, subs) for k, v in self.conclusion.items() if self._missing_for(v, subs)}
+        evaluated = {k: _evaluate(v.subs(subs)) for k, v in self.conclusion.items() if k not in omitted}
+        conclusion = {k: value for k, (value, _) in evaluated.items()}
+        overflowed = {k: text for k, (_, text) in evaluated.items() if text is not None}
+        return omitted, conclusion, overflowed
 
     def _hyp(self, name: str) -> Hypothesis:
         return next(h for h in self.hypotheses if h.name == name)
@@ -761,34 +803,27 @@ class Theorem:
                 lines.append(f"Shared: the same statement as {other.id} ({other.source}); one encoding for both papers")
         if self.statement:
             lines += ["", self.statement]
-        if self.symbols:
-            lines += ["", "Symbols:"]
-            for name, sym in self.symbols.items():
-                assumptions = [a for a in ("positive", "nonnegative", "integer", "real") if getattr(sym, f"is_{a}")]
-                lines.append(f"  {name}" + (f" ({', '.join(assumptions)})" if assumptions else ""))
-        if self.hypotheses:
-            lines += ["", "Hypotheses:"]
-            for h in self.hypotheses:
-                lines.append(f"  {h.name}: {h.condition}" + (f"  -- {h.description}" if h.description else ""))
-        if self.conclusion:
-            lines += ["", "Conclusion:"]
-            for k, v in self.conclusion.items():
-                lines.append(f"  {k} = {v}")
-        if self.checks:
-            lines += ["", "Checks:"]
-            for c in self.checks:
-                lines.append(f"  [{c.kind}] {c.name}" + (f": {c.description}" if c.description else ""))
-        if self.errata:
-            lines += ["", "Errata:"]
-            for erratum in self.errata:
-                lines.append(f"  {erratum.description}\n    printed:   {erratum.printed}\n    corrected: {erratum.corrected}")
-        if self.empirical:
-            lines += ["", "Empirical checks:"]
-            for e in self.empirical:
-                lines.append(f"  sampler {e.sampler}, audit {e.audit}" + (f": {e.description}" if e.description else ""))
+        for title, items, line in self._explain_sections():
+            if items:
+                lines += ["", title] + [line(item) for item in items]
         if self.notes:
             lines += ["", "Notes: " + self.notes]
         return "\n".join(lines)
+
+    def _explain_sections(self) -> list[tuple[str, list, Callable[[Any], str]]]:
+        """The listed sections of :meth:`explain`, in order: ``(title, items, the line of one item)``."""
+        return [
+            ("Symbols:", list(self.symbols.items()), _symbol_line),
+            ("Hypotheses:", list(self.hypotheses),
+             lambda h: f"  {h.name}: {h.condition}" + (f"  -- {h.description}" if h.description else "")),
+            ("Conclusion:", list(self.conclusion.items()), lambda kv: f"  {kv[0]} = {kv[1]}"),
+            ("Checks:", list(self.checks),
+             lambda c: f"  [{c.kind}] {c.name}" + (f": {c.description}" if c.description else "")),
+            ("Errata:", list(self.errata),
+             lambda e: f"  {e.description}\n    printed:   {e.printed}\n    corrected: {e.corrected}"),
+            ("Empirical checks:", list(self.empirical),
+             lambda e: f"  sampler {e.sampler}, audit {e.audit}" + (f": {e.description}" if e.description else "")),
+        ]
 
     def _repr_latex_(self) -> str:
         parts = [rf"\textbf{{{self.id}}}\ \text{{({self.source.item})}}"]
