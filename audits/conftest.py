@@ -7,33 +7,33 @@ apply as everywhere.
 """
 import pytest
 
-from dpverify.interfaces.suite import claim_check, declared_reference, get_case
+from dpverify.cases import prepare_case
 
 
 @pytest.fixture
 def audit_case(dp_auditor, request):
     """Audit a suite case's implementation against the privacy its declared algorithm has on the case's pair (the
     suite's reference: the pair's exact privacy where known, else the tightest of the accountant's bound and the
-    claim; :func:`dpverify.interfaces.suite.declared_reference`); returns (claim, reference, audit result)."""
+    claim; :func:`dpverify.cases.declared_reference`), prepared as ``dpverify audit`` prepares it
+    (:func:`dpverify.cases.prepare_case`: the sampler built and accounted once); returns (claim, reference, audit
+    result)."""
 
     def run(case_id: str, **params):
-        case = get_case(case_id)
-        sampler = case.build(**params)
-        claim = sampler.guarantee()
+        prepared = prepare_case(case_id, params)
+        case, claim, reference = prepared.case, prepared.claim, prepared.reference
         unguaranteed = bool(case.params.get("unguaranteed"))
         assert claim.guaranteed or unguaranteed, (
             f"{case_id}: the claim must rest on a theorem whose hypotheses hold, or the case must say it does not: {claim}")
-        dataset, neighbour = case.dataset(), case.neighbour()
-        reference = declared_reference(sampler, dataset, neighbour, claim, claim.delta)
-        overrides = {"claim": reference.guarantee, "delta": claim.delta, "test": case.test}
+        overrides = {"claim": reference.guarantee, "delta": prepared.delta, "test": case.test,
+                     **prepared.audit_facts()}
         if request.config.getoption("--dp-samples") is None:
             overrides["samples"] = case.samples("quick")
-        result = dp_auditor(sampler, dataset, neighbour, name=case_id, **overrides)
+        result = dp_auditor(prepared.sampler, prepared.dataset, prepared.neighbour, name=case_id, **overrides)
         # Claimed >= exact >= certified: the first inequality is the theorem (where its hypotheses hold), the second
         # the auditor's soundness.
-        check = claim_check(claim, reference)
+        check = prepared.claim_check
         if check is not None and not unguaranteed:
-            assert not check["breach"], f"{case_id}: the pair's exact epsilon exceeds the claim: {check}"
+            assert not check.breach, f"{case_id}: the pair's exact epsilon exceeds the claim: {check}"
         # Gradient samplers: the accountant's epsilon of the run is an upper bound on the pair's epsilon.
         if result.epsilon_accountant is not None and reference.kind == "exact":
             assert reference.epsilon <= result.epsilon_accountant * (1 + 1e-6) + 1e-9

@@ -100,8 +100,8 @@ def test_report_handles_huge_claims(tmp_path):
     from dpverify.interfaces.report import write_report
 
     res = run_case("ula_final", budget=2_000, seed=0)
-    assert res.claim["epsilon"] > 700  # the audit tests the release's exact epsilon; the claim is shown beside it
-    res.audit = dataclasses.replace(res.audit, epsilon_claimed=res.claim["epsilon"])  # and a claim tested as it is
+    assert res.claim.epsilon > 700  # the audit tests the release's exact epsilon; the claim is shown beside it
+    res.audit = dataclasses.replace(res.audit, epsilon_claimed=res.claim.epsilon)  # and a claim tested as it is
     paths = write_report(tmp_path, [], [res], paper_figures=False)
     assert all(p.exists() for p in paths)
 

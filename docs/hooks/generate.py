@@ -6,7 +6,7 @@
   :mod:`dpverify.theorems.registry` with its statement, hypotheses, conclusion, source, checks and the
   status of each check *from running it*, errata, the reconstructed flag and its empirical links;
 - ``samplers.md`` -- every sampler of :mod:`dpverify.samplers.registry` (output kind, theorems, constructor,
-  protocol methods, audit case of :mod:`dpverify.interfaces.suite`, audit file);
+  protocol methods, audit case of :mod:`dpverify.cases.catalogue`, audit file);
 - ``errata.md`` -- every theorem's ``errata`` field, with the status of the check that shows it;
 - ``api.md`` -- the API reference page: one mkdocstrings ``:::`` block per public module;
 - ``notebooks/<name>.md`` -- each notebook of ``docs/notebooks/`` as a page (its cells, without outputs);
@@ -80,7 +80,10 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.audit.one_run_bounds",
     "dpverify.interfaces.testing",
     "dpverify.interfaces.pytest_plugin",
-    "dpverify.interfaces.suite",
+    "dpverify.cases",
+    "dpverify.cases.catalogue",
+    "dpverify.cases.reference",
+    "dpverify.cases.run",
     "dpverify.interfaces.report",
     "dpverify.interfaces.presentation",
     "dpverify.interfaces.report_html",

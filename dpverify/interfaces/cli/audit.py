@@ -64,10 +64,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "and the set of float outputs that depend on the data, Mironov 2012)")
     p.add_argument("--workers", type=arguments.workers(), default=None,
                    help="processes that draw and count the samples (integer >= 1, default 1; the numbers do not depend "
-                        "on it); with --scheduler local, the Dask workers of the local cluster (default 2)")
+                        "on it); with --scheduler local, the Dask workers of the local cluster (default 2); "
+                        f"{arguments.WORKERS_CAP_HELP}")
     p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
                    help="draw and count the samples as tasks on a Dask cluster: a scheduler address (tcp://host:8786) "
-                        "or 'local' (a LocalCluster for this audit); needs dpverify[distributed]")
+                        "or 'local' (a LocalCluster for this audit); needs dpverify[distributed]. "
+                        f"{arguments.SCHEDULER_PROBE_HELP}")
     arguments.add_dask_resources_argument(p, "draw and count the chunks")
     arguments.add_backend_arguments(p)
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
@@ -189,17 +191,19 @@ def _number_or_vector(name: str, text: str, allowed: str):
 # -- the command --------------------------------------------------------------------------------------------------
 
 def _run(args) -> int:
+    from dpverify.interfaces.cli.verify import check_scheduler
     from dpverify.interfaces.suite import get_case, run_case
 
+    check_scheduler(args.scheduler, args.workers)  # before building the case: a bad address costs nothing
     with user_input():
         case = get_case(args.case_id)
     params = parse_params(args.param, declared_parameters(case.sampler))
     arguments.check_backend_arguments(args)
-    _check_buildable(case, params)
+    _check_buildable_saying_so(case, params)
     if args.scheduler is not None:
         from dpverify.interfaces.cli.verify import cluster_for
 
-        with cluster_for(args.scheduler, args.workers) as client:
+        with cluster_for(args.scheduler, args.workers, checked=True) as client:
             if args.dask_resources is not None:
                 from dpverify.audit.distributed import require_resources
                 from dpverify.validation import UsageError
@@ -209,7 +213,22 @@ def _run(args) -> int:
                 except ValueError as exc:
                     raise UsageError(f"--dask-resources: {exc}") from None
             return _audit(args, case, params, run_case, client=client)
-    return _audit(args, case, params, run_case, workers=1 if args.workers is None else args.workers)
+    return _audit(args, case, params, run_case, workers=1 if args.workers is None else arguments.cap_workers(args.workers))
+
+
+def _check_buildable_saying_so(case, params: dict) -> None:
+    """:func:`_check_buildable`, with heartbeat lines on stderr when it runs longer than a few seconds: the claim of a
+    long run is its privacy accountant over every step (``--param T=1000000`` on ``dp_sgld_li``: the exact accountant
+    of the final iterate takes minutes), and a silent command looks hung. Each line says how long it has run and the
+    dpverify function it is in (:class:`~dpverify.interfaces.cli.progress.Progress`)."""
+    from dpverify.interfaces.cli.progress import Progress
+
+    given = " ".join(f"{k}={v}" for k, v in params.items())
+    item = (f"the claim of case {case.id}" + (f" with --param {given}" if given else "")
+            + " (the privacy accountant of the sampler's run, computed before any sampling)")
+    with Progress(1, "audit", item_lines=False, counted=False, quiet_for=2.0) as progress:
+        progress.start_item(item)
+        _check_buildable(case, params)
 
 
 def _check_buildable(case, params: dict) -> None:
@@ -268,14 +287,15 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
               file=sys.stderr)
         return 1
     r = res.audit
+    row = res.to_dict()  # the audit with the theorem's claim beside what was tested (claim_epsilon, tested_kind)
     if args.json:
-        out = r.to_dict()
+        out = dict(row["audit"])
         out.update({"case": res.case, "sampler": res.sampler, "params": res.params, "pair": res.pair,
-                    "claim": res.claim})
+                    "claim": row["claim"]})
         print_json(out)
         return 1 if r.verdict == "violation" else 0
     width = output_width(args.wide)
-    a = r.to_dict()
+    a = row["audit"]
     marks = accountant_marks([a])
     print(wrap(f"audit case {case.id}: sampler {case.sampler}; pair: {case.pair}", width))
     print(wrap(f"parameters: {case_settings(case, params)}", width, indent="  ", subsequent="    "))

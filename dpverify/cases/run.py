@@ -1,0 +1,258 @@
+"""Running an audit case: :func:`prepare_case` builds the sampler once, reads its claim and the reference the audit
+tests (once: the pair's exact privacy, the accountant's bound or the claim), and :func:`run_case` audits it, returning
+a typed :class:`CaseResult` (JSON only at the writer: :meth:`CaseResult.to_dict`).
+
+The command line (``dpverify audit``, ``dpverify verify``), the audit suite's pytest fixture (``audits/conftest.py``)
+and the benchmarks go through these two functions, so a case is built, accounted and audited the same way
+everywhere.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from dpverify.cases.catalogue import AuditCase, get_case
+from dpverify.cases.reference import ClaimCheck, Reference, claim_check, declared_reference
+
+__all__ = ["PreparedCase", "CaseResult", "prepare_case", "run_case"]
+
+
+@dataclass(frozen=True)
+class PreparedCase:
+    """A case ready to audit: the sampler built with the case's parameters (and overrides), its claim, the adjacent
+    pair, the delta the audit tests at, the reference it tests against, and the claim against the pair's exact
+    privacy (None when no exact value is known)."""
+
+    case: AuditCase
+    sampler: Any
+    claim: Any
+    dataset: Any
+    neighbour: Any
+    delta: float
+    reference: Reference
+    claim_check: ClaimCheck | None
+    #: the accountant's answer for the run at ``delta`` and the pair's privacy loss, read once here and handed to the
+    #: audit (None where the sampler has no accountant / does not know the pair's privacy loss)
+    accountant: Any = None
+    privacy_loss: Any = None
+
+    def audit_facts(self) -> dict:
+        """The keyword arguments that hand what was read here to :func:`dpverify.audit.audit` (so the audit does not
+        account the run again)."""
+        return {k: v for k, v in (("accountant", self.accountant), ("privacy_loss", self.privacy_loss))
+                if v is not None}
+
+
+def prepare_case(case: AuditCase | str, params: dict | None = None, *, delta: float | None = None,
+                 epsilon: float | None = None) -> PreparedCase:
+    """Build ``case``'s sampler (``params`` override the case's), read its claim, and the reference at ``delta``
+    (default: the claim's): :func:`~dpverify.cases.reference.declared_reference`, or ``ApproxDP(epsilon, delta)``
+    when ``epsilon`` is given (a user's explicit claim)."""
+    from dpverify.audit.abilities import HasAccountant, HasPairPrivacyLoss
+    from dpverify.calculus.guarantees import ApproxDP
+
+    case = get_case(case) if isinstance(case, str) else case
+    sampler = case.build(**(params or {}))
+    claim = sampler.guarantee()
+    at = claim.delta if delta is None else delta
+    dataset, neighbour = case.dataset(), case.neighbour()
+    accountant = sampler.account(at) if isinstance(sampler, HasAccountant) else None
+    loss = sampler.pair_privacy_loss(dataset, neighbour) if isinstance(sampler, HasPairPrivacyLoss) else None
+    if epsilon is None:
+        reference = declared_reference(sampler, dataset, neighbour, claim, at, privacy_loss=loss)
+    else:
+        reference = Reference(ApproxDP(epsilon, at), "given", float(epsilon), at, "given on the command line")
+    return PreparedCase(case, sampler, claim, dataset, neighbour, at, reference, claim_check(claim, reference),
+                        accountant, loss)
+
+
+@dataclass
+class CaseResult:
+    """An audit of a case: the sampler's claim (a typed guarantee), the reference the audit tested, the audit result
+    (an :class:`~dpverify.audit.AuditResult`) and the seed that reproduces it; an error row has ``audit`` None and
+    ``error`` set. :meth:`to_dict` is its JSON form (the reports' rows)."""
+
+    case: str
+    sampler: str
+    params: dict
+    pair: str
+    claim: Any
+    audit: Any
+    seconds: float
+    error: str | None = None
+
+    known_bad: bool = False
+    #: what the audit tested, and the claim against the pair's exact privacy
+    reference: Reference | None = None
+    claim_check: ClaimCheck | None = None
+    #: what the sampler releases ("path", "final", "samples(...)"; None for mechanisms that release a statistic)
+    release: str | None = None
+    #: the array backend and device the case was audited on (after a sampler without a device path fell back to
+    #: numpy): also on an error row, whose ``audit`` is None
+    backend: str = "numpy"
+    device: str = "cpu"
+
+    @property
+    def verdict(self) -> str:
+        if self.error:
+            return "error"
+        return str(self.audit.verdict)
+
+    @property
+    def passed(self) -> bool:
+        """A known-bad case passes when its violation is found; every other case when none is found."""
+        if self.error:
+            return False
+        return (self.verdict == "violation") == self.known_bad
+
+    def _audit_view(self) -> dict:
+        """The audit as data, with what the tables show beside it: the claim at the audit's delta (``claim_epsilon``:
+        the sampler's, or the user's explicit one), what was tested (``tested_kind``) and the release."""
+        out = self.audit.to_dict()
+        claimed = _claim_at(self.claim, out.get("delta"))
+        if self.reference is not None and self.reference.kind == "given":
+            out["claim_epsilon"] = self.reference.epsilon  # the user's own claim (--epsilon) is the claim audited
+        elif self.claim_check is not None:
+            out["claim_epsilon"] = self.claim_check.claimed
+        elif claimed is not None:
+            out["claim_epsilon"] = claimed
+        if self.reference is not None:
+            out["tested_kind"] = self.reference.kind
+        if self.release is not None:
+            out["release"] = self.release
+        return out
+
+    def _claim_view(self) -> dict:
+        """The claim as data; where the audit tested at another delta than the claim's own, also what the claim says
+        there (``epsilon_at_tested_delta``; None when an (epsilon, delta0) claim says nothing below its delta0)."""
+        if self.claim is None:
+            return {}
+        out = self.claim.to_dict() if hasattr(self.claim, "to_dict") else dict(self.claim)
+        tested = None if self.audit is None else self.audit.delta
+        if tested is not None and out.get("delta") != tested:
+            out["tested_delta"] = tested
+            out["epsilon_at_tested_delta"] = _claim_at(self.claim, tested)
+        return out
+
+    def to_dict(self) -> dict:
+        return {
+            "case": self.case,
+            "sampler": self.sampler,
+            "params": self.params,
+            "pair": self.pair,
+            "claim": self._claim_view(),
+            "audit": None if self.audit is None else self._audit_view(),
+            "verdict": self.verdict,
+            "known_bad": self.known_bad,
+            "passed": self.passed,
+            "seconds": self.seconds,
+            "error": self.error,
+            "reference": None if self.reference is None else self.reference.to_dict(),
+            "claim_check": None if self.claim_check is None else self.claim_check.to_dict(),
+            "release": self.release,
+            "backend": self.backend,
+            "device": self.device,
+        }
+
+
+def _claim_at(claim: Any, delta: float | None) -> float | None:
+    """What ``claim`` promises at ``delta`` (None when it says nothing there, or no delta is given)."""
+    if claim is None or delta is None:
+        return None
+    from dpverify.calculus.claimed import claimed_epsilon
+
+    try:
+        return float(claimed_epsilon(claim, delta))
+    except (TypeError, ValueError):
+        return None
+
+
+def run_case(
+    case: AuditCase | str,
+    *,
+    budget: str | int = "quick",
+    seed: int = 0,
+    confidence: float = 0.95,
+    params: dict | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    mode: str = "mathematical",
+    workers: int = 1,
+    client: Any = None,
+    backend: str = "numpy",
+    device: str | None = None,
+    resources: dict | None = None,
+) -> CaseResult:
+    """Audit ``case``'s implementation against the privacy its declared algorithm has on the case's pair
+    (:func:`~dpverify.cases.reference.declared_reference`), or against an explicit ``epsilon`` at ``delta``.
+
+    ``delta`` (default: the claim's) is where the reference is read: a reference that is a curve or a
+    privacy-loss distribution gives its epsilon at any delta (``dpverify audit dp_sgld_path --delta 1e-6`` tests the
+    run's exact epsilon there, 2.93, not the 1.615 of delta = 1e-3); the sampler's (epsilon, delta) claim only at
+    deltas at least its own (below, with no curve known for the pair, the case's result says why in its error).
+    ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
+    ``client`` (a ``dask.distributed.Client``, and the Dask ``resources`` its chunk tasks need) are passed to
+    :func:`dpverify.audit.audit`; the numbers depend on none of them. ``backend``/``device`` too
+    (:mod:`dpverify.backends`): the numbers then differ (another generator), the guarantee of the bound does not; a
+    case whose sampler has no device path (OPS, the hybrid sampler, the mechanisms that are not gradient samplers)
+    runs on numpy; the result records the backend and device the case ran on (``CaseResult.backend``/``device``,
+    error rows included). ``progress(done, total)`` likewise. Errors while building or sampling are captured in the
+    result (``verdict == "error"``), never lost.
+    """
+    from dpverify.audit import audit
+
+    case = get_case(case) if isinstance(case, str) else case
+    start = time.perf_counter()
+    merged = {**case.params, **(params or {})}
+    where = {"backend": backend, "device": device or "cpu"}
+    try:
+        prepared = prepare_case(case, params, delta=delta, epsilon=epsilon)
+        if backend != "numpy":
+            from dpverify.samplers.device import has_device_path
+
+            if not has_device_path(prepared.sampler):  # e.g. OPS, the hybrid sampler, a plain mechanism
+                backend, device = "numpy", None
+                where = {"backend": "numpy", "device": "cpu"}
+        result = audit(
+            prepared.sampler, prepared.dataset, prepared.neighbour,
+            claim=prepared.reference.guarantee,
+            delta=prepared.delta,
+            samples=case.samples(budget),
+            confidence=confidence,
+            seed=seed,
+            test=case.test,
+            progress=progress,
+            mode=mode,
+            workers=workers,
+            client=client,
+            backend=backend,
+            device=device,
+            resources=resources,
+            **prepared.audit_facts(),
+        )
+        return CaseResult(case.id, case.sampler, _printable(merged), case.pair, prepared.claim, result,
+                          time.perf_counter() - start, known_bad=case.known_bad, reference=prepared.reference,
+                          claim_check=prepared.claim_check, release=_release_of(prepared.sampler),
+                          backend=result.backend, device=result.device)
+    except Exception as exc:  # reported as an error row, never a lost result
+        return CaseResult(case.id, case.sampler, _printable(merged), case.pair, None, None, time.perf_counter() - start,
+                          error=f"{type(exc).__name__}: {exc}", known_bad=case.known_bad, backend=where["backend"],
+                          device=where["device"])
+
+
+def _release_of(sampler: Any) -> str | None:
+    """What a chain releases ("path", "final", "samples(...)"), None for a sampler releasing a statistic or a draw."""
+    from dpverify.calculus.releases import SampleSet
+
+    output = getattr(sampler, "output", None)
+    if isinstance(output, SampleSet):
+        return f"samples({output.burn_in},{output.thin},{output.count})"
+    return str(output) if output in ("path", "final") else None
+
+
+def _printable(params: dict) -> dict:
+    """Parameters for reports: numbers and strings as they are, models as their constructor call."""
+    return {k: v if isinstance(v, (bool, int, float, str, type(None))) else
+            list(v) if isinstance(v, tuple) else repr(v) for k, v in params.items()}
