@@ -36,12 +36,18 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from dpverify.validation import check_real
 
-__all__ = ["PrivacyConstants", "CanaryRecords", "QuadraticStructure", "Model", "clip_gradients"]
+__all__ = ["PrivacyConstants", "CanaryRecords", "QuadraticStructure", "Model", "PreparedData", "clip_gradients"]
+
+#: What :meth:`Model.prepare` returns and the gradient methods read: the validated dataset (an array) by default, or
+#: a form of the model's own (:class:`~dpverify.models.dirac_canaries.CanaryRecordsPrepared`). Model-specific, so
+#: no single static type: the samplers only pass it back to the model that made it.
+PreparedData = Any
 
 
 def clip_gradients(g: np.ndarray, L: float) -> np.ndarray:
@@ -183,12 +189,12 @@ class Model(ABC):
         return float(min(finite))
 
     # -- gradient capabilities (defaults from the per-record gradients; models override with fast paths) ------------
-    def prepare(self, X: np.ndarray) -> np.ndarray:
+    def prepare(self, X: np.ndarray) -> PreparedData:
         """The validated dataset in the form the gradient methods below read, computed once per run (default: ``X``
         itself; e.g. logistic regression's signed features ``y x``)."""
         return X
 
-    def per_record_gradients(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    def per_record_gradients(self, prepared: PreparedData, idx: np.ndarray, theta: np.ndarray) -> np.ndarray:
         """``grad_theta log p(x_i | theta_c)`` for the records ``idx[c]`` of each chain c (``idx`` ``(chains, b)``,
         ``theta`` ``(chains, d)``): shape ``(chains, b, d)``. Default: every record's gradient
         (:meth:`grad_log_likelihood` on ``prepared``, which is the dataset unless :meth:`prepare` is overridden),
@@ -196,7 +202,7 @@ class Model(ABC):
         c = np.arange(theta.shape[0])[:, None]
         return self.grad_log_likelihood(prepared, theta)[c, idx]
 
-    def minibatch_gradient(self, prepared: np.ndarray, idx: np.ndarray, theta: np.ndarray,
+    def minibatch_gradient(self, prepared: PreparedData, idx: np.ndarray, theta: np.ndarray,
                            clip: float | None = None, weights: np.ndarray | None = None) -> np.ndarray:
         """``sum_{i in batch} w_i clip_L(grad_theta log p(x_i | theta))`` per chain, shape ``(chains, d)``.
 
@@ -210,13 +216,13 @@ class Model(ABC):
             g = g * weights[..., None]
         return g.sum(axis=-2)
 
-    def full_data_gradient(self, prepared: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    def full_data_gradient(self, prepared: PreparedData, theta: np.ndarray) -> np.ndarray:
         """``sum_{i=1}^N grad_theta log p(x_i | theta)`` per chain, ``(chains, d)``. Default: :meth:`minibatch_gradient`
         over every record; models with sufficient statistics or one matrix product override it."""
         idx = np.broadcast_to(np.arange(prepared.shape[0]), (theta.shape[0], prepared.shape[0]))
         return self.minibatch_gradient(prepared, idx, theta)
 
-    def full_data_terms(self, prepared: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def full_data_terms(self, prepared: PreparedData, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``sum_i log p(x_i | theta)`` (``(chains,)``) and ``sum_i grad log p(x_i | theta)`` (``(chains, d)``), for
         full-data MCMC (e.g. OPS by MALA). Default: :meth:`log_likelihood` summed and :meth:`full_data_gradient`."""
         return self.log_likelihood(prepared, theta).sum(axis=-1), self.full_data_gradient(prepared, theta)

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpverify.calculus.guarantees import Claim
+from dpverify.calculus.releases import SampleSet
 
 __all__ = ["Claim", "Sampler", "OUTPUT_KINDS"]
 
@@ -45,7 +46,9 @@ class Sampler(ABC):
 
     id: ClassVar[str]
     theorems: ClassVar[tuple[str, ...]]
-    output: ClassVar[str]
+    #: one of :data:`OUTPUT_KINDS`, set on the class; a gradient sampler built with a ``release`` sets its own on the
+    #: instance (``"final"``, ``"path"`` or a :class:`~dpverify.calculus.releases.SampleSet`)
+    output: str | SampleSet
     description: ClassVar[str] = ""
 
     @staticmethod

@@ -32,6 +32,8 @@ the quick budget; the correct sampler (``dp_sgld_path``, same parameters) is nev
 """
 from __future__ import annotations
 
+import numpy as np
+
 from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
 from dpverify.samplers.gradients import Data, FullBatchGradient, PoissonMinibatchGradient
 from dpverify.samplers.integrators import EulerMaruyama
@@ -69,7 +71,8 @@ class BrokenDPSGLD(DPSGLDLi):
 
     def _langevin_kernel(self) -> tuple[Kernel, Schedule]:
         """The declared kernel (Poisson rate q, clip L, weights 1/N and 1/tau, noise ``sqrt(eta_t/N)``) with the defect."""
-        rate, clip, data_weight, noise_std = self._sampling.rate, self._clip, self._data_weight, self._noise_std
+        rate, clip, data_weight = self._sampling.rate, self._clip, self._data_weight
+        noise_std: float | np.ndarray = self._noise_std
         if self.defect == "no_noise":
             noise_std = 0.0
         elif self.defect == "half_noise":

@@ -100,11 +100,13 @@ class DenseBatchGradient:
     def weights(self, rng, n: int, N: int):
         """The batch of each chain as ``(n, N)`` 0/1 weights (None for the full batch: every weight 1)."""
         backend = getattr(rng, "backend", NUMPY)  # a numpy Generator: the numpy backend (tests, the reference)
+        if self.batch == "full":
+            return None
+        if self.size is None:
+            raise ValueError(f"a {self.batch!r} batch needs its size (the batch size, or the Poisson rate)")
         if self.batch == "poisson":
             return backend.poisson_weights(rng, n, N, float(self.size))
-        if self.batch == "fixed":
-            return backend.fixed_size_weights(rng, n, N, min(N, int(self.size)))
-        return None
+        return backend.fixed_size_weights(rng, n, N, min(N, int(self.size)))
 
     def combine(self, theta, data: DeviceData, W):
         """The estimate for given batch weights ``W`` (what :meth:`estimate` returns after drawing them)."""
@@ -239,7 +241,7 @@ def sample_on_device(sampler, dataset, n: int, rng, max_elements: int) -> Any:
     for t in range(T):
         params = {k: float(v) for k, v in schedule.at(t).items()}
         state = kernel.step(rng, state, ddata, **params)
-        if t + 1 in slot:
+        if path is not None and t + 1 in slot:
             path[:, slot[t + 1]] = state.theta
     return state.theta if path is None else path
 

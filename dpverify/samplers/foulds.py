@@ -85,7 +85,10 @@ class LaplacePosteriorBetaBernoulli(Sampler):
         self._model = BetaBernoulli(0.25 if a0 is None else a0, alpha0, beta0)  # a0 only used when given
         self.alpha0, self.beta0 = self._model.alpha0, self._model.beta0
         self.unguaranteed = bool(unguaranteed)
-        self.scale = laplace_scale(self._model.constants.sufficient_statistic_sensitivity, self.epsilon)
+        sensitivity = self._model.constants.sufficient_statistic_sensitivity
+        if sensitivity is None:
+            raise ValueError(f"{self._model!r} has no sufficient-statistic sensitivity (Foulds et al. 2016, eq. 16)")
+        self.scale = laplace_scale(sensitivity, self.epsilon)
         self._evaluation = evaluate_item(self.theorems[0], unguaranteed=self.unguaranteed, epsilon=self.epsilon)
 
     def release_from_statistics(self, statistics, rng) -> np.ndarray:
@@ -138,8 +141,11 @@ class PrivateGibbsBernoulliMixture(Sampler):
         self.scan = scan
         self.Q = None if Q is None else check_positive_int(Q, "Q")
         self.unguaranteed = bool(unguaranteed)
+        C = self._model.constants.C
+        if C is None:
+            raise ValueError(f"{self._model!r} has no bound C on the log-likelihood ratio (Foulds et al. 2016, Thm 2)")
         #: Delta of every update: one record moves M emission log-likelihood terms, each by at most C
-        self.sensitivity = self.M * self._model.constants.C
+        self.sensitivity = self.M * C
         self.rho = self.epsilon / (2.0 * self.sensitivity)
 
     def validate_dataset(self, dataset) -> np.ndarray:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PoissonSampling
-from dpverify.models.base import clip_gradients
+from dpverify.models.base import PreparedData, clip_gradients
 from dpverify.samplers.minibatch import draw_minibatches, draw_poisson_minibatches
 
 __all__ = [
@@ -53,7 +53,7 @@ class Data(NamedTuple):
     ``prepare(raw)``, e.g. signed features for logistic regression), ``N`` (number of records)."""
 
     raw: np.ndarray
-    prepared: np.ndarray
+    prepared: PreparedData
     N: int
 
 
@@ -211,11 +211,12 @@ def estimator_for_sampling(model, sampling, *, prior_weight: float, data_weight:
     """The gradient estimator that draws the batches of a sampling scheme of
     :mod:`dpverify.calculus.mechanism_description` (the one a mechanism description declares): every record
     (``FullBatch``), Poisson with rate q (``PoissonSampling``), or b of N without replacement (``FixedSizeSampling``)."""
-    weights = {"prior_weight": prior_weight, "data_weight": data_weight, "clip": clip}
     if isinstance(sampling, PoissonSampling):
-        return PoissonMinibatchGradient(model, sampling.rate, **weights)
+        return PoissonMinibatchGradient(model, sampling.rate, prior_weight=prior_weight, data_weight=data_weight,
+                                        clip=clip)
     if isinstance(sampling, FixedSizeSampling):
-        return UniformMinibatchGradient(model, sampling.batch_size, **weights)
+        return UniformMinibatchGradient(model, sampling.batch_size, prior_weight=prior_weight,
+                                        data_weight=data_weight, clip=clip)
     if isinstance(sampling, FullBatch):
-        return FullBatchGradient(model, **weights)
+        return FullBatchGradient(model, prior_weight=prior_weight, data_weight=data_weight, clip=clip)
     raise TypeError(f"sampling must be a dpverify.calculus.mechanism_description sampling scheme; got {sampling!r}")

@@ -16,6 +16,7 @@ import numpy as np
 from dpverify.backends import backend_of
 from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.calculus.mechanism_description import MechanismDescription, PureDPStep, Repeated
+from dpverify.calculus.vocabulary import Release
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.ops_mcmc import OPSMCMCLogistic
@@ -36,6 +37,9 @@ class HybridOPSSGLD(StochasticGradientSampler):
     output = "path"
     description = "Hybrid (Wang et al. 2015, Alg. 3): OPS at eps/2 (MALA) then DP-SGLD at eps/2; path from the OPS draw"
 
+    #: the target epsilon, split between the two halves (always given)
+    epsilon: float
+
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
                  ops_steps: int = 2000, unguaranteed: bool = False):
         self.epsilon = check_epsilon(epsilon)
@@ -45,7 +49,8 @@ class HybridOPSSGLD(StochasticGradientSampler):
         self._setup_common(model, N, None, unguaranteed)
         self.delta = self.sgld.delta
         self.n_steps = self.sgld.n_steps
-        self._set_kernel(self.sgld.kernel, self.sgld.kernel_schedule)  # step 2: DP-SGLD's kernel at (eps/2, delta)
+        # step 2: DP-SGLD's kernel at (eps/2, delta)
+        self._set_kernel(self.sgld._require_kernel(), self.sgld.kernel_schedule)
         self._evaluation(self.unguaranteed)
 
     def _evaluation(self, allow: bool):
@@ -57,7 +62,7 @@ class HybridOPSSGLD(StochasticGradientSampler):
         Prop. 3), then the DP-SGLD steps of Algorithm 2 at (eps/2, delta); the whole path is released."""
         sgld = self.sgld.mechanism()
         steps = (Repeated(PureDPStep(self.epsilon / 2, "OPS draw (Alg. 1 by MALA)")),) + sgld.steps
-        return MechanismDescription(steps, "replace_one", "path", "Wang et al. 2015, Alg. 3")
+        return MechanismDescription(steps, "replace_one", Release.PATH, "Wang et al. 2015, Alg. 3")
 
     def account(self, delta: float, method: str = "pld"):
         return self.mechanism().account(delta, method=method)
@@ -72,7 +77,7 @@ class HybridOPSSGLD(StochasticGradientSampler):
             return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD", exact=False)
         sgld = self.sgld.canary_description(shift)
         description = MechanismDescription((Repeated(PureDPStep(self.epsilon / 2, "OPS draw")),) + sgld.steps,
-                                           "replace_one", "path", "Wang et al. 2015, Alg. 3")
+                                           "replace_one", Release.PATH, "Wang et al. 2015, Alg. 3")
         return PairPrivacyLoss(description.pld(), "upper bound: the OPS draw at the worst pure (eps/2)-DP pair, "
                                f"then the DP-SGLD steps at the canary's gradient difference {shift:.4g}", exact=False)
 

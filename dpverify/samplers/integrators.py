@@ -21,13 +21,14 @@ sampler's budget calibrates.
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Protocol, cast
 
 import numpy as np
 
 from dpverify.backends import backend_of
 
 __all__ = [
+    "IntegratorState",
     "LangevinState",
     "EulerMaruyama",
     "SGHMCState",
@@ -62,9 +63,22 @@ def _zeros_like(theta):
     return theta.new_zeros(theta.shape) if _on_device(theta) else np.zeros_like(theta)
 
 
+def _zeros(theta, shape: tuple[int, ...]):
+    """Zeros of ``shape`` on ``theta``'s backend."""
+    return theta.new_zeros(shape) if _on_device(theta) else np.zeros(shape)
+
+
 def _full(theta, value: float):
     """``(chains,)`` filled with ``value``, on ``theta``'s backend."""
     return theta.new_full((theta.shape[0],), float(value)) if _on_device(theta) else np.full(theta.shape[0], value)
+
+
+class IntegratorState(Protocol):
+    """What the state of every update rule has (each is a NamedTuple of its own fields): the positions ``theta``
+    ``(chains, d)``."""
+
+    @property
+    def theta(self) -> np.ndarray: ...
 
 
 class LangevinState(NamedTuple):
@@ -79,14 +93,18 @@ class EulerMaruyama:
         theta_{t+1} = theta_t + c_t g(theta_t) + s_t xi_t,     xi_t ~ N(0, I_d),
 
     ``g`` the gradient estimate of the log posterior. (``c_t = h``, ``s_t = sqrt(2h)`` is the Euler-Maruyama
-    discretisation of ``d theta = grad log pi dt + sqrt(2) dW``; DP-SGLD sets ``s_t`` from its privacy budget.)"""
+    discretisation of ``d theta = grad log pi dt + sqrt(2) dW``; DP-SGLD sets ``s_t`` from its privacy budget.)
 
-    state_type = LangevinState
+    Its state is a :class:`LangevinState`; the update reads only the positions, so a variant that keeps more per-chain
+    variables (the known-bad :class:`~dpverify.samplers.broken_integrators.ReusedNoiseEulerMaruyama`) sets its own
+    ``state_type`` and ``init``."""
 
-    def init(self, position) -> LangevinState:
+    state_type: type[IntegratorState] = LangevinState
+
+    def init(self, position) -> IntegratorState:
         return LangevinState(_positions(position))
 
-    def step(self, rng: np.random.Generator, state: LangevinState, gradient: GradientFn, step_size: float,
+    def step(self, rng: np.random.Generator, state: IntegratorState, gradient: GradientFn, step_size: float,
              noise_std: float) -> LangevinState:
         theta = state.theta
         drift = gradient(rng, theta)
@@ -209,9 +227,7 @@ class SGFSIntegrator:
     def init(self, position) -> SGFSState:
         theta = _positions(position)
         d = theta.shape[1]
-        if _on_device(theta):
-            return SGFSState(theta, theta.new_zeros((theta.shape[0], d, d)))
-        return SGFSState(theta, np.zeros((theta.shape[0], d, d)))
+        return SGFSState(theta, _zeros(theta, (theta.shape[0], d, d)))
 
     def step(self, rng: np.random.Generator, state: SGFSState, gradient, step_size: float,
              gradient_noise_std: float, covariance_noise_std: float, averaging_weight: float) -> SGFSState:
@@ -239,7 +255,7 @@ class SGFSIntegrator:
         """:meth:`step` on torch tensors: the same steps 1-5 in the same order of draws (torch.linalg)."""
         import torch
 
-        theta = state.theta
+        theta = cast("torch.Tensor", state.theta)  # :meth:`step` sends torch states here
         c, d = theta.shape
         F = torch.as_tensor(self.F, dtype=theta.dtype, device=theta.device)
         est = gradient(rng, theta)

@@ -17,6 +17,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dpverify.samplers.integrators import IntegratorState
+
 __all__ = ["ChainState", "Kernel"]
 
 
@@ -40,7 +42,7 @@ class Kernel:
     def __repr__(self) -> str:
         return f"Kernel({self.estimator!r}, {type(self.integrator).__name__})"
 
-    def init(self, position) -> NamedTuple:
+    def init(self, position) -> IntegratorState:
         """The integrator's initial state at ``position`` ``(chains, d)``. (MALA's state holds the target's value at
         the position: ``kernel.integrator.init(position, kernel.estimator.estimate(None, position, data))``.)"""
         return self.integrator.init(position)

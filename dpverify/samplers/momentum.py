@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dpverify.calculus.guarantees import Claim
 from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, Repeated
+from dpverify.calculus.releases import check_release
 from dpverify.samplers.budgets import WangBudget, model_lipschitz
 from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.gradients import UniformMinibatchGradient
@@ -29,6 +30,9 @@ class WangMomentumSampler(GradientMechanism, StochasticGradientSampler):
     condition's catalogue ID first), ``source``, and implement :meth:`_theorem_values` and :meth:`_kernel_parts`."""
 
     source: str
+    #: Wang et al. 2015's budget (:meth:`_set_wang_budget`): a whole batch size and a target epsilon
+    tau: int
+    epsilon: float
 
     def _setup_wang(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, theta0,
                     unguaranteed: bool) -> None:
@@ -60,8 +64,8 @@ class WangMomentumSampler(GradientMechanism, StochasticGradientSampler):
         """``n_steps`` Gaussian releases of sensitivity ``c (N/tau) S`` with the injected noise (module docstring)."""
         step = GaussianStep(self._coefficient * self.N / self.tau * self.record_sensitivity, self._injected_noise_std,
                             self._sampling)
-        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, self.output, self.source,
-                                    dynamics=self.linear_dynamics())
+        return MechanismDescription((Repeated(step, self.n_steps),), self.neighbouring, check_release(self.output),
+                                    self.source, dynamics=self.linear_dynamics())
 
     def guarantee(self) -> Claim:
         return claim_from(self._evaluation(True), iterations=self.n_steps, epsilon_claimed=self.epsilon)

@@ -31,6 +31,8 @@ from dpverify.calculus.guarantees import Conversion
 from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.calculus.mechanism_description import MechanismDescription
 from dpverify.calculus.tradeoff import GaussianDP, TradeOffCurve
+from dpverify.calculus.vocabulary import Release
+from dpverify.models.base import Model
 from dpverify.models.dirac_canaries import DiracCanaryModel, canary_dataset
 from dpverify.models.logistic import LogisticRegression
 from dpverify.samplers.broken import BrokenDPSGLD
@@ -57,10 +59,11 @@ class _LiRun:
     """The shared setup: data, DP-SGLD parameters, the sampler and the last run's parameters."""
 
     name: str
-    model: object
+    model: Model
     sampler: DPSGLDLi
 
-    def _setup(self, rows, m, steps, step_size, clip, batch_rate, delta, defect):
+    def _setup(self, rows, m: int, steps: int, step_size: float, clip: float, batch_rate: float, delta: float,
+               defect: str | None) -> None:
         self.rows = check_finite_array(rows, "rows", ndim=2)
         self.m = check_positive_int(m, "m")
         self.N = self.rows.shape[0] + self.m
@@ -101,6 +104,8 @@ class DPSGLDCanaryRun(_LiRun):
     Gaussian prior, ``defect`` (None, or a known-bad variant of :data:`dpverify.samplers.broken.DEFECTS`).
     """
 
+    model: DiracCanaryModel
+
     def __init__(self, rows, m: int, *, steps: int, step_size: float, clip: float = 1.0, batch_rate: float = 1.0,
                  R: float = 1.0, prior_variance: float = 1.0, delta: float = 1e-5, defect: str | None = None,
                  name: str = "dp_sgld_dirac_canaries") -> None:
@@ -128,7 +133,7 @@ class DPSGLDCanaryRun(_LiRun):
         rho = 1.0 - coef / (self.N * self.model.prior_variance)
         dynamics = LinearDynamics.contraction(rho, source="Li et al. 2019, Alg. 1 on a Dirac canary coordinate")
         scaled = described.scaled(shift)
-        return MechanismDescription(scaled.steps, scaled.neighbouring, "final", scaled.source, dynamics=dynamics)
+        return MechanismDescription(scaled.steps, scaled.neighbouring, Release.FINAL, scaled.source, dynamics=dynamics)
 
     def release_account(self, delta: float) -> Conversion | None:
         """The exact privacy of the final iterate along a canary coordinate (module docstring)."""

@@ -155,6 +155,8 @@ class _OPS(Sampler):
         if self.epsilon is None:
             return claim_from_item(self._thm1, "wang2015.thm1_ops_pure_dp", details=details)
         if self.calibration == "wang2015":
+            if self._alg1 is None:  # _setup evaluates Alg. 1 whenever epsilon is given with this calibration
+                raise RuntimeError("the Alg. 1 evaluation is missing: _setup was not run with this epsilon")
             details["alg1_rho"] = float(self._alg1.conclusion["rho"])
             return claim_from_item(self._alg1, "wang2015.alg1_ops_scaled", details=details)
         return claim_from_item(self._foulds, "foulds2016.thm2_posterior_2c",

@@ -186,20 +186,25 @@ class OPSMCMCLogistic(StochasticGradientSampler):
 
     def _start(self, data, n_chains: int, rng) -> ChainState:
         theta = self._init_theta(n_chains, rng)
-        state = self._kernel.integrator.init(theta, self._kernel_for(data).estimator.estimate(None, theta, data))
+        target = self._kernel_for(data).estimator.estimate(None, theta, data)
+        state = self._require_kernel().integrator.init(theta, target)
         h = self.step_size
         if h is None:  # a starting guess of the inverse curvature; adapted during burn-in
-            h = 1.0 / (self.rho * self.N * self.model.constants.R**2 / self.model.dim + 1.0)
+            R = self.model.constants.R
+            if R is None:
+                raise ValueError(f"the default step size needs the data bound R of {self.model!r}; give step_size")
+            h = 1.0 / (self.rho * self.N * R**2 / self.model.dim + 1.0)
         return self._chain_state(state, 0, h)
 
     def _kernel_for(self, data) -> Kernel:
         """The kernel on numpy's :class:`Data`, its device counterpart (the dense tempered posterior, the same MALA
         update) on another backend's :class:`~dpverify.samplers.device.DeviceData`."""
+        kernel = self._require_kernel()
         if isinstance(data, Data):
-            return self._kernel
+            return kernel
         from dpverify.samplers.device import dense_estimator
 
-        return Kernel(dense_estimator(self._kernel.estimator), self._kernel.integrator)
+        return Kernel(dense_estimator(kernel.estimator), kernel.integrator)
 
     def device_path_available(self) -> bool:
         """Whether :meth:`sample` runs on another backend's generator: the model has the backend-generic log prior,

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from dpverify.calculus.mechanism_description import FixedSizeSampling, GaussianStep, MechanismDescription, describe_steps
+from dpverify.calculus.releases import check_release
 from dpverify.samplers.base import Claim
 from dpverify.samplers.budgets import WangBudget, model_lipschitz
 from dpverify.samplers.claims import claim_from, evaluate_theorem
@@ -63,6 +64,10 @@ class DPSGFS(GradientMechanism, StochasticGradientSampler):
     output = "final"
     description = "DP-SGFS (Wang et al. 2015, supp. Alg. 4): non-spherical Gaussian gradient + noisy covariance; (2eps, 2delta)"
 
+    #: Wang et al. 2015's budget (:meth:`_set_wang_budget`): a whole batch size and a target epsilon
+    tau: int
+    epsilon: float
+
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
                  theta0=None, unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
@@ -93,8 +98,8 @@ class DPSGFS(GradientMechanism, StochasticGradientSampler):
         steps = describe_steps(GaussianStep(float(m), 1.0, self._sampling, "gradient and covariance, whitened")
                                for m in mu)
         notes = () if self.tau >= 4 else ("supp. Lemma 6's 7 L^2/(tau - 1) is not proved for tau < 4",)
-        return MechanismDescription(steps, self.neighbouring, self.output, "Wang et al. 2015, supp. Alg. 4",
-                                    notes=notes)
+        return MechanismDescription(steps, self.neighbouring, check_release(self.output),
+                                    "Wang et al. 2015, supp. Alg. 4", notes=notes)
 
     def mechanism(self) -> MechanismDescription:
         """One whitened Gaussian release per iteration (class docstring)."""

@@ -64,17 +64,22 @@ class DPSGLDWang(LangevinSampler):
     output = "final"
     description = "DP-SGLD (Wang et al. 2015, Alg. 2): max(privacy, eta_t) noise variance, T data passes; final iterate"
 
+    #: Wang et al. 2015's budget (:meth:`_set_wang_budget`): a whole batch size and a target epsilon
+    tau: int
+    epsilon: float
+
     def __init__(self, model, N: int, tau: int, T: float, epsilon: float, delta: float, step_size,
                  theta0=None, privacy_noise: bool = True, half_drift: bool = False, release: str = "final",
                  unguaranteed: bool = False):
         self._setup_common(model, N, theta0, unguaranteed)
-        self._set_wang_budget(WangBudget.check(self.N, tau, T, epsilon, delta))
+        budget = WangBudget.check(self.N, tau, T, epsilon, delta)
+        self._set_wang_budget(budget)
         self.eta = step_size_schedule(step_size, self.n_steps)
         self.privacy_noise = bool(privacy_noise)
         self.half_drift = bool(half_drift)
         if self.privacy_noise:
             self.L = model_lipschitz(model, "DP-SGLD (Wang et al. 2015, Alg. 2)")
-            self._noise_variance = np.maximum(self.budget.privacy_noise_level(self.L) * self.eta**2, self.eta)  # step 2
+            self._noise_variance = np.maximum(budget.privacy_noise_level(self.L) * self.eta**2, self.eta)  # step 2
         else:
             self.L = model.constants.L
             self._noise_variance = self.eta.copy()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -33,10 +32,11 @@ from dpverify.calculus.mechanism_description import (
     MechanismDescription,
     PairPrivacyLoss,
     PoissonSampling,
-    describe_steps,
+    Sampling,
+    describe_gaussian_steps,
 )
-from dpverify.calculus.releases import SampleSet, parse_release, release_name, released_indices
-from dpverify.models.base import clip_gradients
+from dpverify.calculus.releases import SampleSet, check_release, parse_release, release_name, released_indices
+from dpverify.models.base import Model, clip_gradients
 from dpverify.samplers.base import Sampler
 from dpverify.samplers.budgets import WangBudget, wang_iterations
 from dpverify.samplers.claims import catalogue_theorem, claim_from, evaluate_theorem
@@ -105,9 +105,16 @@ class StochasticGradientSampler(Sampler):
     ``_step``; the hybrid sampler overrides ``init``.) ``n_steps`` is the length of a run.
     """
 
-    model: Any
+    model: Model
     N: int
     n_steps: int
+    theta0: np.ndarray
+    #: the privacy budget's numbers (:meth:`_set_wang_budget`, or the sampler's own: DP-SGLD of Li et al. 2019 has
+    #: a real ``tau = q N`` and, when it claims the accountant's epsilon, no target ``epsilon``)
+    tau: float
+    T: float
+    epsilon: float | None
+    delta: float
     _kernel: Kernel | None = None
     _schedule: Schedule | None = None
     _budget: WangBudget | None = None
@@ -131,6 +138,12 @@ class StochasticGradientSampler(Sampler):
         if schedule is not None and schedule.n_steps != self.n_steps:
             raise ValueError(f"the schedule has {schedule.n_steps} steps; the run has {self.n_steps}")
         self._kernel, self._schedule = kernel, schedule
+
+    def _require_kernel(self) -> Kernel:
+        """The kernel :meth:`_set_kernel` set (a ``RuntimeError`` if the constructor never set one)."""
+        if self._kernel is None:
+            raise RuntimeError(f"{type(self).__name__} has no kernel: its constructor must call _set_kernel")
+        return self._kernel
 
     @property
     def budget(self) -> WangBudget | None:
@@ -167,7 +180,7 @@ class StochasticGradientSampler(Sampler):
         self._rng(rng)
         data = self.prepare_data(dataset)
         theta = self.start(np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy(), data, rng)
-        return Kernel.to_chain_state(self._kernel.init(theta), 0)
+        return Kernel.to_chain_state(self._require_kernel().init(theta), 0)
 
     def start(self, theta, data, rng):
         """The chains' first iterate from ``theta0`` broadcast to ``(chains, d)``: ``theta`` itself, a
@@ -182,8 +195,11 @@ class StochasticGradientSampler(Sampler):
         return self._step(state, self.prepare_data(dataset), self._rng(rng))
 
     def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
-        kernel = self._kernel
-        new = kernel.step(rng, kernel.from_chain_state(state), data, **self._schedule.at(state.t))
+        kernel, schedule = self._require_kernel(), self._schedule
+        if schedule is None:
+            raise RuntimeError(f"{type(self).__name__} has no kernel schedule: a sampler that chooses its step "
+                               "parameters as it runs must override _step")
+        new = kernel.step(rng, kernel.from_chain_state(state), data, **schedule.at(state.t))
         return Kernel.to_chain_state(new, state.t + 1)
 
     def run(self, dataset, n: int, rng, record_path: bool = False, record: list[int] | None = None):
@@ -199,7 +215,8 @@ class StochasticGradientSampler(Sampler):
             raise ValueError(f"n = {n} runs of {self.n_steps} steps in dimension {self.model.dim} would need {size} "
                              f"values (more than {MAX_OUTPUT_ELEMENTS}); ask for fewer runs per call")
         state = self.init(data, n, rng)
-        path = None
+        path: np.ndarray | None = None
+        slot: dict[int, int] = {}
         if record is not None:
             slot = {t: j for j, t in enumerate(record)}
             path = np.empty((state.theta.shape[0], len(record), self.model.dim))
@@ -207,7 +224,7 @@ class StochasticGradientSampler(Sampler):
                 path[:, slot[0]] = state.theta
         for k in range(self.n_steps):
             state = self._step(state, data, rng)
-            if record is not None and k + 1 in slot:
+            if path is not None and k + 1 in slot:
                 path[:, slot[k + 1]] = state.theta
         return state, path
 
@@ -264,7 +281,13 @@ class GradientMechanism:
       is a verified gradient canary (:mod:`dpverify.models.canary`), for the audit's budget ceiling.
     """
 
+    model: Model
+    theta0: np.ndarray
+    output: str | SampleSet
     neighbouring: str
+    #: the batch scheme and the per-record clip level (None: no clipping) the gradient sums use
+    _sampling: Sampling
+    _clip: float | None
 
     def mechanism(self):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -535,9 +558,9 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
         with its linear dynamics when the model's potential is quadratic and its prior isotropic
         (:meth:`linear_dynamics`)."""
         sens = self.record_sensitivity * self._data_weight
-        steps = describe_steps(GaussianStep(float(c) * sens, float(s), self._sampling)
-                               for c, s in zip(self._coef, self._noise_std))
-        return MechanismDescription(steps, self.neighbouring, self.output, self._source,
+        # (run-length encoded from the arrays: a run of 10^6 steps builds one object per run of equal steps)
+        steps = describe_gaussian_steps(np.asarray(self._coef, dtype=float) * sens, self._noise_std, self._sampling)
+        return MechanismDescription(steps, self.neighbouring, check_release(self.output), self._source,
                                     dynamics=self.linear_dynamics())
 
     def _dynamics_for(self, prior_precision: float, record_curvature: float) -> LinearDynamics | None:
@@ -583,7 +606,7 @@ class LangevinSampler(GradientMechanism, StochasticGradientSampler):
 
 
 class PathLogLikelihoodRatio:
-    """The white-box path statistic of :meth:`StochasticGradientSampler.path_log_likelihood_ratio` for one pair: a
+    """The white-box path statistic of :meth:`LangevinSampler.path_log_likelihood_ratio` for one pair: a
     callable ``paths (n, T + 1, d) -> (n,)`` on numpy paths (in blocks of about 2 x 10^6 elements) or on another
     backend's paths, which stay on their device (``backend_generic``; in blocks of :data:`DEVICE_BLOCK_ELEMENTS`). Both
     evaluate the same sum with the same terms: the step means with the differing record in the batch on either side
@@ -594,7 +617,7 @@ class PathLogLikelihoodRatio:
     #: takes torch paths too, and keeps them on their device (:class:`dpverify.audit.chunk_work.DeviceChunk`)
     backend_generic = True
 
-    def __init__(self, sampler: StochasticGradientSampler, dataset, neighbour):
+    def __init__(self, sampler: LangevinSampler, dataset, neighbour):
         X, Y, i = sampler._pair(dataset, neighbour)
         if i is None:
             raise ValueError("the white-box path statistic needs a pair that differs in exactly one record")

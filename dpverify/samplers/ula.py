@@ -139,8 +139,8 @@ class _ULA(LangevinSampler):
             var = 2 * self.h
             return -0.5 * np.sum(r**2, axis=(1, 2)) / var - 0.5 * self.n_steps * d * math.log(2 * math.pi * var)
         out = check_finite_array(outputs, "outputs", shape=(None, d))
-        mean, var = model.ula_law(X, self.h, self.n_steps, self.theta0)
-        return -0.5 * np.sum((out - mean) ** 2 / var + np.log(2 * math.pi * var), axis=1)
+        mean_final, var_final = model.ula_law(X, self.h, self.n_steps, self.theta0)
+        return -0.5 * np.sum((out - mean_final) ** 2 / var_final + np.log(2 * math.pi * var_final), axis=1)
 
 
 @register
@@ -197,8 +197,16 @@ class _NoisySGD(LangevinSampler):
         return {"m": c["m"], "M": c["M"], "K": c["K"], "K_ell": c["K_ell"], "h": self.h, "tau": self.s,
                 "k": self.n_steps, "beta": self.beta, "N": self.N, "delta": delta, "alpha": alpha}
 
-    _check_hypotheses = _ULA._check_hypotheses
-    guarantee = _ULA.guarantee
+    def _check_hypotheses(self) -> None:
+        evaluate_theorem(self.theorem_id, self._theorem_values(0.5, 2.0), self.unguaranteed)
+
+    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
+        """(epsilon, delta) at the given delta (the theorem gives a curve epsilon(delta)); ``details["conclusion"]``
+        also holds the Rényi bound ``rdp`` at order ``alpha``."""
+        delta = check_delta(delta, allow_zero=False)
+        alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
+        ev = evaluate_theorem(self.theorem_id, self._theorem_values(delta, alpha), True)
+        return claim_from(ev, delta=delta)
 
 
 @register
