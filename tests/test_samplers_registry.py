@@ -87,3 +87,19 @@ def test_cli_list_table(capsys):
 def test_unknown_sampler_suggests_close_ids():
     with pytest.raises(KeyError, match="ops_beta_bernoulli"):
         registry.get("ops_beta_bernouli")
+
+
+def test_the_analytic_gaussian_mechanism_rests_on_balle_wangs_theorem_8():
+    """Issue 36: the sampler linked no theorem (and its claim named an ID the catalogue does not have) although the
+    Balle-Wang item exists. Its claim is Theorem 8 evaluated at the calibrated sigma; a sigma below the calibration
+    (a broken calibration) makes Theorem 8's exact delta exceed the claim's, and the claim is then unguaranteed."""
+    from dpverify.theorems import registry as theorems
+
+    sampler = registry.make("analytic_gaussian_mechanism", epsilon=1.0, delta=1e-5)
+    assert sampler.theorems == ("balle2018.thm8_analytic_gaussian",)
+    claim = sampler.guarantee()
+    assert claim.theorem in theorems.ids() and claim.guaranteed
+    assert claim.details["delta_exact"] == pytest.approx(1e-5, rel=1e-9)
+    sampler._sigma_unit *= 0.99
+    sampler._evaluation = theorems.get(claim.theorem).evaluate(sensitivity=1.0, sigma=sampler._sigma_unit, epsilon=1.0)
+    assert not sampler.guarantee().guaranteed
