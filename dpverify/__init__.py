@@ -12,6 +12,8 @@ enforces it):
   guarantee and describing its run for the accountants;
 - :mod:`dpverify.audit` -- empirical lower bounds on epsilon for any mechanism (it imports no sampler);
 - :mod:`dpverify.libraries` -- regression checks of real DP libraries through the auditor;
+- :mod:`dpverify.cases` -- the audit suite's cases and the one path that runs a case (built and accounted once, a
+  typed result up to the report writer), on the samplers and the auditor;
 - :mod:`dpverify.interfaces` -- the ``dpverify`` command, the pytest plugin and ``assert_dp``, reports, figures.
 """
 __version__ = "0.1.0"
