@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dpverify.vocabulary import KnownBadDefect
+
 __all__ = ["BUDGETS", "AuditCase", "KNOWN_BAD_DEFECTS", "cases", "cases_of", "case_settings", "get_case", "select"]
 
 #: Samples per side for each named budget.
@@ -273,10 +275,9 @@ _SGLD_PATH = {"tau": 10, "T": 50, "delta": 1e-3, "step_size": 0.444, "L": 1.0, "
 _SGLD_MODEL = {"dim": 2, "R": 4.0, "prior_variance": 100.0}
 _gradient_case("dp_sgld_path", "dp_sgld_li", _logistic, _SGLD_MODEL,
                {**_SGLD_PATH, "epsilon": None, "release": "path", "claim": "accountant"}, 100, kind="null")
-#: every defect of dpverify.samplers.broken.DEFECTS (listed here so that importing the suite stays cheap; a test
-#: checks the two agree); the last three are invisible to the declared algorithm's white-box statistic.
-KNOWN_BAD_DEFECTS = ("no_noise", "half_noise", "no_clip", "double_rate", "sum_not_mean", "shared_noise",
-                     "reused_noise", "warm_start")
+#: every defect of the known-bad DP-SGLD (:class:`dpverify.vocabulary.KnownBadDefect`, which the sampler's
+#: ``DEFECTS`` also reads); the last three are invisible to the declared algorithm's white-box statistic.
+KNOWN_BAD_DEFECTS = KnownBadDefect.values()
 for _defect in KNOWN_BAD_DEFECTS:
     _gradient_case(f"dp_sgld_broken_{_defect}", "dp_sgld_broken", _logistic, _SGLD_MODEL,
                    {**_SGLD_PATH, "defect": _defect}, 100, kind="null", known_bad=True)

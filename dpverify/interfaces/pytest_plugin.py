@@ -45,6 +45,7 @@ from typing import Any
 import pytest
 
 from dpverify.interfaces.cli import arguments
+from dpverify.vocabulary import Mode
 
 DEFAULT_SAMPLES = 100_000
 DEFAULT_CONFIDENCE = 0.95
@@ -78,7 +79,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"root seed of every audit, an integer >= 0 (default {DEFAULT_SEED})")
     group.addoption("--dp-report", type=arguments.path("a file path"), default=None, metavar="PATH",
                     help="write every audit of the session to PATH as JSON")
-    group.addoption("--dp-mode", default=None, choices=("mathematical", "implementation"),
+    group.addoption("--dp-mode", default=None, choices=Mode.values(),
                     help="audit mode of every audit: mathematical (the idealised mechanism, default) or implementation "
                          "(also floating-point artefacts of the outputs, Mironov 2012)")
     group.addoption("--dp-workers", type=arguments.workers(), default=None, metavar="W",

@@ -41,14 +41,14 @@ from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import Schedule
 from dpverify.samplers.sgld import DPSGLDLi
+from dpverify.vocabulary import WHITE_BOX_BLIND_DEFECTS, KnownBadDefect
 
 __all__ = ["DEFECTS", "WHITE_BOX_BLIND", "BrokenDPSGLD"]
 
-#: The implementation bugs (module docstring).
-DEFECTS = ("no_noise", "half_noise", "no_clip", "double_rate", "sum_not_mean", "shared_noise", "reused_noise",
-           "warm_start")
+#: The implementation bugs (module docstring; the words: :class:`dpverify.vocabulary.KnownBadDefect`).
+DEFECTS = KnownBadDefect.values()
 #: The defects the declared algorithm's white-box statistic cannot see (module docstring).
-WHITE_BOX_BLIND = ("shared_noise", "reused_noise", "warm_start")
+WHITE_BOX_BLIND = tuple(str(d) for d in WHITE_BOX_BLIND_DEFECTS)
 
 
 @register
