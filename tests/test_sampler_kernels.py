@@ -312,7 +312,7 @@ def test_chain_state_round_trip():
     st = integ.init(np.ones((2, 3)))
     cs = Kernel.to_chain_state(st, 4)
     assert isinstance(cs, ChainState) and cs.t == 4 and list(cs.aux) == ["v", "alpha"]
-    back = Kernel(None, integ).from_chain_state(cs)
+    back = Kernel(FullBatchGradient(None), integ).from_chain_state(cs)
     assert type(back) is type(st) and all(np.array_equal(a, b) for a, b in zip(back, st))
 
 
@@ -365,3 +365,12 @@ def test_mala_step_by_hand():
     np.testing.assert_array_equal(new.accepted, accept)
     np.testing.assert_allclose(new.theta, np.where(accept[:, None], prop, x0), rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(new.grad, -new.theta, rtol=RTOL, atol=ATOL)
+
+
+def test_a_kernel_refuses_what_is_not_an_estimator_or_an_integrator():
+    """Issue 36: estimators and integrators have Protocols (GradientEstimator, Integrator); a kernel built from
+    something else is a TypeError naming the part, not an AttributeError at the first step."""
+    with pytest.raises(TypeError, match="estimator must have estimate"):
+        Kernel(None, EulerMaruyama())
+    with pytest.raises(TypeError, match="integrator must have state_type"):
+        Kernel(FullBatchGradient(None), object())

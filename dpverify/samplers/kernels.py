@@ -13,13 +13,36 @@ integrator's other variables in ``aux``); :meth:`Kernel.to_chain_state` / :meth:
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from dpverify.samplers.integrators import IntegratorState
 
-__all__ = ["ChainState", "Kernel"]
+__all__ = ["ChainState", "GradientEstimator", "Integrator", "Kernel"]
+
+
+@runtime_checkable
+class GradientEstimator(Protocol):
+    """A gradient estimator (:mod:`dpverify.samplers.gradients`): from the positions ``theta`` ``(chains, d)`` and
+    the prepared data, an estimate of the log-posterior's gradient (or the per-record gradients, or the log density
+    with its gradient), drawing any subsample from ``rng``."""
+
+    def estimate(self, rng: Any, theta: Any, data: Any) -> Any: ...
+
+
+@runtime_checkable
+class Integrator(Protocol):
+    """An update rule (:mod:`dpverify.samplers.integrators`): its state type (a NamedTuple with ``theta`` and its
+    other variables), the state at a position, and one step from a gradient function with the schedule's
+    parameters (step size, noise scales, friction...)."""
+
+    @property
+    def state_type(self) -> type: ...
+
+    def init(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def step(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 class ChainState(NamedTuple):
@@ -32,10 +55,16 @@ class ChainState(NamedTuple):
 
 
 class Kernel:
-    """``estimator`` (``estimate(rng, theta, data)``, :mod:`dpverify.samplers.gradients`) composed with
-    ``integrator`` (``init(position)``, ``step(rng, state, gradient, **params)``, ``state_type``, :mod:`dpverify.samplers.integrators`)."""
+    """A :class:`GradientEstimator` (``estimate(rng, theta, data)``, :mod:`dpverify.samplers.gradients`) composed
+    with an :class:`Integrator` (``init(position)``, ``step(rng, state, gradient, **params)``, ``state_type``,
+    :mod:`dpverify.samplers.integrators`). Either not being one is a ``TypeError`` naming it."""
 
-    def __init__(self, estimator, integrator) -> None:
+    def __init__(self, estimator: GradientEstimator, integrator: Integrator) -> None:
+        if not isinstance(estimator, GradientEstimator):
+            raise TypeError(f"estimator must have estimate(rng, theta, data); got {type(estimator).__name__}")
+        if not isinstance(integrator, Integrator):
+            raise TypeError(f"integrator must have state_type, init(position) and step(rng, state, gradient, "
+                            f"**params); got {type(integrator).__name__}")
         self.estimator = estimator
         self.integrator = integrator
 
