@@ -61,6 +61,7 @@ DETAIL_CHARS = 400
 API_MODULES: tuple[str, ...] = (
     "dpverify.audit",
     "dpverify.audit.core",
+    "dpverify.audit.options",
     "dpverify.audit.plan",
     "dpverify.audit.select",
     "dpverify.audit.estimate",
@@ -89,6 +90,7 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.interfaces.report_html",
     "dpverify.interfaces.figures",
     "dpverify.validation",
+    "dpverify.vocabulary",
     "dpverify.calculus.guarantees",
     "dpverify.calculus.claimed",
     "dpverify.calculus.vocabulary",

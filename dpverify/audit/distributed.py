@@ -45,8 +45,9 @@ from dpverify.validation import check_positive_int
 
 __all__ = [
     "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "WORK_BY_VALUE_BYTES", "DaskRunner", "check_client",
-    "check_resources", "connect", "keep_chunk_memory", "local_cluster", "malloc_tuning_plugin", "require_distributed",
-    "require_resources", "resource_threads", "total_threads", "worker_pids",
+    "check_resources", "check_scheduler_address", "connect", "HANDSHAKE_TIMEOUT", "keep_chunk_memory", "local_cluster",
+    "malloc_tuning_plugin", "probe_scheduler", "require_distributed", "require_resources", "resource_threads",
+    "total_threads", "worker_pids",
 ]
 
 #: How often a chunk task that raised is run again before its exception reaches the caller (worker deaths are
@@ -343,11 +344,104 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, memory_limit:
         cluster.close()
 
 
+#: Seconds a scheduler address that accepted the connection has to answer Dask's handshake (a Dask scheduler answers
+#: in milliseconds; a server that is not one may never answer). At most ``distributed.comm.timeouts.connect``.
+HANDSHAKE_TIMEOUT = 10.0
+
+
+def check_scheduler_address(scheduler: Any) -> str:
+    """``scheduler`` as a normalised Dask address (``127.0.0.1:8786`` becomes ``tcp://127.0.0.1:8786``); a
+    ``ValueError`` naming ``scheduler``, what is accepted and what is wrong (no port, a port out of range, an unknown
+    scheme, text that is no address) otherwise. Dask must be installed (:func:`require_distributed`)."""
+    from dpverify.validation import describe_value
+
+    wanted = "'local' or a Dask scheduler address such as tcp://host:8786"
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise ValueError(f"scheduler must be {wanted}; got {describe_value(scheduler)}")
+    require_distributed()
+    from distributed.comm import registry
+    from distributed.comm.addressing import normalize_address, parse_address, parse_host_port
+
+    text = scheduler.strip()
+    try:
+        address = normalize_address(text)
+        scheme, location = parse_address(address)
+        registry.get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, port = parse_host_port(location)
+            if not host:
+                raise ValueError("no host name")
+            if not 0 < int(port) < 65536:
+                raise ValueError(f"port {port} is not in [1, 65535]")
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"scheduler must be {wanted}; got {describe_value(scheduler)} ({exc})") from None
+    return address
+
+
+def _connect_timeout() -> float:
+    """Dask's ``distributed.comm.timeouts.connect`` in seconds (30 s by default)."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds"))
+
+
+def probe_scheduler(address: str, timeout: float | None = None, handshake_timeout: float | None = None) -> None:
+    """Check that a Dask peer answers at ``address`` (normalised, :func:`check_scheduler_address`) before a
+    ``Client`` is made for it: connect once within ``timeout`` seconds (default Dask's
+    ``distributed.comm.timeouts.connect``, 30 s) and exchange Dask's handshake within ``handshake_timeout`` seconds
+    (default :data:`HANDSHAKE_TIMEOUT`, at most ``timeout``). ``distributed.Client`` waits for the handshake without
+    a time limit, so an address where a server that is not a Dask scheduler listens (one that accepts and says
+    nothing) would hang it for ever. An ``OSError`` (a ``TimeoutError`` for the time limits) saying what happened
+    otherwise: nothing listens there, no answer, an answer that is not Dask's."""
+    import asyncio
+    import re
+
+    require_distributed()
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address
+    from distributed.security import Security
+
+    timeout = _connect_timeout() if timeout is None else float(timeout)
+    handshake_timeout = min(HANDSHAKE_TIMEOUT if handshake_timeout is None else float(handshake_timeout), timeout)
+    scheme, location = parse_address(address)
+    connector = registry.get_backend(scheme).get_connector()
+    connection_args = Security().get_connection_args("client")
+
+    async def probe() -> None:
+        try:
+            comm = await asyncio.wait_for(connector.connect(location, deserialize=False, **connection_args), timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"no connection to {address} within {timeout:g} s (Dask's "
+                               "distributed.comm.timeouts.connect)") from None
+        except OSError as exc:
+            reason = re.sub(r"^in <[^>]*>: ", "", str(exc))  # Dask's wrapping names its connector object
+            raise OSError(f"could not connect to {address}: {reason}") from None
+        try:
+            await asyncio.wait_for(comm.write(comm.handshake_info()), handshake_timeout)
+            reply = await asyncio.wait_for(comm.read(), handshake_timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"something listens at {address} but gave no Dask handshake within "
+                               f"{handshake_timeout:g} s: it is not a Dask scheduler") from None
+        except Exception:  # noqa: BLE001 - whatever garbage the peer sent (a MemoryError for a huge frame count)
+            raise OSError(f"something listens at {address} but its answer is not Dask's protocol: it is not a Dask "
+                          "scheduler") from None
+        finally:
+            comm.abort()
+        if not isinstance(reply, dict) or "compression" not in reply:
+            raise OSError(f"something listens at {address} but answered with no Dask handshake: it is not a Dask "
+                          "scheduler")
+
+    asyncio.run(probe())
+
+
 @contextmanager
-def connect(scheduler: str, n_workers: int | None = None) -> Iterator[Any]:
+def connect(scheduler: str, n_workers: int | None = None, *, probe: bool = True) -> Iterator[Any]:
     """A ``Client`` for ``scheduler``: ``"local"`` starts a :func:`local_cluster` of ``n_workers`` worker processes
     (default 2), anything else is a scheduler address (``tcp://host:8786``) of a running cluster, whose workers the
-    cluster decides (``n_workers`` must then be None). Closed on leaving the block."""
+    cluster decides (``n_workers`` must then be None). A malformed address is a ``ValueError``
+    (:func:`check_scheduler_address`); with ``probe`` (the default) an address where no Dask scheduler answers within
+    the time limits of :func:`probe_scheduler` is an ``OSError`` rather than a hang. Closed on leaving the block."""
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise ValueError(f"scheduler must be 'local' or a scheduler address such as tcp://host:8786; got {scheduler!r}")
     distributed = require_distributed()
@@ -358,8 +452,11 @@ def connect(scheduler: str, n_workers: int | None = None) -> Iterator[Any]:
     if n_workers is not None:
         raise ValueError(f"the number of workers is the cluster's own with scheduler={scheduler!r}; give it only with "
                          "scheduler='local'")
+    address = check_scheduler_address(scheduler)
+    if probe:
+        probe_scheduler(address)
     try:
-        client = distributed.Client(scheduler, timeout=30)
+        client = distributed.Client(address, timeout=_connect_timeout())
     except OSError as err:
         raise OSError(f"could not reach the Dask scheduler at {scheduler}: {err}") from err
     try:

@@ -69,9 +69,15 @@ class LinearDynamics:
     def contraction(cls, factors, source: str = "") -> "LinearDynamics":
         """One state, ``z_s = rho_s z_{s-1} + (data + noise)``: Euler-Maruyama with ``rho_s = 1 - c_s lam``."""
         rho = np.atleast_1d(np.asarray(factors, dtype=float))
-        for i, r in enumerate(rho):
-            check_real(f"factors[{i}]", r)
-        return cls(_run_length(((float(r),),) for r in rho), (1.0,), (1.0,), source)
+        if not np.all(np.isfinite(rho)):  # the first bad factor named, by the shared validator
+            for i, r in enumerate(rho):
+                check_real(f"factors[{i}]", r)
+        rho = rho.reshape(-1) + 0.0  # -0.0 reads as 0.0, as check_real returns it
+        # run-length encoded with numpy (a run of 10^6 steps is one block per run of equal factors, in milliseconds)
+        starts = np.flatnonzero(np.concatenate(([True], rho[1:] != rho[:-1])))
+        counts = np.diff(np.append(starts, rho.size))
+        blocks = tuple((((float(rho[i]),),), int(n)) for i, n in zip(starts.tolist(), counts.tolist()))
+        return cls(blocks, (1.0,), (1.0,), source)
 
     @classmethod
     def momentum(cls, step_size: float, friction: float, curvature: float, n_steps: int,

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Union
 
 import numpy as np
 
-from dpverify.validation import check_delta, check_positive_int, check_real, check_sampling_rate
+from dpverify.validation import check_delta, check_positive_int, check_real, check_sampling_rate, describe_value
 from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.calculus.releases import ReleaseSpec, check_release, release_name
 from dpverify.calculus.vocabulary import NeighbouringRelation, Release
@@ -66,6 +66,7 @@ __all__ = [
     "MechanismDescription",
     "PairPrivacyLoss",
     "describe_steps",
+    "describe_gaussian_steps",
 ]
 
 #: Neighbouring relations: add or remove one record; replace one record (dataset size public)
@@ -218,6 +219,29 @@ def describe_steps(steps: Iterable[Step]) -> tuple[Repeated, ...]:
         else:
             out.append(Repeated(s, 1))
     return tuple(out)
+
+
+def describe_gaussian_steps(sensitivities, noise_stds, sampling: Sampling = FullBatch(),
+                            label: str = "") -> tuple[Repeated, ...]:
+    """``describe_steps(GaussianStep(d, s, sampling, label) for d, s in zip(sensitivities, noise_stds))``, without
+    building one object per step: the arrays are run-length encoded with numpy and one :class:`GaussianStep` is built
+    per run of equal steps. The same values, in the same order (each number is the float the generator would pass);
+    a run of 10^6 steps is described in milliseconds instead of seconds. A value :class:`GaussianStep` rejects is
+    rejected with its message."""
+    try:
+        d = np.asarray(sensitivities, dtype=float).reshape(-1)
+        s = np.asarray(noise_stds, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        return describe_steps(GaussianStep(a, b, sampling, label) for a, b in zip(sensitivities, noise_stds))
+    if d.shape != s.shape or not (np.all(np.isfinite(d) & (d >= 0)) and np.all(np.isfinite(s) & (s >= 0))):
+        return describe_steps(GaussianStep(float(a), float(b), sampling, label) for a, b in zip(d, s))
+    if d.size == 0:
+        return ()
+    d, s = d + 0.0, s + 0.0  # -0.0 reads as 0.0, as check_real returns it
+    starts = np.flatnonzero(np.concatenate(([True], (d[1:] != d[:-1]) | (s[1:] != s[:-1]))))
+    counts = np.diff(np.append(starts, d.size))
+    return tuple(Repeated(GaussianStep(float(d[i]), float(s[i]), sampling, label), int(n))
+                 for i, n in zip(starts.tolist(), counts.tolist()))
 
 
 @dataclass(frozen=True)
@@ -382,6 +406,8 @@ class MechanismDescription:
         from dpverify.calculus.guarantees import Conversion
 
         delta = check_delta(delta, allow_zero=False)
+        if method not in ("pld", "rdp"):  # checked first: a run without noise answered any name before
+            raise ValueError(f"method (the accountant) must be 'pld' or 'rdp'; got {describe_value(method)}")
         what = "final iterate" if self.release == "final" else "sample set"
         suffix = "" if self.release == "path" else f" of the path (upper bound for the {what})"
         if not self.is_private:

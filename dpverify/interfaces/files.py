@@ -168,6 +168,12 @@ def check_writable_dir(path: str | os.PathLike, what: str = "--report") -> Path:
         raise UsageError(f"{what} must be a directory path; got an empty string")
     p = Path(path)
     name = _name(p)
+    dangling = _dangling_link(p)
+    if dangling is not None:
+        link, target = dangling
+        which = name if link == p else f"{name}: its parent {_name(link)}"
+        raise UsageError(f"{what} {which} is a dangling symbolic link: it points to {_name(target)}, which does not "
+                         "exist; create that directory or remove the link")
     try:
         if p.exists() and not p.is_dir():
             raise UsageError(f"{what} must be a directory; {name} exists and is not a directory")
@@ -185,6 +191,18 @@ def check_writable_dir(path: str | os.PathLike, what: str = "--report") -> Path:
     except OSError as exc:
         raise UsageError(f"{what} {name} is not writable ({_reason(exc)})") from None
     return p
+
+
+def _dangling_link(path: Path) -> tuple[Path, str] | None:
+    """``(link, where it points)`` for the first of ``path`` and its parents (from ``path`` up) that is a symbolic link
+    whose target does not exist (a dangling link, which ``mkdir`` reports as "File exists"), else None."""
+    for candidate in (path, *path.parents):
+        try:
+            if candidate.is_symlink() and not candidate.exists():
+                return candidate, os.readlink(candidate)
+        except OSError:  # a name too long, no permission to look: the checks after this one say so
+            return None
+    return None
 
 
 def check_writable_file(path: str | os.PathLike, what: str) -> Path:

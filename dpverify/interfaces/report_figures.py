@@ -27,6 +27,43 @@ TRADEOFF_SIZE = (4.6, 4.3)
 #: Characters per line of a wrapped figure title.
 TITLE_WIDTH = 60
 
+
+def use_writable_matplotlib_dir() -> None:
+    """Point ``MPLCONFIGDIR`` at a fresh temporary directory (removed at exit) when matplotlib's default config or
+    cache directory cannot be written (a read-only or missing ``HOME``), before matplotlib is imported: matplotlib
+    would do the same but print two warnings into every report command's output. Nothing changes when
+    ``MPLCONFIGDIR`` is set, the defaults are writable, or matplotlib is already imported."""
+    import os
+    import sys
+
+    if os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules:
+        return
+    from pathlib import Path
+
+    if sys.platform.startswith(("linux", "freebsd")):  # where matplotlib looks (matplotlib._get_config_or_cache_dir)
+        dirs = [Path(os.environ.get(var) or Path.home() / sub, "matplotlib")
+                for var, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache"))]
+    else:
+        dirs = [Path.home() / ".matplotlib"]
+    try:
+        for d in dirs:
+            d.mkdir(parents=True, exist_ok=True)
+        if all(d.is_dir() and os.access(d, os.W_OK) for d in dirs):
+            return
+    except (OSError, RuntimeError):  # RuntimeError: no home directory at all
+        pass
+    import atexit
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="dpverify-matplotlib-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    os.environ["MPLCONFIGDIR"] = tmp
+
+
+use_writable_matplotlib_dir()  # at import: before any figure of the report imports matplotlib
+
+
 def png(fig) -> str:
     """``fig`` as a base64 PNG at :data:`DPI`, its size as drawn (no tight bounding box: every figure of a kind has
     the same pixel size); the figure is closed."""

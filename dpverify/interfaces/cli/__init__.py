@@ -9,6 +9,7 @@ their heavy dependencies (sympy, statsmodels) inside the handler, so
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
 import os
 import signal
@@ -118,36 +119,161 @@ def _silence_stdout() -> None:
         pass
 
 
+#: The error handler of stdout and stderr while a command runs (:func:`_tolerate_unencodable_output`).
+OUTPUT_ERRORS = "dpverify-escape"
+
+
+def _escape_unencodable(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """Python's ``surrogateescape`` where it applies (bytes of an undecodable file name written back as they were),
+    else ``backslashreplace`` (``R\\xe9nyi`` on an ASCII terminal rather than a ``UnicodeEncodeError``)."""
+    if isinstance(exc, UnicodeEncodeError):
+        try:
+            return codecs.lookup_error("surrogateescape")(exc)
+        except UnicodeError:
+            pass
+    return codecs.lookup_error("backslashreplace")(exc)
+
+
+codecs.register_error(OUTPUT_ERRORS, _escape_unencodable)
+
+
+def _tolerate_unencodable_output() -> list[tuple[Any, str]]:
+    """Let stdout and stderr write what their encoding cannot (help text or a name with a non-ASCII character on an
+    ASCII terminal: ``LC_ALL=C`` without Python's UTF-8 mode, ``PYTHONIOENCODING=ascii``) as backslash escapes
+    (:data:`OUTPUT_ERRORS`) instead of failing with a ``UnicodeEncodeError``; returns what to restore. Streams that
+    already escape or replace, and streams without ``reconfigure`` (replaced ones), are left alone."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)
+        if errors in (None, "strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=OUTPUT_ERRORS)
+            except (AttributeError, TypeError, ValueError, OSError, LookupError):
+                continue
+            changed.append((stream, errors or "strict"))
+    return changed
+
+
+def _restore_streams(changed: list[tuple[Any, str]]) -> None:
+    for stream, errors in changed:
+        try:
+            stream.reconfigure(errors=errors)
+        except (AttributeError, TypeError, ValueError, OSError):
+            pass
+
+
+class StdoutError(OSError):
+    """Standard output could not be written (a full disk, an I/O error): the command line says so naming stdout,
+    exit status 1."""
+
+
+class _GuardedStdout:
+    """``sys.stdout`` while a command runs: a write or flush that fails (other than a closed pipe, which stays a
+    ``BrokenPipeError``) raises :class:`StdoutError` and is remembered in :attr:`error` -- argparse swallows the
+    ``OSError`` of the ``--help`` text it writes, and a failed write leaves nothing for a later flush to fail on, so
+    the failure must be caught where it happens. Everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.error: OSError | None = None
+
+    def _failed(self, exc: OSError) -> StdoutError:
+        self.error = self.error or exc
+        return StdoutError(exc.errno, exc.strerror or str(exc))
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from exc
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _guard_stdout() -> _GuardedStdout | None:
+    if sys.stdout is None or isinstance(sys.stdout, _GuardedStdout):
+        return None
+    sys.stdout = _GuardedStdout(sys.stdout)
+    return sys.stdout
+
+
+def _unguard_stdout(guard: _GuardedStdout | None) -> None:
+    if guard is not None and sys.stdout is guard:
+        sys.stdout = guard._stream
+
+
+def _stdout_failed(exc: OSError | None, guard: _GuardedStdout | None) -> OSError | None:
+    """The error of writing stdout during the command (``exc`` when it is one), None when stdout was fine."""
+    if guard is not None and guard.error is not None:
+        return guard.error
+    return exc if isinstance(exc, StdoutError) else None
+
+
+def _stdout_error(exc: OSError) -> int:
+    """Say that stdout could not be written, and why; exit status 1."""
+    print(f"dpverify: error: cannot write to stdout: {exc.strerror or exc}", file=sys.stderr)
+    _silence_stdout()  # what is left in its buffer would fail again at interpreter exit
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
     0 success; 1 a verification failed (a violation, an audit error, a failed theorem check) or a file could not
-    be written; 2 bad input (argparse's usage errors and :class:`~dpverify.validation.UsageError`: one line on
-    stderr naming the argument and its allowed values); 3 an internal error (any other exception, a ``ValueError``
+    be written (stdout too: "cannot write to stdout: No space left on device", :class:`_GuardedStdout`); 2 bad input
+    (argparse's usage errors and :class:`~dpverify.validation.UsageError`: one line on stderr naming the argument and
+    its allowed values); 3 an internal error (any other exception, a ``ValueError``
     raised inside dpverify included: one line; set ``DPVERIFY_TRACEBACK=1`` for the traceback); 130 interrupted (Ctrl-C: one line, no traceback; see
     :func:`_on_sigint`); 141 stdout closed early (``dpverify ... | head``: the conventional 128 + SIGPIPE, nothing
     printed).
     """
     previous = _install_sigint()
+    streams = _tolerate_unencodable_output()
+    guard = _guard_stdout()
     try:
         parser = build_parser()
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version, or a usage error argparse has already printed
+            sys.stdout.flush()  # (argparse ignores a failed write of the help: the guard remembers it)
+            failed = _stdout_failed(None, guard)
+            if failed is not None:
+                return _stdout_error(failed)
             return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         if not getattr(args, "func", None):
             parser.print_help()
-            return 0
+            sys.stdout.flush()
+            failed = _stdout_failed(None, guard)
+            return _stdout_error(failed) if failed is not None else 0
         status = int(args.func(args) or 0)
-        sys.stdout.flush()  # a closed pipe shows up here rather than at interpreter exit
-        return status
+        sys.stdout.flush()  # a closed pipe or a full disk shows up here rather than at interpreter exit
+        failed = _stdout_failed(None, guard)  # (a command that caught the error itself)
+        return _stdout_error(failed) if failed is not None else status
     except KeyboardInterrupt:  # raised by code (or delivered before the handler was installed)
         print(_interrupt_message(), file=sys.stderr)
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return 141
-    except OSError as exc:  # a file that cannot be read or written (the message names it)
+    except OSError as exc:  # a file that cannot be read or written (the message names it), or stdout itself
+        failed = _stdout_failed(exc, guard)
+        if failed is not None:
+            return _stdout_error(failed)
         print(f"dpverify: error: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
@@ -166,6 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     finally:
         on_interrupt()
+        _unguard_stdout(guard)
+        _restore_streams(streams)
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
 

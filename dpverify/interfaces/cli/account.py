@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ps.add_argument("--delta", type=arguments.real(0.0, 1.0, low_inclusive=False, high_inclusive=False),
                     required=True, help="target delta in (0, 1)")
     ps.add_argument("--orders", type=arguments.real(1.0, MAX_ORDER, low_inclusive=False), nargs="+",
-                    help=f"Rényi orders in (1, {MAX_ORDER:g}] (default: dp-accounting's 156)")
+                    help=f"Renyi orders in (1, {MAX_ORDER:g}] (default: dp-accounting's 156)")
     ps.add_argument("--method", choices=("balle2020", "mironov2017"), default="balle2020",
                     help="RDP -> DP conversion (default balle2020)")
     ps.add_argument("--json", action="store_true", help="print one JSON object")

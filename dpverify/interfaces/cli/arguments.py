@@ -125,9 +125,55 @@ def workers() -> Callable[[str], int]:
     return count(1, MAX_WORKERS)
 
 
+def cpu_count() -> int:
+    """The CPUs of this machine, as ``os.cpu_count()`` reports them (1 if unknown)."""
+    import os
+
+    return os.cpu_count() or 1
+
+
+#: What the ``--workers`` help says about the cap (:func:`cap_workers`).
+WORKERS_CAP_HELP = ("more than the machine's CPUs (os.cpu_count()) is reduced to that number, with a warning: more "
+                    "processes than CPUs only add memory and start-up time")
+
+
+#: What the ``--scheduler`` help says about an address where no scheduler answers
+#: (:func:`dpverify.audit.distributed.probe_scheduler`).
+SCHEDULER_PROBE_HELP = ("An address where no Dask scheduler answers is an error: nothing listening, no connection within "
+                        "Dask's distributed.comm.timeouts.connect (30 s; DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT), "
+                        "or a server that gives no Dask handshake within 10 s")
+
+
+def cap_workers(workers: int | None, option: str = "--workers") -> int | None:
+    """``workers`` reduced to :func:`cpu_count` (every worker is a process that draws samples on one CPU: more
+    processes than CPUs are no faster, and a thousand of them exhaust the memory), with a one-line warning on stderr
+    naming ``option``, the cap and where it comes from; None stays None. The numbers of an audit do not depend on the
+    number of workers, so the cap changes only the time."""
+    import sys
+
+    cpus = cpu_count()
+    if workers is None or workers <= cpus:
+        return workers
+    print(f"dpverify: warning: {option} {workers} is more than the {cpus} CPUs of this machine (os.cpu_count() = "
+          f"{cpus}): using {option} {cpus} (the numbers do not depend on it)", file=sys.stderr, flush=True)
+    return cpus
+
+
 def confidence() -> Callable[[str], float]:
     """The confidence of a certified bound: a number in (0, 1)."""
     return real(0.0, 1.0, low_inclusive=False, high_inclusive=False)
+
+
+def pattern(what: str = "a glob or part of an ID") -> Callable[[str], str]:
+    """A selection pattern (``--only``): text with something to match -- empty text, blanks or separators alone
+    (``''``, ``' '``, ``',,'``) would select everything or nothing, never what was meant."""
+    def parse(text: str) -> str:
+        if not text.strip(" \t\n,;"):
+            raise argparse.ArgumentTypeError(f"must be a non-empty pattern ({what}); got {_shown(text)}")
+        return text
+
+    parse.__name__ = "pattern"
+    return parse
 
 
 def path(what: str = "a path") -> Callable[[str], str]:

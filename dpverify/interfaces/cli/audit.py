@@ -24,9 +24,10 @@ import sys
 
 from dpverify.interfaces.cli import arguments
 from dpverify.interfaces.cli.arguments import user_input
+from dpverify.vocabulary import Mode
 
-#: ``--mode`` values, as :data:`dpverify.audit.core.MODES` (kept here so that building the parser imports no numpy).
-MODES = ("mathematical", "implementation")
+#: ``--mode`` values (:class:`dpverify.vocabulary.Mode`; that module imports no numpy).
+MODES = Mode.values()
 
 #: Python spellings of a sampler's remedies and their command-line spellings.
 BUILD_HINTS = {

@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--curve", choices=("gaussian", "approx_dp"), default=None,
                    help="f-DP curve family (default: gaussian when the canary release is Gaussian, else approx_dp)")
     p.add_argument("--guesses", type=arguments.count(0), nargs=2, metavar=("K_PLUS", "K_MINUS"),
-                   help="guess counts fixed in advance (default: planned from the claim)")
+                   help="guess counts fixed in advance: the K_PLUS highest scores guessed in, the K_MINUS lowest out; "
+                        "integers >= 0 with 1 <= K_PLUS + K_MINUS <= --canaries (default: planned from the claim)")
     p.add_argument("--alpha", type=arguments.real(0.0, 1.0, low_inclusive=False, high_inclusive=False), default=0.05,
                    help="significance level in (0, 1) (default 0.05)")
     p.add_argument("--delta", type=arguments.real(0.0, 1.0, high_inclusive=False), default=1e-5,
@@ -46,6 +47,7 @@ def _one_run(args) -> int:
     if args.list or not args.case:
         print(format_table(["case", "needs", "what"], [(c.name, c.needs or "-", c.summary) for c in CASES.values()]))
         return 0
+    _check_guesses(args.guesses, args.canaries)
     try:
         experiment, extras = build_case(args.case, args.canaries)
     except ImportError as exc:  # a case whose optional extra is missing: say which, as bad input
@@ -71,3 +73,15 @@ def _one_run(args) -> int:
         rows += [(k, v if isinstance(v, str) else f"{v:.4g}") for k, v in extra.items()]
         print(format_table(["quantity", "value"], rows))
     return 1 if result.is_violation else 0
+
+
+def _check_guesses(guesses: list[int] | None, canaries: int) -> None:
+    """``--guesses K_PLUS K_MINUS`` against ``--canaries M`` before the run: at least one guess and at most one per
+    canary (``1 <= K_PLUS + K_MINUS <= M``, :class:`dpverify.audit.one_run.GuessPlan`); a
+    :class:`~dpverify.validation.UsageError` naming both options otherwise."""
+    if guesses is None:
+        return
+    k_plus, k_minus = guesses
+    if not 1 <= k_plus + k_minus <= canaries:
+        raise UsageError(f"--guesses K_PLUS K_MINUS must be integers >= 0 with 1 <= K_PLUS + K_MINUS <= --canaries = "
+                         f"{canaries} (at least one guess, at most one per canary); got {k_plus} {k_minus}")

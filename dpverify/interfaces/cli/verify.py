@@ -40,17 +40,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="check every theorem and run every audit (the main job)")
     p.add_argument("--budget", choices=("quick", "standard", "thorough"), default="quick",
                    help="samples per audit: quick (20k per side), standard (200k), thorough (2M)")
-    p.add_argument("--only", metavar="PATTERN", default=None,
-                   help="only theorems / audit cases whose ID matches this glob or contains it")
+    p.add_argument("--only", metavar="PATTERN", type=arguments.pattern(), default=None,
+                   help="only theorems / audit cases whose ID matches this glob or contains it (a non-empty pattern)")
     p.add_argument("--paper", metavar="KEY", default=None,
                    help="only the theorems of this paper and the audits of samplers resting on them "
                         "(wang2015, li2019, bertazzi2025, foulds2016, and the supporting balle2018)")
     p.add_argument("--workers", type=arguments.workers(), default=None, metavar="N",
                    help="local worker processes for the audits (default 1; with --scheduler local: the Dask workers "
-                        "of the local cluster, default 2)")
+                        f"of the local cluster, default 2); {arguments.WORKERS_CAP_HELP}")
     p.add_argument("--scheduler", metavar="ADDRESS|local", default=None,
                    help="run each audit and each paper's theorems as tasks on a Dask cluster: a scheduler address "
-                        "(tcp://host:8786) or 'local' (a LocalCluster for this run); needs dpverify[distributed]")
+                        "(tcp://host:8786) or 'local' (a LocalCluster for this run); needs dpverify[distributed]. "
+                        f"{arguments.SCHEDULER_PROBE_HELP}")
     p.add_argument("--seed", type=arguments.seed(), default=0, help="root seed of every audit (integer >= 0)")
     p.add_argument("--report", metavar="DIR", type=arguments.path("a directory path"), default=None,
                    help="write report.json and report.html to DIR (checked before the run)")
@@ -303,26 +304,53 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
     return [rows[t.id] for t in thms], [results[c.id] for c in cases]
 
 
-@contextmanager
-def cluster_for(scheduler: str, workers: int | None) -> Iterator[Any]:
-    """A Dask client for ``--scheduler``/``--workers`` (``connect`` of :mod:`dpverify.audit.distributed`), with usage
-    errors as :class:`~dpverify.validation.UsageError` (exit status 2): Dask not installed, an empty address, ``--workers`` with an address.
-    With ``local``, Ctrl-C (which exits at once, :func:`dpverify.interfaces.cli.on_interrupt`) also kills the local
-    cluster's worker processes."""
-    from dpverify.validation import UsageError
+def check_scheduler(scheduler: str | None, workers: int | None) -> None:
+    """``--scheduler``/``--workers`` checked before any work, each problem a :class:`~dpverify.validation.UsageError`
+    (exit status 2) naming the option: Dask not installed, an empty or malformed address, ``--workers`` with an
+    address, an address where no Dask scheduler answers (nothing listens, or a server that is not a scheduler:
+    :func:`~dpverify.audit.distributed.probe_scheduler` gives up after Dask's connect timeout and a 10 s handshake
+    limit, where a bare ``distributed.Client`` would wait for ever). Nothing to check without ``--scheduler``."""
+    from dpverify.validation import UsageError, describe_value
 
+    if scheduler is None:
+        return
     try:
-        from dpverify.audit.distributed import connect, require_distributed
+        from dpverify.audit.distributed import check_scheduler_address, probe_scheduler, require_distributed
 
         require_distributed()
     except ImportError as err:
         raise UsageError(f"--scheduler: {err}") from None
     if not scheduler.strip():
         raise UsageError("--scheduler must be 'local' or a scheduler address such as tcp://host:8786; got ''")
-    if scheduler != "local" and workers is not None:
+    if scheduler == "local":
+        return
+    if workers is not None:
         raise UsageError(f"--workers is the cluster's own with --scheduler {scheduler}; give --workers only with "
                          "--scheduler local")
-    with connect(scheduler, workers if scheduler == "local" else None) as client:
+    try:
+        address = check_scheduler_address(scheduler)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
+    try:
+        probe_scheduler(address)
+    except OSError as exc:
+        raise UsageError(f"--scheduler {describe_value(scheduler)}: {exc}") from None
+
+
+@contextmanager
+def cluster_for(scheduler: str, workers: int | None, *, checked: bool = False) -> Iterator[Any]:
+    """A Dask client for ``--scheduler``/``--workers`` (``connect`` of :mod:`dpverify.audit.distributed`), after
+    :func:`check_scheduler` (unless ``checked``: the command did it before its work). ``--workers`` above the
+    machine's CPUs is reduced to them (:func:`~dpverify.interfaces.cli.arguments.cap_workers`, a warning). With
+    ``local``, Ctrl-C (which exits at once, :func:`dpverify.interfaces.cli.on_interrupt`) also kills the local
+    cluster's worker processes."""
+    if not checked:
+        check_scheduler(scheduler, workers)
+    from dpverify.audit.distributed import connect
+
+    if scheduler == "local":
+        workers = arguments.cap_workers(workers)
+    with connect(scheduler, workers if scheduler == "local" else None, probe=False) as client:
         if scheduler == "local":
             from dpverify.interfaces.cli import on_interrupt
 
@@ -503,6 +531,7 @@ def _run(args) -> int:
     if args.overwrite and not args.report:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     arguments.check_backend_arguments(args)
+    check_scheduler(args.scheduler, args.workers)
     thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
     # the backend and device asked for (--backend/--device; a case without a device path still runs on numpy, and its
     # row says so): part of the settings a --resume must match, since the numbers are reproducible per backend only
@@ -529,8 +558,10 @@ def _run(args) -> int:
     theorem_rows = []
     audits: list[dict] = []
     workers = 1 if args.workers is None else args.workers
+    if args.scheduler is None:  # local processes (a local cluster's workers are capped by cluster_for)
+        workers = arguments.cap_workers(workers)
     if args.scheduler is not None:
-        with cluster_for(args.scheduler, args.workers) as client:
+        with cluster_for(args.scheduler, args.workers, checked=True) as client:
             theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save,
                                                    args.backend, args.device, args.dask_resources)
     if thms and args.scheduler is None:
