@@ -54,5 +54,6 @@ def test_audit_{i}(dp_auditor):
     seconds = time.perf_counter() - start
     result.assert_outcomes(failed=3)
     assert sum("none is tried again" in line for line in result.outlines) >= 3
-    # one connection attempt (at most Dask's 30 s timeout) plus the session: never three attempts
-    assert seconds < 55, seconds
+    # a refused port is answered at once (dpverify.audit.distributed probes it before Dask's 30 s retry loop), and
+    # the other audits do not try again: the whole session takes seconds, not 3 x 30 s
+    assert seconds < 25, seconds
