@@ -99,8 +99,11 @@ def test_certify_takes_the_best_event_and_judges_it():
     assert violation.verdict is Verdict.VIOLATION and "not private as claimed" in violation.reason
     consistent = certify(chosen_of(events), counts, plan(epsilon=3.0), MechanismFacts())
     assert consistent.verdict is Verdict.CONSISTENT
-    loose = certify(chosen_of(events), counts, plan(epsilon=3.0), MechanismFacts(exact_epsilon=1.2))
+    loose = certify(chosen_of(events), counts, plan(epsilon=5.0), MechanismFacts(exact_epsilon=2.2))
     assert loose.verdict is Verdict.INCONCLUSIVE and "exact epsilon" in loose.reason
+    # issue 36: a certificate above the stated exact epsilon refutes that value (not "inconclusive")
+    refuted = certify(chosen_of(events), counts, plan(epsilon=3.0), MechanismFacts(exact_epsilon=1.2))
+    assert refuted.verdict is Verdict.VIOLATION and "stated exact epsilon 1.2" in refuted.reason
 
 
 def test_implementation_mode_names_a_floating_point_violation():

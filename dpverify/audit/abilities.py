@@ -42,7 +42,8 @@ from dpverify.validation import check_real
 __all__ = [
     "Mechanism", "HasLogDensity", "HasWhiteBoxStatistic", "HasPairPrivacyLoss", "HasAccountant", "HasExactEpsilon",
     "HasQueryValue", "HasQuery", "HasNeighbourRelation", "HasOutputBytes", "declared_output_bytes", "Labelled", "PrivacyLossMasses", "HasBasis", "HasExactness", "AccountantAnswer", "PairLoss",
-    "MechanismFacts", "log_density_of", "white_box_statistic_of", "query_of", "read_facts",
+    "MechanismFacts", "log_density_of", "white_box_statistic_of", "query_of", "read_facts", "ACCOUNTANT_NAMES",
+    "check_accountant",
 ]
 
 #: ``(losses, p, q, p_inf, q_inf)``: the privacy-loss masses of a pair (:mod:`dpverify.audit.ceiling`).
@@ -212,20 +213,66 @@ class MechanismFacts:
 
 
 def read_facts(mechanism: object, dataset: Any, neighbour: Any, delta: float, *, exact_epsilon: float | None = None,
-               accountant: AccountantAnswer | None = None,
+               accountant: AccountantAnswer | str | None = None,
                privacy_loss: PrivacyLossMasses | None = None) -> MechanismFacts:
     """The facts of the pair: the values given, else what the mechanism's abilities say (each asked once), in this
     order: ``exact_epsilon(dataset, neighbour, delta)``, ``account(delta)``, ``pair_privacy_loss(dataset,
-    neighbour)``. A given ``exact_epsilon`` must be a number >= 0 (inf allowed)."""
+    neighbour)``. A given ``exact_epsilon`` must be a number >= 0 (inf allowed); a given ``accountant`` an
+    accountant's answer or one of :data:`ACCOUNTANT_NAMES` (:func:`check_accountant`; anything else a ``ValueError``
+    naming ``accountant`` and what it may be)."""
     if exact_epsilon is None and isinstance(mechanism, HasExactEpsilon) and callable(mechanism.exact_epsilon):
         exact_epsilon = mechanism.exact_epsilon(dataset, neighbour, delta)
     if exact_epsilon is not None:
         exact_epsilon = check_real("exact_epsilon", exact_epsilon, low=0.0, allow_inf=True)
+    if isinstance(accountant, str):
+        accountant = _named_accountant(mechanism, accountant, delta)
+    elif accountant is not None:
+        check_accountant(accountant)
     if accountant is None and isinstance(mechanism, HasAccountant) and callable(mechanism.account):
         accountant = mechanism.account(delta)
     if privacy_loss is None and isinstance(mechanism, HasPairPrivacyLoss) and callable(mechanism.pair_privacy_loss):
         privacy_loss = mechanism.pair_privacy_loss(dataset, neighbour)
     return MechanismFacts(exact_epsilon, accountant, None if privacy_loss is None else PairLoss.read(privacy_loss))
+
+
+#: The accountant names ``audit(accountant=...)`` accepts: each asks ``mechanism.account(delta, method=name)`` (a
+#: sampler's or a mechanism description's PLD or RDP accountant).
+ACCOUNTANT_NAMES = ("pld", "rdp")
+
+
+def _accountant_text(got: Any) -> str:
+    from dpverify.validation import describe_value
+
+    return (f"accountant must be one of {', '.join(repr(n) for n in ACCOUNTANT_NAMES)} (the mechanism's own "
+            "account(delta, method=name)), an accountant's answer (an object with .epsilon and .method, e.g. the "
+            f"Conversion of RdpAccountant/PldAccountant.get_epsilon(delta)), or None; got {describe_value(got)}")
+
+
+def check_accountant(accountant: Any) -> AccountantAnswer:
+    """An accountant's answer: ``.epsilon`` a number >= 0 (inf allowed) and ``.method`` a string; a ``ValueError``
+    naming ``accountant`` and what it may be otherwise."""
+    if not isinstance(accountant, AccountantAnswer) or not isinstance(accountant.method, str):
+        raise ValueError(_accountant_text(accountant))
+    check_real("accountant.epsilon", accountant.epsilon, low=0.0, allow_inf=True)
+    return accountant
+
+
+def _named_accountant(mechanism: object, name: str, delta: float) -> AccountantAnswer:
+    """``mechanism.account(delta, method=name)`` for a name of :data:`ACCOUNTANT_NAMES`."""
+    if name not in ACCOUNTANT_NAMES:
+        raise ValueError(_accountant_text(name))
+    account = getattr(mechanism, "account", None)
+    takes_method = False
+    if callable(account):
+        try:
+            takes_method = "method" in inspect.signature(account).parameters
+        except (TypeError, ValueError):
+            takes_method = False
+    if not takes_method:
+        raise ValueError(f"accountant={name!r} asks the mechanism's account(delta, method={name!r}), which "
+                         f"{type(mechanism).__name__} does not have: give the accountant's answer instead (an object "
+                         "with .epsilon and .method), or None")
+    return check_accountant(account(delta, method=name))
 
 
 def declared_output_bytes(mechanism: Any, datasets: Sequence[Any] = ()) -> float | None:

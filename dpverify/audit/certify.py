@@ -20,9 +20,13 @@
    tail events too rare for the budget at the claim's delta) is consistent when the curve test had power: at the
    expected counts it reaches at least ``mu_pair / power_factor``, so an implementation ``power_factor`` times less
    private (in the Gaussian sense) would have been refuted.
-4. **Verdict** (:mod:`dpverify.audit.verdicts`): violation (the event bound above the claimed epsilon, or the claimed
-   curve refuted), consistent, or inconclusive at this budget, with one sentence saying why; in implementation
-   mode, a violation found by a floating-point statistic says so (:func:`dpverify.audit.floating_point.violation_note`).
+4. **Verdict** (:mod:`dpverify.audit.verdicts`): violation (the event bound above the claimed epsilon, the claimed
+   curve refuted, or the event bound above the pair's stated exact epsilon: :func:`exact_contradiction`), consistent,
+   or inconclusive at this budget, with one sentence saying why; in implementation mode, a violation found by a
+   floating-point statistic says so (:func:`dpverify.audit.floating_point.violation_note`). A curve test whose error
+   bounds add up to 1 or more could reject nothing (:func:`is_trivial`): it is never cited as having had power, and
+   the reason says the verdict rests on the event test alone. For a trade-off-curve claim given without a delta the
+   reason ends with the delta the event test ran at (:func:`~dpverify.audit.plan.default_delta`).
 """
 from __future__ import annotations
 
@@ -42,7 +46,8 @@ from dpverify.audit.plan import AuditPlan
 from dpverify.audit.select import ChosenEvents
 from dpverify.audit.verdicts import verdict_reason
 
-__all__ = ["Ceiling", "Certificate", "event_bounds", "budget_ceiling", "curve_certificate", "certify"]
+__all__ = ["Ceiling", "Certificate", "event_bounds", "budget_ceiling", "curve_certificate", "certify", "is_trivial",
+           "exact_contradiction"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,9 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
                                      power_factor=plan.power_factor, ceiling_exact=ceiling.exact)
     if verdict is not Verdict.VIOLATION and curve is not None and curve.refuted:
         verdict, reason = Verdict.VIOLATION, curve_violation_reason(curve)
+    elif verdict is Verdict.INCONCLUSIVE and curve is not None and is_trivial(curve):
+        # the realised curve test could reject nothing: it had no power, whatever was expected of it
+        reason = f"{reason}; {trivial_curve_reason(curve)}"
     elif (verdict is Verdict.INCONCLUSIVE and curve is not None and power is not None and power.mu_pair > 0
           and power.mu_expected * plan.power_factor >= power.mu_pair):
         verdict = Verdict.CONSISTENT
@@ -141,15 +149,36 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
         if note:  # the certificate came from a floating-point statistic: say what that means
             reason = f"{reason}; {note}"
     if facts.exact_epsilon is not None and epsilon_lower > facts.exact_epsilon:
-        reason = f"{reason}; {exact_contradiction(epsilon_lower, facts.exact_epsilon, plan.confidence)}"
+        contradiction = exact_contradiction(epsilon_lower, facts.exact_epsilon, plan.confidence)
+        if verdict is Verdict.VIOLATION:
+            reason = f"{reason}; {contradiction}"
+        else:  # the claim is not exceeded, the stated exact value is: that refutes the implementation
+            verdict, reason = Verdict.VIOLATION, (f"{contradiction}; the claim itself is not exceeded (certified "
+                                                  f"{epsilon_lower:.4g} <= claimed {plan.epsilon:.4g})")
+    if plan.delta_note:
+        reason = f"{reason}; {plan.delta_note}"
     return Certificate(epsilon_lower, best, bounds, ceiling, verdict, reason, curve, power)
+
+
+def is_trivial(curve: CurveCertificate) -> bool:
+    """True when the realised curve test can reject nothing: ``FPR_hi + FNR_hi >= 1`` (e.g. an FPR bound of 1). Then
+    ``f(FPR_hi) <= 1 - FPR_hi <= FNR_hi`` for every trade-off function f, in both readings, so no claim -- true or
+    false -- could have been refuted by it: it cannot be cited as having had power."""
+    return curve.fpr_upper + curve.fnr_upper >= 1.0
+
+
+def trivial_curve_reason(curve: CurveCertificate) -> str:
+    """One sentence for a curve test that could reject nothing (:func:`is_trivial`)."""
+    return (f"the curve test was trivial (FPR <= {curve.fpr_upper:.4g}, FNR <= {curve.fnr_upper:.4g}: their sum is at "
+            "least 1, so it could reject no curve) and had no power; the verdict rests on the event test alone")
 
 
 def exact_contradiction(epsilon_lower: float, epsilon_exact: float, confidence: float) -> str:
     """One sentence for a certificate above the pair's stated exact epsilon. No correct mechanism is certified above
     its exact epsilon but with probability <= 1 - confidence (the bound's own guarantee), so this says that, with
     probability >= confidence, the implementation is not the mechanism whose exact epsilon was given -- or that value is
-    wrong. The verdict stays the claim's: the exact value is a fact about the declared mechanism, not the claim."""
+    wrong. That refutes the stated exact value, so the verdict is a violation even when the (looser) claim is not
+    exceeded -- as ``dpverify verify`` does, which audits against the exact value (:func:`certify`)."""
     return (f"the certified {epsilon_lower:.4g} exceeds the pair's stated exact epsilon {epsilon_exact:.4g}: with "
             f"probability >= {confidence:g} the implementation is not the mechanism that exact value describes (or the "
             "value is wrong)")

@@ -25,8 +25,9 @@ and the stages' values are assembled into an :class:`~.result.AuditResult` (:mod
 
 With probability >= ``confidence`` (over the estimation samples), ``epsilon_lower`` is at most the smallest epsilon
 for which M is (epsilon, delta)-DP on this pair -- hence at most the exact pair epsilon and, if the claim is right, at
-most the claimed epsilon. The verdict is "violation" exactly when ``epsilon_lower > epsilon_claimed`` (Ding et al.
-2018; Jagielski et al. 2020).
+most the claimed epsilon. The verdict is "violation" when ``epsilon_lower > epsilon_claimed`` (Ding et al.
+2018; Jagielski et al. 2020), when the claimed curve is refuted, or when ``epsilon_lower`` exceeds the pair's stated
+exact epsilon (the implementation is then not the mechanism that exact value describes; :mod:`.certify`).
 
 Parameters of :func:`audit`:
 
@@ -35,16 +36,21 @@ Parameters of :func:`audit`:
   ``pair_privacy_loss``, ``query_value``);
 - ``claim``: the guarantee tested (:mod:`dpverify.calculus.claimed`: ``ApproxDP``, ``PureDP``, ``Conversion``,
   ``Claim``, a ``PrivacyProfile`` or anything with ``epsilon_at(delta)``), tested at ``delta`` (default: the claim's
-  own delta); or the shorthand ``epsilon``/``delta`` (default 0) for ``ApproxDP(epsilon, delta)`` -- not both.
-  ``delta`` is also the delta of the bound;
+  own delta; a trade-off curve such as ``GaussianDP(mu)`` names none: its curve test tests the whole curve and its
+  event test runs at ``delta = 1 / samples``, which the reason says: :func:`~.plan.default_delta`); or the shorthand
+  ``epsilon``/``delta`` (default 0) for ``ApproxDP(epsilon, delta)`` -- not both. ``delta`` is also the delta of the
+  bound. A claimed epsilon of 0 is tested (any certificate above 0 refutes it); ``inf`` is vacuous (inconclusive);
 - ``samples`` outputs per side (>= 4), a fraction ``selection_fraction`` of which choose the test, the rest certify;
-  ``confidence`` = 1 - alpha; ``seed`` the root of the SeedSequence tree (:mod:`.split`);
+  ``confidence`` = 1 - alpha, in [2^-53, 1) (below, 1 - confidence rounds to 1); ``seed`` the root of the
+  SeedSequence tree (:mod:`.split`);
 - ``test``: "auto", "threshold" (identity for scalars, difference-of-means projection for vectors),
   "likelihood_ratio", "events", "classifier" (logistic), "boosting", "additive" (:class:`~.kinds.TestKind`), or a
   callable scalar statistic ``s(outputs) -> (n,)``;
 - ``exact_epsilon``: the known pair epsilon (else ``mechanism.exact_epsilon(dataset, neighbour, delta)`` if
   present); ``accountant``: the accountant's (epsilon, delta) of the run, e.g. a
-  :class:`~dpverify.calculus.guarantees.Conversion` (else ``mechanism.account(delta)``); ``privacy_loss``: the pair's
+  :class:`~dpverify.calculus.guarantees.Conversion`, or the name "pld" or "rdp" of the mechanism's own accountant
+  (``mechanism.account(delta, method=name)``; :data:`~.abilities.ACCOUNTANT_NAMES`) (else ``mechanism.account(delta)``;
+  anything else is a ``ValueError`` naming ``accountant``); ``privacy_loss``: the pair's
   privacy-loss masses for the budget ceiling (else ``mechanism.pair_privacy_loss(dataset, neighbour)``);
 - ``candidates``: how many of the best selected events are counted on the estimation samples -- the bound is their
   maximum, each at alpha/candidates (Bonferroni);
@@ -164,7 +170,7 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
           epsilon: float | None = None, delta: float | None = None, samples: int = 100_000, confidence: float = 0.95,
           seed: int = 0, test: str | Callable = "auto", exact_epsilon: float | None = None,
           selection_fraction: float = DEFAULT_SELECTION_FRACTION, chunk_size: int | None = None,
-          candidates: int = 1, adjacency: str | None = None, accountant: AccountantAnswer | None = None,
+          candidates: int = 1, adjacency: str | None = None, accountant: AccountantAnswer | str | None = None,
           privacy_loss: PrivacyLossMasses | None = None, power_factor: float = POWER_FACTOR,
           progress: Callable[[int, int], None] | None = None, mode: str = "mathematical", workers: int = 1,
           fit_cap: int = FIT_CAP, threshold_sample: int = THRESHOLD_SAMPLE, client: Any = None,

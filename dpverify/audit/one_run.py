@@ -19,10 +19,12 @@ function or value:
    run); "inconclusive" when even an exact run at the claim is expected to certify less than claim / 2
    (:data:`~dpverify.audit.verdicts.POWER_FACTOR`), or when nothing was certified; else "consistent".
 
-With probability at least 1 - alpha over the coins and the run, the certificate is at most the run's epsilon at
-delta (``method="steinke"``, or ``"fdp"`` with the (eps, delta) curve) or at most the epsilon of the run's Gaussian
-curve (``"fdp"`` with the Gaussian curve, used by default only when the experiment declares its canary's release
-curve Gaussian -- :meth:`OneRunExperiment.canary_curve` -- so that the certificate keeps that meaning).
+``alpha`` lies in (0, 1/2) (:func:`check_one_run_alpha`): at 1/2 or above a "violation" of a correct run would be
+as likely as not, so it is refused. With probability at least 1 - alpha over the coins and the run, the certificate is
+at most the run's epsilon at delta (``method="steinke"``, or ``"fdp"`` with the (eps, delta) curve) or at most the
+epsilon of the run's Gaussian curve (``"fdp"`` with the Gaussian curve, used by default only when the experiment
+declares its canary's release curve Gaussian -- :meth:`OneRunExperiment.canary_curve` -- so that the certificate keeps
+that meaning).
 
 Example (the idealised experiment: each canary an independent 1-GDP release)::
 
@@ -46,10 +48,11 @@ from dpverify.audit.one_run_bounds import CurveArgument, Method, METHODS, gaussi
 from dpverify.audit.verdicts import POWER_FACTOR
 from dpverify.calculus.guarantees import Conversion
 from dpverify.calculus.tradeoff import GaussianDP, TradeOffCurve
-from dpverify.validation import check_delta, check_positive_int, check_probability, check_real
+from dpverify.validation import UsageError, check_delta, check_positive_int, check_real
 
 __all__ = ["OneRunExperiment", "GuessPlan", "GaussianCanaries", "OneRunResult", "audit_one_run", "canary_coins",
-           "count_guesses", "plan_guesses", "expected_counts", "one_run_verdict", "score_separation", "GUESS_FRACTIONS"]
+           "count_guesses", "plan_guesses", "expected_counts", "one_run_verdict", "score_separation", "GUESS_FRACTIONS",
+           "check_one_run_alpha", "MAX_ALPHA"]
 
 #: Guess counts tried (Bonferroni) when nothing is known about a canary: ``k+ = k- = round(fraction m)``.
 GUESS_FRACTIONS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
@@ -251,6 +254,23 @@ class OneRunResult:
         return out
 
 
+#: The largest one-run ``alpha`` (excluded): a verdict must be more likely right than wrong.
+MAX_ALPHA = 0.5
+
+
+def check_one_run_alpha(alpha) -> float:
+    """``alpha`` in (0, :data:`MAX_ALPHA`): the one-run certificate exceeds the run's epsilon with probability at
+    most alpha, so at alpha >= 1/2 a "violation" of a correct run is as likely as not (at alpha = 0.5, 3 of 30 seeded
+    audits of the exact 1-GDP canaries were violations; at 0.99 every bound is a coin flip at best). A
+    :class:`~dpverify.validation.UsageError` (a ``ValueError``) naming ``alpha`` and the range, so that the command
+    line's ``--alpha`` answers it as bad input."""
+    try:
+        return check_real("alpha", alpha, low=0.0, high=MAX_ALPHA, low_inclusive=False, high_inclusive=False)
+    except ValueError as exc:
+        raise UsageError(f"{exc} (the miss probability of the certificate: at {MAX_ALPHA:g} or above a violation of a "
+                         "correct run is as likely as not)") from None
+
+
 def _curve_name(curve: CurveArgument, canary_curve: TradeOffCurve | None, method: str, delta: float) -> CurveArgument:
     """The f-DP family: as given; else Gaussian when the experiment's canary release is Gaussian (and delta > 0),
     else the (eps, delta) curve."""
@@ -284,10 +304,13 @@ def audit_one_run(experiment: OneRunExperiment, m: int, *, alpha: float = 0.05, 
     release is Gaussian, else the (eps, delta) curve) or "steinke" (Steinke et al. 2023, Thm 3.1). ``guesses``:
     ``(k_plus, k_minus)``, a sequence of them (Bonferroni), or None (planned from the claim, else the grid).
     ``epsilon_claimed``: the claim the verdict tests (default: the accountant's epsilon of the run at ``delta``).
+    ``alpha``: the certificate's miss probability, in (0, 0.5) (:func:`check_one_run_alpha`); ``seed``: an integer in
+    [0, 2^63 - 1], as :func:`~dpverify.audit.audit`'s.
     """
     m = check_positive_int(m, "m", minimum=2)
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_one_run_alpha(alpha)
     delta = check_delta(delta)
+    seed = check_positive_int(seed, "seed", minimum=0)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if not isinstance(experiment, OneRunExperiment):

@@ -6,7 +6,9 @@ the later stages read and never check again (scipy.stats' "validate at the bound
 - the **claim**: a guarantee object (:mod:`dpverify.calculus.claimed`: ``ApproxDP``, ``PureDP``, their subclasses
   ``Conversion`` and ``Claim``, a privacy profile, or anything with ``epsilon_at(delta)``), or the shorthand
   ``epsilon=``/``delta=``, which builds an ``ApproxDP``; giving both is an error. The audit tests the epsilon the claim
-  promises at ``delta`` (by default the claim's own delta);
+  promises at ``delta`` (by default the claim's own delta; a trade-off curve, which names none, at
+  :func:`default_delta` = 1/samples, its curve test testing the whole curve). That epsilon may be 0 (tested: any
+  certificate above 0 refutes it) or ``inf`` (vacuous: inconclusive, :mod:`dpverify.audit.verdicts`);
 - the **split** (:class:`~dpverify.audit.split.SplitPlan`): ``samples`` outputs per side, the first
   ``ceil(selection_fraction * samples)`` choose the test, the rest certify; chunks of at most ``chunk_size``;
 - the **budgets of the selection part** (:attr:`AuditPlan.n_fit`, :attr:`~AuditPlan.n_score`,
@@ -23,12 +25,13 @@ from typing import Any, Callable, Union
 
 from dpverify.calculus.claimed import Guarantee, claimed_epsilon, own_delta
 from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.tradeoff import TradeOffCurve
 from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.audit.kinds import Mode, TestKind
 from dpverify.audit.parallel import check_workers
 from dpverify.audit.split import SplitPlan
 
-__all__ = ["AuditPlan", "Test", "make_plan", "resolve_claim"]
+__all__ = ["AuditPlan", "Test", "make_plan", "resolve_claim", "default_delta", "check_confidence", "MIN_CONFIDENCE"]
 
 #: What ``audit(test=...)`` accepts: a :class:`~dpverify.audit.kinds.TestKind` or a statistic ``s(outputs) -> (n,)``.
 Test = Union[TestKind, Callable[[Any], Any]]
@@ -57,6 +60,9 @@ class AuditPlan:
     #: Dask worker resources each chunk task needs (``{"GPU": 1}``: only workers started with ``--resources GPU=1``
     #: run it); None: any worker (:func:`~dpverify.audit.distributed.check_resources`)
     resources: dict | None = None
+    #: how the delta was chosen when the caller gave none for a trade-off-curve claim (:func:`default_delta`; the
+    #: verdict's reason ends with it); "" when the delta was given or is the claim's own
+    delta_note: str = ""
 
     @property
     def alpha(self) -> float:
@@ -79,12 +85,26 @@ class AuditPlan:
         return self.n_fit + min(self.n_score, self.threshold_sample)
 
 
-def resolve_claim(claim: Guarantee | None, epsilon: float | None, delta: float | None) -> tuple[Guarantee, float, float]:
+def default_delta(samples: int) -> float:
+    """The delta at which the event test of a trade-off-curve claim given without ``delta=`` runs: ``1 / samples``,
+    the smallest probability the budget resolves (an event that rare is seen about once per side). The curve test
+    tests the whole curve whatever the delta."""
+    return 1.0 / samples
+
+
+def resolve_claim(claim: Guarantee | None, epsilon: float | None, delta: float | None, *,
+                  samples: int | None = None) -> tuple[Guarantee, float, float]:
     """``(claim, epsilon, delta)``: the guarantee to test, the epsilon it promises at the audit's delta, that delta.
 
-    With ``claim``: ``delta`` defaults to the claim's own delta (:func:`~dpverify.calculus.claimed.own_delta`; a curve
-    names none, so it must be given). Without: the shorthand ``epsilon``/``delta`` (default 0) is ``ApproxDP(epsilon,
-    delta)``. ``claim`` with ``epsilon`` is a ``ValueError``; neither a ``TypeError``."""
+    With ``claim``: ``delta`` defaults to the claim's own delta (:func:`~dpverify.calculus.claimed.own_delta`). A
+    trade-off curve (mu-GDP, an f-DP curve) names none: with ``samples`` given its event test runs at
+    :func:`default_delta` (``1 / samples``) and the curve test tests the whole curve; any other claim that names no
+    delta (a privacy profile) needs ``delta=``. Without ``claim``: the shorthand ``epsilon``/``delta`` (default 0) is
+    ``ApproxDP(epsilon, delta)``. ``claim`` with ``epsilon`` is a ``ValueError``; neither a ``TypeError``.
+
+    The claimed epsilon may be 0 (any certificate above 0 refutes it) or ``inf`` (a vacuous claim at this delta: no
+    event test can refute it; :func:`~dpverify.audit.verdicts.verdict_reason` says so); NaN or a negative value is a
+    ``ValueError``."""
     if claim is not None and epsilon is not None:
         raise ValueError("give the claim either as claim= (a guarantee object) or as epsilon=/delta=, not both")
     if claim is None:
@@ -96,11 +116,24 @@ def resolve_claim(claim: Guarantee | None, epsilon: float | None, delta: float |
         return ApproxDP(epsilon, delta), epsilon, delta
     if delta is None:
         delta = own_delta(claim)
+        if delta is None and samples is not None and isinstance(claim, TradeOffCurve):
+            delta = default_delta(samples)
         if delta is None:
             raise ValueError(f"the claim {type(claim).__name__} names no delta of its own: give delta= (the delta at "
                              "which to test it)")
     delta = check_delta(delta)
-    return claim, check_epsilon(claimed_epsilon(claim, delta), "epsilon claimed at delta"), delta
+    claimed = check_real("epsilon claimed at delta", claimed_epsilon(claim, delta), low=0.0, allow_inf=True)
+    return claim, claimed, delta
+
+
+#: The smallest confidence: below 2^-53, ``1 - confidence`` (the alpha every bound is computed at) rounds to 1.
+MIN_CONFIDENCE = 2.0**-53
+
+
+def check_confidence(confidence: Any) -> float:
+    """``confidence`` in [:data:`MIN_CONFIDENCE`, 1): a probability whose ``alpha = 1 - confidence`` is a double in
+    (0, 1) (a ``ValueError`` naming ``confidence`` and that range, not ``alpha``)."""
+    return check_real("confidence", confidence, low=MIN_CONFIDENCE, high=1.0, high_inclusive=False)
 
 
 def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | None, samples: int,
@@ -108,9 +141,12 @@ def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | 
               candidates: int, power_factor: float, mode: str, workers: int, fit_cap: int, threshold_sample: int,
               client: Any = None, resources: dict | None = None) -> AuditPlan:
     """Validate every parameter (a ``ValueError``/``TypeError`` naming the first bad one) and plan the audit."""
-    claim, epsilon, delta = resolve_claim(claim, epsilon, delta)
     samples = check_positive_int(samples, "samples", minimum=4)
-    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    derived = delta is None and epsilon is None and isinstance(claim, TradeOffCurve) and own_delta(claim) is None
+    claim, epsilon, delta = resolve_claim(claim, epsilon, delta, samples=samples)
+    delta_note = (f"no delta was given: the event test ran at delta = 1/samples = {delta:.3g}, the curve test on the "
+                  f"whole claimed curve ({claim.description})") if derived else ""
+    confidence = check_confidence(confidence)
     seed = check_positive_int(seed, "seed", minimum=0)
     selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)
     chunk_size = check_positive_int(chunk_size, "chunk_size")
@@ -144,4 +180,4 @@ def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | 
                      test=test_, candidates=candidates, power_factor=power_factor, mode=mode_, workers=workers,
                      fit_cap=fit_cap, threshold_sample=threshold_sample,
                      split=SplitPlan.make(samples, selection_fraction, chunk_size), client=client,
-                     resources=resources)
+                     resources=resources, delta_note=delta_note)

@@ -7,11 +7,12 @@ plain data (the keys and values of the JSON reports, plus a ``claim`` entry desc
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from dpverify.calculus.claimed import Guarantee, describe_claim
-from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.guarantees import ApproxDP, Claim
 from dpverify.audit.abilities import MechanismFacts
 from dpverify.audit.ceiling import CurveCeiling
 from dpverify.audit.certify import Certificate
@@ -25,7 +26,7 @@ from dpverify.audit.tradeoff import tradeoff_curve
 __all__ = ["AuditResult", "assemble_result", "curve_entry"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AuditResult:
     """Outcome of one audit. ``counts`` holds the raw numbers the bound is computed from (for the
     event that gave ``epsilon_lower``); ``candidates`` every event evaluated on the estimation
@@ -77,8 +78,40 @@ class AuditResult:
     @property
     def claimed(self) -> ApproxDP:
         """The guarantee this audit tests at its delta, as the calculus' :class:`~dpverify.calculus.guarantees.ApproxDP`
-        (``epsilon_claimed`` at ``delta``)."""
+        (``epsilon_claimed`` at ``delta``); a vacuous claim (``epsilon_claimed = inf``) as a
+        :class:`~dpverify.calculus.guarantees.Claim`, the ``ApproxDP`` that may be vacuous."""
+        if math.isinf(self.epsilon_claimed):
+            return Claim(self.epsilon_claimed, self.delta, theorem="vacuous at this delta")
         return ApproxDP(self.epsilon_claimed, self.delta)
+
+    def __repr__(self) -> str:
+        """Every scalar field, and the long ones summarised: the trade-off curve as ``<n points>``, the candidates as
+        ``<k events>``, the curve test by its error bounds and mu_lower (:meth:`to_dict` keeps them all)."""
+        parts = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "tradeoff":
+                text = f"<{len(value.get('alpha', ()))} points>" if value else "{}"
+            elif f.name == "candidates":
+                text = f"<{len(value)} event{'s' if len(value) != 1 else ''}>"
+            elif f.name == "curve":
+                text = "None" if value is None else (f"<FPR <= {value.fpr_upper:.4g}, FNR <= {value.fnr_upper:.4g}, "
+                                                     f"mu_lower {value.mu_lower:.4g}>")
+            elif f.name == "curve_ceiling":
+                text = "None" if value is None else (f"<mu_expected {value.mu_expected:.4g}, "
+                                                     f"mu_pair {value.mu_pair:.4g}>")
+            elif f.name in ("verdict", "mode"):
+                text = repr(str(value))
+            elif f.name == "claim":
+                text = repr(value)
+                if len(text) > 80:  # a profile's functions, a theorem's hypotheses: named by type only
+                    text = f"<{type(value).__name__}>"
+            elif f.name == "wall_time":
+                text = f"{value:.3g}"
+            else:
+                text = repr(value)
+            parts.append(f"{f.name}={text}")
+        return f"{type(self).__name__}({', '.join(parts)})"
 
     @property
     def is_violation(self) -> bool:

@@ -4,6 +4,7 @@
   mechanism is not (claimed epsilon, delta)-DP on this pair (:mod:`dpverify.audit.bounds`).
 - **inconclusive** -- no violation was found, but the audit could not have found one:
 
+  * the claim is vacuous at this delta (epsilon = inf: nothing refutes it), or
   * it certified 0 (no event separated the two sides at all), or
   * the claim is above the :func:`~dpverify.audit.ceiling.saturation` of the budget (not even a mechanism that
     publishes its input could be certified above the claim with these samples), or
@@ -46,10 +47,13 @@ def verdict_reason(epsilon_lower: float, epsilon_claimed: float, *, budget_ceili
     ceiling comes from an upper bound on the pair's privacy loss (the path's for a final iterate, the mechanism's worst
     case for another pair), so it can show an audit inconclusive but never show that it had power: then only a
     certificate of at least ``claim / power_factor`` does."""
+    inconclusive = Verdict.INCONCLUSIVE
+    if math.isinf(epsilon_claimed):
+        return inconclusive, ("the claim is vacuous at this delta: it promises epsilon = inf, and no audit can refute "
+                              "epsilon = inf")
     if epsilon_lower > epsilon_claimed:
         return Verdict.VIOLATION, (f"certified {_fmt(epsilon_lower)} > claimed {_fmt(epsilon_claimed)}: "
                                    "the mechanism is not private as claimed on this pair")
-    inconclusive = Verdict.INCONCLUSIVE
     if saturation is not None and saturation <= 0:
         return inconclusive, ("with these samples and this confidence no audit can certify anything above 0 (the "
                               "most any audit can certify is 0): use more samples or a lower confidence")

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import Sequence
 
 import numpy as np
@@ -47,7 +48,13 @@ def basic_composition(guarantees: Sequence[ApproxDP]) -> ApproxDP:
     for i, g in enumerate(gs):
         if not isinstance(g, ApproxDP):
             raise TypeError(f"guarantees[{i}] must be an ApproxDP; got {type(g).__name__}")
-    eps = math.fsum(g.epsilon for g in gs)
+    try:
+        eps = math.fsum(g.epsilon for g in gs)
+    except OverflowError:
+        eps = math.inf
+    if not math.isfinite(eps):
+        raise ValueError(f"the composed epsilon (the sum of the {len(gs)} epsilons) exceeds the largest float "
+                         f"({sys.float_info.max:.6g}): each epsilon must be at most that divided by {len(gs)}")
     delta = math.fsum(g.delta for g in gs)
     if delta >= 1.0:
         raise ValueError(f"the composed delta is {delta} >= 1: basic composition gives no guarantee")
@@ -63,7 +70,14 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
     d = check_delta(delta)
     k = check_positive_int(k, "k")
     dp = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    eps_total = math.sqrt(2.0 * k * math.log(1.0 / dp)) * eps + k * eps * math.expm1(eps)
+    try:
+        eps_total = math.sqrt(2.0 * k * math.log(1.0 / dp)) * eps + k * eps * math.expm1(eps)
+    except OverflowError:  # e^eps beyond the double range (eps > 709.78)
+        eps_total = math.inf
+    if not math.isfinite(eps_total):
+        raise ValueError(f"epsilon = {eps!r} with k = {k}: the composed epsilon sqrt(2 k ln(1/delta')) eps + "
+                         f"k eps (e^eps - 1) exceeds the largest float ({sys.float_info.max:.6g}); give a smaller "
+                         "epsilon (e^epsilon alone overflows above 709.78) or fewer steps k")
     delta_total = k * d + dp
     if delta_total >= 1.0:
         raise ValueError(f"k*delta + delta_prime = {delta_total} >= 1: no guarantee")
@@ -91,6 +105,13 @@ class _RandomizedResponseComposition:
         return float(logsumexp(terms))
 
 
+def _check_total(eps0: float, k: int, name: str = "epsilon") -> None:
+    """k eps0, the largest privacy loss of the composition, must be a double: a ``ValueError`` naming the range."""
+    if not math.isfinite(k * eps0):
+        raise ValueError(f"{name} * k = {eps0!r} * {k} exceeds the largest float ({sys.float_info.max:.6g}), the most "
+                         f"the composed epsilon can be: give {name} <= {sys.float_info.max / k:.6g}")
+
+
 def _composed_delta(rr: _RandomizedResponseComposition, d0: float, k: int, eps: float) -> float:
     """1 - (1 - d0)^k (1 - delta_RR(eps)), in log space."""
     delta_rr = math.exp(rr.log_delta(eps))
@@ -104,6 +125,7 @@ def optimal_homogeneous_delta(epsilon0: float, delta0: float, k: int, epsilon: f
     d0 = check_delta(delta0, "delta0")
     k = check_positive_int(k, "k")
     eps = check_real("epsilon", epsilon, low=0.0)
+    _check_total(eps0, k, "epsilon0")
     return _composed_delta(_RandomizedResponseComposition(eps0, k), d0, k, eps)
 
 
@@ -117,6 +139,7 @@ def optimal_homogeneous_composition(epsilon: float, delta: float, k: int, delta_
     d0 = check_delta(delta)
     k = check_positive_int(k, "k")
     dt = check_delta(delta_total, "delta_total", allow_zero=False)
+    _check_total(eps0, k)
     floor = -math.expm1(k * math.log1p(-d0))
     if dt <= floor:
         raise ValueError(

@@ -107,7 +107,9 @@ def rdp_log_deltas(orders, rdp, epsilon: float, method: str = "balle2020") -> np
     a = np.asarray(orders, dtype=float)
     r = np.asarray(rdp, dtype=float)
     am1 = a - 1.0
-    with np.errstate(invalid="ignore"):  # inf - inf cannot occur: epsilon is finite
+    # inf - inf cannot occur (epsilon is finite); a product beyond the double range (epsilon = 1e308 at a large
+    # order) is -inf, i.e. log delta = -inf: delta 0
+    with np.errstate(invalid="ignore", over="ignore"):
         if method == "mironov2017":
             return np.minimum(am1 * (r - epsilon), 0.0)
         balle = am1 * (r - epsilon + np.log1p(-1.0 / a)) - np.log(a)

@@ -35,9 +35,13 @@ from typing import Callable
 
 import numpy as np
 
-from dpverify.validation import check_delta, check_epsilon, check_orders, check_real
+from dpverify.validation import check_delta, check_epsilon, check_orders, check_real, describe_value
 
-__all__ = ["PureDP", "ApproxDP", "RenyiDP", "PrivacyProfile", "Conversion", "Claim"]
+__all__ = ["PureDP", "ApproxDP", "RenyiDP", "PrivacyProfile", "Conversion", "Claim", "PROFILE_SLACK"]
+
+#: A privacy profile's delta may stray this far outside [0, 1] by rounding (``1 - x`` computed as ``-1e-17``); it is
+#: clipped. Beyond it the profile is wrong and :meth:`PrivacyProfile.delta` says so.
+PROFILE_SLACK = 1e-12
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,10 @@ class PrivacyProfile:
 
     As a claim, a profile promises (epsilon, delta(epsilon))-DP for every epsilon >= 0 (Balle et al. 2018); its
     trade-off curve (Dong, Roth, Su 2022, Prop. 2.12) is :func:`dpverify.calculus.tradeoff_conversions.profile_curve`.
+
+    Every value is checked where it is evaluated (:meth:`delta`, :meth:`epsilon`): a delta that is NaN, negative or
+    above 1 (beyond a rounding slack of :data:`PROFILE_SLACK`), or an ``epsilon_of_delta`` answer that is NaN or
+    negative, is a ``ValueError`` naming the profile (its description) and the epsilon or delta it was evaluated at.
     """
 
     delta_of_epsilon: Callable[[float], float]
@@ -208,25 +216,54 @@ class PrivacyProfile:
     epsilon_max: float = field(default=math.inf)
     epsilon_of_delta: Callable[[float], float] | None = None
 
+    def _name(self) -> str:
+        return repr(self.description) if self.description else "(no description)"
+
+    def _delta_at(self, eps: float) -> float:
+        """``delta_of_epsilon(eps)``, checked: a number in [0, 1] (a rounding slack of
+        :data:`PROFILE_SLACK` either side is clipped). NaN, a negative delta or one above 1 is a ``ValueError``
+        naming the profile and where it was evaluated: the bisection of :meth:`epsilon` would otherwise read it as
+        "below every delta" and report an epsilon of about 0."""
+        raw = self.delta_of_epsilon(eps)
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"the privacy profile {self._name()} returned {describe_value(raw)} at epsilon = "
+                             f"{eps!r}: delta_of_epsilon must return a number in [0, 1]") from None
+        if not -PROFILE_SLACK <= value <= 1.0 + PROFILE_SLACK:  # NaN fails both comparisons
+            raise ValueError(f"the privacy profile {self._name()} returned delta = {value!r} at epsilon = {eps!r}: "
+                             "a privacy profile's delta must be a number in [0, 1]")
+        return min(1.0, max(0.0, value))
+
     def delta(self, epsilon: float) -> float:
         eps = check_real("epsilon", epsilon, low=0.0)
-        return float(self.delta_of_epsilon(eps))
+        return self._delta_at(eps)
 
     def epsilon(self, delta: float, *, upper: float = 1e3, tol: float = 1e-12) -> float:
-        """Smallest epsilon >= 0 with delta(epsilon) <= delta."""
+        """Smallest epsilon >= 0 with delta(epsilon) <= delta (``inf`` when none up to ``upper``). Every value the
+        profile returns is checked (:meth:`delta`): NaN, a negative delta or one above 1 is a ``ValueError``; so is an
+        ``epsilon_of_delta`` answer that is NaN or negative."""
         d = check_delta(delta, allow_zero=False)
         if self.epsilon_of_delta is not None:
-            return float(self.epsilon_of_delta(d))
-        if self.delta_of_epsilon(0.0) <= d:
+            raw = self.epsilon_of_delta(d)
+            try:
+                value = float(raw)
+            except (TypeError, ValueError):
+                value = math.nan
+            if not value >= 0.0:  # NaN or negative
+                raise ValueError(f"the privacy profile {self._name()} returned epsilon = {describe_value(raw)} at "
+                                 f"delta = {d!r}: epsilon_of_delta must return a number >= 0 (inf allowed)")
+            return value
+        if self._delta_at(0.0) <= d:
             return 0.0
         lo, hi = 0.0, 1.0
-        while self.delta_of_epsilon(hi) > d:
+        while self._delta_at(hi) > d:
             lo, hi = hi, 2 * hi
             if hi > upper:
                 return math.inf
         for _ in range(200):
             mid = 0.5 * (lo + hi)
-            if self.delta_of_epsilon(mid) > d:
+            if self._delta_at(mid) > d:
                 lo = mid
             else:
                 hi = mid

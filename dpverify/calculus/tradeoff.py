@@ -54,7 +54,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import expit, ndtr, ndtri
 
 from dpverify.calculus.guarantees import ApproxDP, PrivacyProfile
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon, log_gaussian_delta
@@ -198,10 +198,14 @@ class LaplaceDP(TradeOffCurve):
 
     def evaluate(self, alpha: np.ndarray) -> np.ndarray:
         m = self.mu
-        with np.errstate(divide="ignore"):
-            middle = math.exp(-m) / (4.0 * alpha)
-        return np.where(alpha < math.exp(-m) / 2.0, 1.0 - math.exp(m) * alpha,
-                        np.where(alpha <= 0.5, middle, math.exp(-m) * (1.0 - alpha)))
+        small = math.exp(-m)  # 0.0 beyond mu ~ 745 (underflow): the middle and last pieces are then 0
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            middle = small / (4.0 * alpha)
+            # e^mu a; beyond mu = 700 as exp(mu + log a), so that e^mu never overflows (mu up to 1e308)
+            first = 1.0 - (math.exp(m) * alpha if m < 700.0 else np.exp(m + np.log(alpha)))
+        # a = 0 takes the first piece (f(0) = 1) even when e^-mu underflows to 0
+        return np.where((alpha < small / 2.0) | (alpha == 0.0), first,
+                        np.where(alpha <= 0.5, middle, small * (1.0 - alpha)))
 
     def delta(self, epsilon: float) -> float:
         return laplace_delta(epsilon, self.mu)
@@ -282,5 +286,6 @@ def approx_dp_curve(epsilon: float, delta: float = 0.0) -> PiecewiseLinearCurve:
     label = f"({e:.6g}, {d:.3g})-DP curve"
     if math.isinf(e) or d == 1.0:
         return PiecewiseLinearCurve(np.array([0.0, 1.0]), np.array([0.0, 0.0]), label)
-    kink = (1.0 - d) / (1.0 + math.exp(e))
+    # (1 - d) / (1 + e^eps) without overflowing e^eps: 0 (a lower curve, the weaker claim) once it underflows
+    kink = (1.0 - d) * float(expit(-e))
     return PiecewiseLinearCurve(np.array([0.0, kink, 1.0 - d, 1.0]), np.array([1.0 - d, kink, 0.0, 0.0]), label)

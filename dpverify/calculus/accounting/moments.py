@@ -34,7 +34,7 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
-from dpverify.calculus.accounting.sampled_gaussian import check_sigma, log_a_matrix
+from dpverify.calculus.accounting.sampled_gaussian import MIN_SUBSAMPLED_ORDER, check_sigma, log_a_matrix
 
 __all__ = [
     "LogMomentBound",
@@ -56,6 +56,17 @@ def _check_lams(lam, name: str = "lam") -> np.ndarray:
     if arr.size == 0 or np.any(arr <= 0):
         raise ValueError(f"{name} must be finite numbers > 0 (moment orders lambda)")
     return arr
+
+
+def _check_exact_lams(lams: np.ndarray, q: float, name: str) -> None:
+    """The exact log-moment of the subsampled Gaussian (q < 1) is its RDP at order lam + 1, computed for orders
+    >= :data:`~dpverify.calculus.accounting.sampled_gaussian.MIN_SUBSAMPLED_ORDER` only: lam >= 0.001."""
+    low = MIN_SUBSAMPLED_ORDER - 1.0
+    if q < 1.0 and np.any(lams + 1.0 < MIN_SUBSAMPLED_ORDER):
+        bad = float(lams[lams + 1.0 < MIN_SUBSAMPLED_ORDER][0])
+        raise ValueError(f"{name} must be in [{low:.3g}, inf) for the exact log-moment of the subsampled Gaussian "
+                         f"(sampling rate q = {q:g} < 1): it is the RDP at order lam + 1 >= {MIN_SUBSAMPLED_ORDER!r}, "
+                         f"computed to 1e-9 there; got {bad!r}")
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,7 @@ def log_moment_sampled_gaussian(q: float, sigma: float, lam) -> np.ndarray:
     q = check_sampling_rate(q, "q")
     s = check_real("sigma", sigma, low=0.0, low_inclusive=False)
     lams = _check_lams(lam)
+    _check_exact_lams(lams, q, "lam")
     return log_a_matrix(q, np.array([s]), lams + 1.0)[0]
 
 
@@ -153,6 +165,7 @@ def composed_log_moments(q: float, sigmas, lams, method: str = "exact") -> np.nd
     sig = check_sigma(sigmas, "sigmas")
     lam = _check_lams(lams, "lams")
     if method == "exact":
+        _check_exact_lams(lam, q, "lams")
         uniq, counts = np.unique(sig, return_counts=True)
         return counts.astype(float) @ log_a_matrix(q, uniq, lam + 1.0)
     if method == "li2019_lemma2" and q == 1.0:
@@ -175,7 +188,8 @@ def delta_from_log_moments(lams, log_moments, epsilon: float) -> TailBound:
     """Tail bound (Li et al. 2019, Thm. 1): delta = min_lambda exp(alpha(lambda) - lambda epsilon), capped at 1."""
     lam, a = _check_moments(lams, log_moments)
     epsilon = check_epsilon(epsilon)
-    log_d = a - lam * epsilon
+    with np.errstate(over="ignore"):  # lam epsilon beyond the double range: log delta = -inf, delta 0
+        log_d = a - lam * epsilon
     i = int(np.argmin(log_d))
     return TailBound(epsilon, math.exp(min(0.0, float(log_d[i]))), float(lam[i]))
 
@@ -184,6 +198,7 @@ def epsilon_from_log_moments(lams, log_moments, delta: float) -> TailBound:
     """Inverse tail bound: epsilon = min_lambda (alpha(lambda) + log(1/delta)) / lambda (Li et al. 2019, Thm. 1)."""
     lam, a = _check_moments(lams, log_moments)
     delta = check_delta(delta, allow_zero=False)
-    eps = (a - math.log(delta)) / lam
+    with np.errstate(over="ignore"):  # a tiny lambda: epsilon inf at that lambda (it is not the minimum)
+        eps = (a - math.log(delta)) / lam
     i = int(np.argmin(eps))
     return TailBound(float(eps[i]), delta, float(lam[i]))

@@ -95,6 +95,7 @@ epsilon(delta) of a discrete law with masses m_j at losses l_j: delta(eps) = sum
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,6 +140,9 @@ DEFAULT_TAIL_MASS: float = 1e-15
 
 _HALF_LOG_PI_OVER_2 = 0.5 * math.log(math.pi / 2.0)
 _MAX_NODES = 10_000_000  # grid points of one discretised step (memory guard: ~1 GB of temporaries)
+#: The largest grid index of a privacy loss: 2^53, the integers a double holds exactly (beyond, mu^2/2 +- 8 mu rounds
+#: to one grid point and the grid is meaningless).
+_MAX_INDEX = float(2**53)
 
 
 # ---------------------------------------------------------------------------------------------- laws
@@ -343,9 +347,19 @@ def _node_range(q: float, mu: float, h: float, tail_mass: float, under_p: bool) 
         shift = mu if under_p else 0.0  # q == 1 under P: N(mu, 1)
         x_lo = shift + float(ndtri(tail_mass / 2.0))
         x_hi = shift - float(ndtri(tail_mass / 2.0))
-    i_lo = math.floor(_loss_of_x(q, mu, x_lo) / h)
-    i_hi = math.ceil(_loss_of_x(q, mu, x_hi) / h)
+    f_lo, f_hi = _loss_of_x(q, mu, x_lo) / h, _loss_of_x(q, mu, x_hi) / h
+    if not (math.isfinite(f_lo) and math.isfinite(f_hi)) or max(abs(f_lo), abs(f_hi)) > _MAX_INDEX:
+        _too_large(mu, h, max(abs(_loss_of_x(q, mu, x_lo)), abs(_loss_of_x(q, mu, x_hi))))
+    i_lo = math.floor(f_lo)
+    i_hi = math.ceil(f_hi)
     return i_lo, max(i_hi, i_lo + 1)
+
+
+def _too_large(mu: float, h: float, loss: float) -> None:
+    """A ``ValueError`` for a step whose privacy loss lies beyond what a grid of ``h`` can index."""
+    raise ValueError(f"mu = {mu!r} is too large for a privacy-loss distribution on a grid of interval={h:g}: its "
+                     f"privacy loss reaches {loss:.3g}, beyond the grid's range (a step may span at most {_MAX_NODES} "
+                     "grid points); use a smaller mu (a larger noise) or a larger interval")
 
 
 def _half_cells(q: float, mu: float, h: float, i_lo: int, i_hi: int):
@@ -593,6 +607,8 @@ def _round_down(P: np.ndarray, right: float, node0: int) -> _Law:
 def _mixture_laws(q: float, mu: float, h: float, tail_mass: float) -> tuple[_Law, _Law, _Law, _Law]:
     """(forward upper, forward lower, backward upper, backward lower) of one mixture (q < 1) or Gaussian
     (q = 1) step."""
+    if not math.isfinite(mu * mu):  # mu above ~1.3e154: the loss mu^2 / 2 of the step is not a double
+        _too_large(mu, h, math.inf)
     p_lo, p_hi = _node_range(q, mu, h, tail_mass, under_p=True)
     if q == 1.0:  # symmetric pair: the backward law equals the forward one
         fu, fl = _forward_from_cells(q, mu, h, p_lo, p_hi)
@@ -632,6 +648,10 @@ def _all_from_cells(q, mu, h, i_lo, i_hi):
 def _pure_dp_laws(eps: float, h: float, tail_mass: float) -> tuple[_Law, _Law]:
     """(upper, lower) P-law of randomized response with parameter eps (the pair is symmetric)."""
     r = eps / h
+    if not math.isfinite(r):  # epsilon = 1e308 at interval 1e-4: the grid index overflows a double
+        raise ValueError(f"epsilon = {eps!r} is too large for a privacy-loss distribution on a grid of "
+                         f"interval={h:g}: epsilon / interval must be a double; use epsilon <= "
+                         f"{sys.float_info.max * h:.3g} or a larger interval")
     k = round(r)
     on_grid = abs(r - k) <= 1e-9 * max(1.0, r)
     if not on_grid:

@@ -54,8 +54,11 @@ from scipy import special
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 from dpverify.validation import check_delta, check_finite_array, check_orders, check_real, check_sampling_rate
 
-__all__ = ["rdp_sampled_gaussian", "rdp_sampled_gaussian_composed", "needs_multiprecision", "one_step_epsilon"]
+__all__ = ["rdp_sampled_gaussian", "rdp_sampled_gaussian_composed", "needs_multiprecision", "one_step_epsilon",
+           "check_subsampled_orders", "MIN_SUBSAMPLED_ORDER"]
 
+#: The smallest Rényi order of the subsampled Gaussian's RDP (q < 1; :func:`check_subsampled_orders`).
+MIN_SUBSAMPLED_ORDER = 1.001
 #: Terms further than this below the largest (in log space) are skipped: e^-60 ~ 1e-26.
 _LOG_NEGLIGIBLE = 60.0
 #: The integer-order sum is done in linear space when every exponent is below this and every weight
@@ -96,7 +99,8 @@ def rdp_sampled_gaussian(q: float, sigma: float, orders) -> np.ndarray:
     """RDP of one step of the Poisson-subsampled Gaussian mechanism at each order.
 
     ``q``: sampling rate in (0, 1]; ``sigma``: noise multiplier (noise std / L2 sensitivity) > 0;
-    ``orders``: Rényi orders alpha > 1. Returns ``log A_alpha / (alpha - 1)`` (Mironov, Talwar,
+    ``orders``: Rényi orders alpha > 1, at least :data:`MIN_SUBSAMPLED_ORDER` when q < 1
+    (:func:`check_subsampled_orders`). Returns ``log A_alpha / (alpha - 1)`` (Mironov, Talwar,
     Zhang 2019), exactly ``alpha / (2 sigma^2)`` at q = 1; see the module docstring for the method.
     """
     q = check_sampling_rate(q, "q")
@@ -176,7 +180,36 @@ def log_a_matrix(q: float, sigmas: np.ndarray, alphas: np.ndarray) -> np.ndarray
     return _log_a_matrix(q, np.asarray(sigmas, dtype=float), np.asarray(alphas, dtype=float))
 
 
+def check_subsampled_orders(alphas: np.ndarray, q: float, name: str = "orders") -> None:
+    """The orders of the subsampled Gaussian's RDP (q < 1) must be >= :data:`MIN_SUBSAMPLED_ORDER`: closer to 1 the
+    quadrature's ``(1 + x)^alpha - 1 - alpha x`` loses its precision (about 1e-16 / (alpha - 1) relative: NaN at the
+    double just above 1, 1e-7 at 1 + 1e-8), and the RDP is divided by ``alpha - 1``. Such an order gives no useful
+    epsilon anyway (the conversion adds ``log(1 / delta) / (alpha - 1)``). A ``ValueError`` naming the order and the
+    range; nothing to check at q = 1 (the closed form ``alpha / (2 sigma^2)`` holds at every order)."""
+    if q < 1.0 and np.any(alphas < MIN_SUBSAMPLED_ORDER):
+        bad = float(alphas[alphas < MIN_SUBSAMPLED_ORDER][0])
+        raise ValueError(f"{name}: every Rényi order of the subsampled Gaussian (sampling rate q = {q:g} < 1) must be "
+                         f"in [{MIN_SUBSAMPLED_ORDER!r}, inf), where its RDP is computed to 1e-9 (an order closer to 1 "
+                         f"gives no useful epsilon); got order {bad!r}")
+
+
 def _log_a_matrix(q: float, sigmas: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    check_subsampled_orders(alphas, q)
+    # 1 / sigma^2 overflows for sigma below ~1e-154 (log A = inf: no privacy) and sigma^2 for sigma above ~1e154
+    # (1 / sigma^2 = 0: log A = 0): both are the right limits, not errors to warn about
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        finite = np.isfinite(1.0 / sigmas**2)
+        if finite.all():
+            return _log_a_matrix_checked(q, sigmas, alphas)
+        # 1 / sigma^2 = inf: A_alpha = E[(1 - q + q e^((2z - 1) / (2 sigma^2)))^alpha] = inf at every order (no
+        # privacy), at once rather than through the mpmath quadrature
+        out = np.full((sigmas.size, alphas.size), np.inf)
+        if finite.any():
+            out[finite] = _log_a_matrix_checked(q, sigmas[finite], alphas)
+        return out
+
+
+def _log_a_matrix_checked(q: float, sigmas: np.ndarray, alphas: np.ndarray) -> np.ndarray:
     if q == 1.0:
         return np.outer(0.5 / sigmas**2, alphas * (alphas - 1.0))
     out = np.empty((sigmas.size, alphas.size))
@@ -390,7 +423,8 @@ def _trapezoid_step(sigma: np.ndarray) -> np.ndarray:
     the cost does not grow with the noise level.
     """
     sigma = np.asarray(sigma, dtype=float)
-    small = 2.0 * math.pi**2 * sigma / (36.0 + 0.5 * math.pi**2 * sigma**2)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf / inf at sigma ~1e308, where the 0.74 branch is taken
+        small = 2.0 * math.pi**2 * sigma / (36.0 + 0.5 * math.pi**2 * sigma**2)
     return np.where(sigma >= 2.0 / 0.74, 0.74, np.minimum(0.74, small))
 
 

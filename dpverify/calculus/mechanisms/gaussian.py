@@ -18,6 +18,7 @@ to a few hundred neither underflow nor lose precision.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import mpmath as mp
@@ -46,7 +47,8 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
     s = check_real("sensitivity", sensitivity, low=0.0, low_inclusive=False)
     eps = check_real("epsilon", epsilon, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
     d = check_delta(delta, allow_zero=False)
-    return s * math.sqrt(2.0 * math.log(1.25 / d)) / eps
+    per_unit = math.sqrt(2.0 * math.log(1.25 / d)) / eps
+    return _finite_sigma(s * math.sqrt(2.0 * math.log(1.25 / d)) / eps, s, per_unit)
 
 
 def log_gaussian_delta(epsilon: float, mu: float) -> float:
@@ -54,6 +56,8 @@ def log_gaussian_delta(epsilon: float, mu: float) -> float:
     if mu == 0.0:
         return -math.inf
     log_a = float(log_ndtr(mu / 2.0 - epsilon / mu))
+    if log_a == -math.inf:
+        return -math.inf  # delta = A - B <= A underflows to 0 (a huge epsilon: e.g. 1e308 at mu = 1)
     log_b = epsilon + float(log_ndtr(-mu / 2.0 - epsilon / mu))
     if log_a - log_b < 1e-4:
         # A and B nearly cancel (tiny eps with large sigma): float64 loses the difference, so redo it
@@ -76,16 +80,23 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
 
 
 def gaussian_epsilon(delta: float, mu: float) -> float:
-    """Smallest epsilon >= 0 with gaussian_delta(epsilon, mu) <= delta (delta in (0, 1))."""
+    """Smallest epsilon >= 0 with gaussian_delta(epsilon, mu) <= delta (delta in (0, 1)).
+
+    ``inf`` when that epsilon exceeds the largest double (it is about ``mu^2 / 2``: mu above about 1.9e154), as an
+    overflowing float does: e.g. 1e308-GDP promises no epsilon a double can hold."""
     d = check_delta(delta, allow_zero=False)
     m = check_real("mu", mu, low=0.0)
     log_d = math.log(d)
     f = lambda e: log_gaussian_delta(e, m) - log_d  # noqa: E731 -- decreasing in e
     if m == 0.0 or f(0.0) <= 0.0:
         return 0.0
-    hi = max(1.0, m * m / 2.0 + m * math.sqrt(2.0 * -log_d) + 1.0)
+    top = sys.float_info.max
+    with np.errstate(over="ignore"):
+        hi = float(min(top, max(1.0, m * m / 2.0 + m * math.sqrt(2.0 * -log_d) + 1.0)))
     while f(hi) > 0.0:
-        hi *= 2.0
+        if hi >= top:
+            return math.inf  # delta(largest double) is still above d: the epsilon overflows a double
+        hi = min(top, 2.0 * hi)
     return float(brentq(f, 0.0, hi, xtol=1e-14, rtol=1e-13))
 
 
@@ -111,7 +122,16 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
     # brentq returns a point within tolerance; step down until the guarantee holds exactly.
     while g(mu) > 0.0:
         mu = np.nextafter(mu, 0.0)
-    return s / mu
+    return _finite_sigma(s / mu, s, 1.0 / mu)
+
+
+def _finite_sigma(sigma: float, sensitivity: float, per_unit: float) -> float:
+    """A calibrated ``sigma`` (``sensitivity`` times ``per_unit``, the sigma of sensitivity 1), which must be a double:
+    a huge sensitivity can push it beyond, a ``ValueError`` naming the sensitivity and its range."""
+    if not math.isfinite(sigma):
+        raise ValueError(f"sensitivity must be at most {sys.float_info.max / per_unit:.6g} at this epsilon and delta "
+                         f"(the calibrated sigma = sensitivity x {per_unit:.6g} must be a double); got {sensitivity!r}")
+    return float(sigma)
 
 
 @dataclass(frozen=True)
@@ -125,8 +145,12 @@ class GaussianMechanism:
     sigma: float
 
     def __post_init__(self) -> None:
-        check_real("sensitivity", self.sensitivity, low=0.0, low_inclusive=False)
-        check_real("sigma", self.sigma, low=0.0, low_inclusive=False)
+        s = check_real("sensitivity", self.sensitivity, low=0.0, low_inclusive=False)
+        sigma = check_real("sigma", self.sigma, low=0.0, low_inclusive=False)
+        if not math.isfinite(s / sigma):  # mu = sensitivity / sigma must be a double
+            raise ValueError(f"sigma must be at least sensitivity / {sys.float_info.max:.6g} = "
+                             f"{s / sys.float_info.max:.6g} (mu = sensitivity / sigma must be finite); got sigma = "
+                             f"{sigma!r} with sensitivity = {s!r}")
 
     @classmethod
     def classic(cls, sensitivity: float, epsilon: float, delta: float) -> "GaussianMechanism":

@@ -15,6 +15,7 @@ eps(delta) = max(0, mu + 2 log(1 - delta)).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,13 @@ __all__ = ["laplace_scale", "laplace_delta", "laplace_epsilon", "LaplaceMechanis
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
     """Scale b = Delta_1 / epsilon of the epsilon-DP Laplace mechanism (Foulds et al. 2016, eq. 3)."""
     s = check_real("sensitivity", sensitivity, low=0.0, low_inclusive=False)
-    return s / check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
+    b = s / eps
+    if not math.isfinite(b):
+        raise ValueError(f"epsilon must be at least sensitivity / {sys.float_info.max:.6g} = "
+                         f"{s / sys.float_info.max:.6g} for a finite Laplace scale sensitivity / epsilon; got "
+                         f"epsilon = {eps!r} with sensitivity = {s!r}")
+    return b
 
 
 def laplace_delta(epsilon: float, mu: float) -> float:
