@@ -28,8 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--guesses", type=arguments.count(0), nargs=2, metavar=("K_PLUS", "K_MINUS"),
                    help="guess counts fixed in advance: the K_PLUS highest scores guessed in, the K_MINUS lowest out; "
                         "integers >= 0 with 1 <= K_PLUS + K_MINUS <= --canaries (default: planned from the claim)")
-    p.add_argument("--alpha", type=arguments.real(0.0, 1.0, low_inclusive=False, high_inclusive=False), default=0.05,
-                   help="significance level in (0, 1) (default 0.05)")
+    p.add_argument("--alpha", type=arguments.real(0.0, 0.5, low_inclusive=False, high_inclusive=False), default=0.05,
+                   help="significance level in (0, 0.5) (default 0.05): the probability that a correct run is "
+                        "flagged; at 0.5 or above a violation of a correct run is as likely as not")
     p.add_argument("--delta", type=arguments.real(0.0, 1.0, high_inclusive=False), default=1e-5,
                    help="delta of the claim and the certificate, in [0, 1) (default 1e-5)")
     p.add_argument("--seed", type=arguments.seed(), default=0, help="seed of the coins and the run (default 0)")
