@@ -32,11 +32,15 @@ Example (Laplace with half the noise it needs, claimed 1-DP)::
     ('violation', 1.98, 2.0)
 """
 from dpverify.audit.bounds import epsilon_lower_bound
-from dpverify.audit.core import AuditResult, audit
+from dpverify.audit.core import AuditResult, audit, run_audit
+from dpverify.audit.options import AuditQuestion, Execution
 from dpverify.audit.datasets import add_one, adjacent_pairs, check_adjacent, remove_one, replace_one
 
 __all__ = [
     "audit",
+    "run_audit",
+    "AuditQuestion",
+    "Execution",
     "AuditResult",
     "epsilon_lower_bound",
     "check_adjacent",

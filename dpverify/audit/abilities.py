@@ -272,6 +272,7 @@ def _named_accountant(mechanism: object, name: str, delta: float) -> AccountantA
         raise ValueError(f"accountant={name!r} asks the mechanism's account(delta, method={name!r}), which "
                          f"{type(mechanism).__name__} does not have: give the accountant's answer instead (an object "
                          "with .epsilon and .method), or None")
+    assert account is not None  # takes_method is only True for a callable account
     return check_accountant(account(delta, method=name))
 
 

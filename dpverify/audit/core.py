@@ -29,7 +29,10 @@ most the claimed epsilon. The verdict is "violation" when ``epsilon_lower > epsi
 2018; Jagielski et al. 2020), when the claimed curve is refuted, or when ``epsilon_lower`` exceeds the pair's stated
 exact epsilon (the implementation is then not the mechanism that exact value describes; :mod:`.certify`).
 
-Parameters of :func:`audit`:
+Parameters of :func:`audit`, the fields of its two option objects (:mod:`.options`): what is tested
+(:class:`~.options.AuditQuestion`: the claim, samples, confidence, seed, test, mode, what is known about the pair and
+the statistical knobs) and how it runs (:class:`~.options.Execution`: workers, client, resources, backend, device,
+chunk size, progress, the rng probe); each may also be given as a keyword:
 
 - ``mechanism(dataset, n, rng) -> array`` with n outputs on axis 0, and optionally the abilities of
   :mod:`.abilities` (``log_density``, ``log_likelihood_ratio``, ``exact_epsilon``, ``account``,
@@ -101,22 +104,19 @@ from typing import Any, Callable, Sequence
 
 from dpverify.backends import Backend, get_backend
 from dpverify.backends.base import MEMORY_FRACTION
-from dpverify.calculus.claimed import Guarantee
-from dpverify.audit.abilities import (AccountantAnswer, Mechanism, PrivacyLossMasses, declared_output_bytes,
-                                      read_facts)
+from dpverify.audit.abilities import Mechanism, declared_output_bytes, read_facts
 from dpverify.audit.certify import certify
 from dpverify.audit.chunk_work import Progress, held_drawer, runner_for
 from dpverify.audit.datasets import check_adjacent, pair_note
 from dpverify.audit.estimate import count_events
 from dpverify.audit.kinds import Mode, TestKind, Verdict
+from dpverify.audit.options import AuditQuestion, Execution, split_options
 from dpverify.audit.plan import make_plan
 from dpverify.audit.result import AuditResult, assemble_result
 from dpverify.audit.select import choose_events, fit_statistics
-from dpverify.audit.split import (DEFAULT_CHUNK_SIZE, DEFAULT_SELECTION_FRACTION, FIT_CAP, THRESHOLD_SAMPLE,
-                                  ChunkSampler)
-from dpverify.audit.verdicts import POWER_FACTOR
+from dpverify.audit.split import DEFAULT_CHUNK_SIZE, ChunkSampler
 
-__all__ = ["AuditResult", "audit", "TESTS", "MODES"]
+__all__ = ["AuditResult", "AuditQuestion", "Execution", "audit", "run_audit", "TESTS", "MODES"]
 
 #: Names accepted by ``audit(test=...)`` besides "auto" and a callable statistic (:class:`~.kinds.TestKind`).
 TESTS = TestKind.values()[1:]
@@ -166,44 +166,51 @@ def device_chunk_size(mechanism: Any, backend: Backend, datasets: Sequence[Any] 
     return backend.chunk_size(per_output, fraction=MEMORY_FRACTION / 2, maximum=cap)  # the pair's two chunks share it
 
 
-def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee | None = None,
-          epsilon: float | None = None, delta: float | None = None, samples: int = 100_000, confidence: float = 0.95,
-          seed: int = 0, test: str | Callable = "auto", exact_epsilon: float | None = None,
-          selection_fraction: float = DEFAULT_SELECTION_FRACTION, chunk_size: int | None = None,
-          candidates: int = 1, adjacency: str | None = None, accountant: AccountantAnswer | str | None = None,
-          privacy_loss: PrivacyLossMasses | None = None, power_factor: float = POWER_FACTOR,
-          progress: Callable[[int, int], None] | None = None, mode: str = "mathematical", workers: int = 1,
-          fit_cap: int = FIT_CAP, threshold_sample: int = THRESHOLD_SAMPLE, client: Any = None,
-          backend: str = "numpy", device: str | None = None, resources: dict | None = None,
-          check_rng: bool = True) -> AuditResult:
-    """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour) against ``claim``
-    (or ``epsilon``/``delta``).
+def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, question: AuditQuestion | None = None,
+          execution: Execution | None = None, **options: Any) -> AuditResult:
+    """Certify a lower bound on the epsilon of ``mechanism`` on the pair (dataset, neighbour) against the claim of
+    ``question`` (an :class:`~dpverify.audit.options.AuditQuestion`: ``claim`` or ``epsilon``/``delta``, ``samples``,
+    ``confidence``, ``seed``, ``test``, ``mode``, ...), run as ``execution`` says (an
+    :class:`~dpverify.audit.options.Execution`: ``workers``, ``client``, ``backend``, ``device``, ``chunk_size``,
+    ``progress``, ...).
 
-    The stages and every parameter are described in the module docstring (:mod:`dpverify.audit.core`); the returned
-    bound holds with probability >= ``confidence``.
+    The keyword form is the same audit: every field of either object may be given as a keyword
+    (``audit(m, D, D2, epsilon=1.0, samples=20_000, workers=2)``), alone or beside the objects (a field set in both is
+    a ``TypeError``; so is a keyword of neither). The stages and every option are described in the module docstring
+    (:mod:`dpverify.audit.core`); the returned bound holds with probability >= ``confidence``.
     """
+    asked, how = split_options(question, execution, **options)
+    return run_audit(mechanism, dataset, neighbour, asked, how)
+
+
+def run_audit(mechanism: Callable, dataset: Any, neighbour: Any, question: AuditQuestion,
+              execution: Execution) -> AuditResult:
+    """:func:`audit` with its two option objects (what layers above the auditor call with the objects they pass
+    through)."""
+    q, x = question, execution
     start = time.perf_counter()
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(dataset, n, rng); got {type(mechanism).__name__}")
-    array_backend = get_backend(backend, device)
-    if array_backend.name != "numpy" and workers != 1:
-        raise ValueError(f"workers={workers} with backend={backend!r}: a device is driven by one process (a CUDA "
+    array_backend = get_backend(x.backend, x.device)
+    if array_backend.name != "numpy" and x.workers != 1:
+        raise ValueError(f"workers={x.workers} with backend={x.backend!r}: a device is driven by one process (a CUDA "
                          "context does not survive fork); leave workers at 1, and spread chunks over several devices "
                          "with a Dask client= whose workers have one device each (docs/distributed.md)")
+    chunk_size = x.chunk_size
     if chunk_size is None:
         chunk_size = device_chunk_size(mechanism, array_backend, (dataset, neighbour))
-    plan = make_plan(claim=claim, epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
-                     test=test, selection_fraction=selection_fraction, chunk_size=chunk_size, candidates=candidates,
-                     power_factor=power_factor, mode=mode, workers=workers, fit_cap=fit_cap,
-                     threshold_sample=threshold_sample, client=client, resources=resources)
-    facts = read_facts(mechanism, dataset, neighbour, plan.delta, exact_epsilon=exact_epsilon, accountant=accountant,
-                       privacy_loss=privacy_loss)
-    if adjacency is not None:
-        check_adjacent(dataset, neighbour, adjacency)
+    plan = make_plan(claim=q.claim, epsilon=q.epsilon, delta=q.delta, samples=q.samples, confidence=q.confidence,
+                     seed=q.seed, test=q.test, selection_fraction=q.selection_fraction, chunk_size=chunk_size,
+                     candidates=q.candidates, power_factor=q.power_factor, mode=q.mode, workers=x.workers,
+                     fit_cap=q.fit_cap, threshold_sample=q.threshold_sample, client=x.client, resources=x.resources)
+    facts = read_facts(mechanism, dataset, neighbour, plan.delta, exact_epsilon=q.exact_epsilon,
+                       accountant=q.accountant, privacy_loss=q.privacy_loss)
+    if q.adjacency is not None:
+        check_adjacent(dataset, neighbour, q.adjacency)
     sampler = ChunkSampler(mechanism, (dataset, neighbour), plan.split, plan.seed, backend=array_backend,
-                           check_rng=bool(check_rng))
+                           check_rng=bool(x.check_rng))
     first_estimation = len(sampler.selection_sizes)
-    report = Progress(progress, sampler.n_chunks)
+    report = Progress(x.progress, sampler.n_chunks)
     with held_drawer(sampler, plan.held, plan.workers, plan.client, plan.resources) as drawer:
         fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report, drawer)
     several = sampler.n_chunks - fitted.chunks_drawn > 1
@@ -213,7 +220,7 @@ def audit(mechanism: Callable, dataset: Any, neighbour: Any, *, claim: Guarantee
     certificate = certify(chosen, counts, plan, facts)
     result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start,
                              backend=array_backend.name, device=array_backend.device)
-    note = pair_note(dataset, neighbour, mechanism) if adjacency is None else None
+    note = pair_note(dataset, neighbour, mechanism) if q.adjacency is None else None
     if note is not None and (note[0] == "identical" or result.verdict is Verdict.VIOLATION):
         result = replace(result, verdict_reason=f"{result.verdict_reason}; {note[1]}")
     return result

@@ -145,7 +145,7 @@ def make_plan(*, claim: Guarantee | None, epsilon: float | None, delta: float | 
     derived = delta is None and epsilon is None and isinstance(claim, TradeOffCurve) and own_delta(claim) is None
     claim, epsilon, delta = resolve_claim(claim, epsilon, delta, samples=samples)
     delta_note = (f"no delta was given: the event test ran at delta = 1/samples = {delta:.3g}, the curve test on the "
-                  f"whole claimed curve ({claim.description})") if derived else ""
+                  f"whole claimed curve ({getattr(claim, 'description', claim)})") if derived else ""
     confidence = check_confidence(confidence)
     seed = check_positive_int(seed, "seed", minimum=0)
     selection_fraction = check_probability(selection_fraction, "selection_fraction", open_low=True, open_high=True)

@@ -201,7 +201,7 @@ def run_case(
     error rows included). ``progress(done, total)`` likewise. Errors while building or sampling are captured in the
     result (``verdict == "error"``), never lost.
     """
-    from dpverify.audit import audit
+    from dpverify.audit import AuditQuestion, Execution, run_audit
 
     case = get_case(case) if isinstance(case, str) else case
     start = time.perf_counter()
@@ -215,23 +215,12 @@ def run_case(
             if not has_device_path(prepared.sampler):  # e.g. OPS, the hybrid sampler, a plain mechanism
                 backend, device = "numpy", None
                 where = {"backend": "numpy", "device": "cpu"}
-        result = audit(
-            prepared.sampler, prepared.dataset, prepared.neighbour,
-            claim=prepared.reference.guarantee,
-            delta=prepared.delta,
-            samples=case.samples(budget),
-            confidence=confidence,
-            seed=seed,
-            test=case.test,
-            progress=progress,
-            mode=mode,
-            workers=workers,
-            client=client,
-            backend=backend,
-            device=device,
-            resources=resources,
-            **prepared.audit_facts(),
-        )
+        question = AuditQuestion(claim=prepared.reference.guarantee, delta=prepared.delta,
+                                 samples=case.samples(budget), confidence=confidence, seed=seed, test=case.test,
+                                 mode=mode, **prepared.audit_facts())
+        execution = Execution(workers=workers, client=client, backend=backend, device=device, resources=resources,
+                              progress=progress)
+        result = run_audit(prepared.sampler, prepared.dataset, prepared.neighbour, question, execution)
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, prepared.claim, result,
                           time.perf_counter() - start, known_bad=case.known_bad, reference=prepared.reference,
                           claim_check=prepared.claim_check, release=_release_of(prepared.sampler),
