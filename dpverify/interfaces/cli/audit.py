@@ -116,7 +116,7 @@ def declared_parameters(sampler_id: str) -> dict:
     if any(p.kind == p.VAR_KEYWORD for p in inspect.signature(cls).parameters.values()):
         known = {c.id: c for c in registry.all_samplers()}
         for base in cls.__mro__[1:]:
-            if known.get(getattr(base, "id", None)) is base:
+            if known.get(str(getattr(base, "id", ""))) is base:
                 for p in registry.parameters(base.id):
                     declared.setdefault(p.name, p)
     return declared
@@ -214,7 +214,8 @@ def _run(args) -> int:
                 except ValueError as exc:
                     raise UsageError(f"--dask-resources: {exc}") from None
             return _audit(args, case, params, run_case, client=client)
-    return _audit(args, case, params, run_case, workers=1 if args.workers is None else arguments.cap_workers(args.workers))
+    workers = arguments.cap_workers(args.workers)
+    return _audit(args, case, params, run_case, workers=1 if workers is None else workers)
 
 
 def _check_buildable_saying_so(case, params: dict) -> None:

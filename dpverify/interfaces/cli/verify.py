@@ -555,7 +555,7 @@ def _run(args) -> int:
 
     start = time.perf_counter()
     # Ctrl-C exits at once (dpverify.interfaces.cli._on_sigint): what is saved so far is what a resume starts from.
-    theorem_rows = []
+    theorem_rows: list[dict] = []
     audits: list[dict] = []
     workers = 1 if args.workers is None else args.workers
     if args.scheduler is None:  # local processes (a local cluster's workers are capped by cluster_for)
