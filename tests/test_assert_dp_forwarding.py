@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from dpverify.audit import audit
+from dpverify.audit.options import EXECUTION_FIELDS, QUESTION_FIELDS, AuditQuestion
 from dpverify.interfaces.testing import _audit_keywords, assert_dp
 
 
@@ -18,9 +19,10 @@ def laplace(scale):
 def test_assert_dp_declares_only_its_own_parameters():
     params = inspect.signature(assert_dp).parameters
     assert list(params) == ["mechanism", "dataset", "neighbour", "name", "on_inconclusive", "audit_options"]
-    # everything audit() takes by keyword is forwarded, so a new audit() option reaches assert_dp with no edit here
-    audit_keywords = [p.name for p in inspect.signature(audit).parameters.values() if p.kind is p.KEYWORD_ONLY]
-    assert _audit_keywords() == tuple(audit_keywords)
+    # everything audit() takes by keyword (its two option objects and their fields) is forwarded, so a new audit()
+    # option reaches assert_dp with no edit here
+    audit_keywords = ("question", "execution", *QUESTION_FIELDS, *EXECUTION_FIELDS)
+    assert _audit_keywords() == audit_keywords
     assert {"epsilon", "delta", "samples", "seed", "mode", "workers"} <= set(audit_keywords)
 
 
@@ -29,8 +31,8 @@ def test_assert_dp_uses_audits_defaults_and_returns_the_same_result():
     direct = audit(laplace(1.0), D, D2, epsilon=2.0, samples=4000)
     through = assert_dp(laplace(1.0), D, D2, epsilon=2.0, samples=4000)
     assert through.to_dict() | {"wall_time": 0} == direct.to_dict() | {"wall_time": 0}
-    assert through.seed == inspect.signature(audit).parameters["seed"].default
-    assert through.confidence == inspect.signature(audit).parameters["confidence"].default
+    assert through.seed == AuditQuestion().seed
+    assert through.confidence == AuditQuestion().confidence
 
 
 def test_forwarded_options_take_effect():

@@ -57,7 +57,7 @@ chunk size, progress, the rng probe); each may also be given as a keyword:
   privacy-loss masses for the budget ceiling (else ``mechanism.pair_privacy_loss(dataset, neighbour)``);
 - ``candidates``: how many of the best selected events are counted on the estimation samples -- the bound is their
   maximum, each at alpha/candidates (Bonferroni);
-- ``adjacency`` ("replace", "add_remove" or "either"): if given, the pair is first checked with
+- ``adjacency`` ("replace_one" (or "replace"), "add_remove" or "either": :class:`dpverify.vocabulary.Adjacency`): if given, the pair is first checked with
   :func:`dpverify.audit.datasets.check_adjacent` (a non-adjacent pair is a ``ValueError`` saying why); ``None`` audits
   any pair (e.g. query-answer vectors with their own neighbouring relation);
 - ``power_factor``: see :mod:`.verdicts`; ``mode``: "mathematical" (default) audits the idealised mechanism,

@@ -3,10 +3,12 @@
 Datasets are arrays with one record per row (axis 0), as in :mod:`dpverify.models.base`.
 Adjacency (Dwork & Roth 2014, Sec. 2.3; Wang et al. 2015, Def. 1 use replace-one):
 
-- ``"replace"`` (bounded DP): same size, exactly one record differs;
+- ``"replace_one"`` (bounded DP; ``"replace"`` is read the same): same size, exactly one record differs;
 - ``"add_remove"`` (unbounded DP): sizes differ by one, and deleting one record of the larger gives
   the smaller;
 - ``"either"``: one of the two.
+
+The words are :class:`dpverify.vocabulary.Adjacency`'s.
 
 A pair that is not adjacent raises ``ValueError`` saying why (sizes, number of differing records).
 """
@@ -16,9 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.vocabulary import Adjacency
+
 __all__ = ["ADJACENCIES", "check_adjacent", "pair_note", "replace_one", "add_one", "remove_one", "adjacent_pairs"]
 
-ADJACENCIES = ("replace", "add_remove", "either")
+#: The adjacencies a pair can be checked against (:class:`dpverify.vocabulary.Adjacency`; "replace" is also read as
+#: "replace_one").
+ADJACENCIES = Adjacency.values()
 
 
 def _as_records(dataset: Any, name: str) -> np.ndarray:
@@ -53,15 +59,14 @@ def _why_not_add_remove(a: np.ndarray, b: np.ndarray) -> str | None:
     return None
 
 
-def check_adjacent(dataset: Any, neighbour: Any, adjacency: str = "replace") -> tuple[np.ndarray, np.ndarray]:
+def check_adjacent(dataset: Any, neighbour: Any, adjacency: str = "replace_one") -> tuple[np.ndarray, np.ndarray]:
     """Return both datasets as arrays after checking they are adjacent; ``ValueError`` saying why not."""
-    if adjacency not in ADJACENCIES:
-        raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {adjacency!r}")
+    kind = Adjacency.parse(adjacency, "adjacency")
     a, b = _as_records(dataset, "dataset"), _as_records(neighbour, "neighbour")
     reasons = []
-    if adjacency in ("replace", "either"):
+    if kind in (Adjacency.REPLACE_ONE, Adjacency.EITHER):
         reasons.append(_why_not_replace(a, b))
-    if adjacency in ("add_remove", "either"):
+    if kind in (Adjacency.ADD_REMOVE, Adjacency.EITHER):
         reasons.append(_why_not_add_remove(a, b))
     if all(r is not None for r in reasons):
         raise ValueError("dataset and neighbour are not adjacent: " + "; ".join(r for r in reasons if r is not None))
@@ -134,7 +139,7 @@ def replace_one(dataset: Any, index: int, record: Any) -> tuple[np.ndarray, np.n
         raise ValueError(f"index must be in [0, {a.shape[0]}); got {index}")
     b = a.copy() if np.result_type(a, np.asarray(record)) == a.dtype else a.astype(np.result_type(a, np.asarray(record)))
     b[index] = record
-    return check_adjacent(a, b, "replace")
+    return check_adjacent(a, b, "replace_one")
 
 
 def add_one(dataset: Any, record: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -152,26 +157,25 @@ def remove_one(dataset: Any, index: int) -> tuple[np.ndarray, np.ndarray]:
     return check_adjacent(a, np.delete(a, index, axis=0), "add_remove")
 
 
-def adjacent_pairs(records, *, min_size: int = 1, max_size: int = 20, adjacency: str = "replace"):
+def adjacent_pairs(records, *, min_size: int = 1, max_size: int = 20, adjacency: str = "replace_one"):
     """A hypothesis strategy of adjacent (D, D') array pairs built from ``records``, a strategy for
     one record (e.g. ``st.floats(-1, 1)`` or ``hypothesis.extra.numpy.arrays(float, 3, ...)``).
 
-    ``"replace"``: a list of ``min_size..max_size`` records, one of them replaced by a different
+    ``"replace_one"`` (or ``"replace"``): a list of ``min_size..max_size`` records, one of them replaced by a different
     record. ``"add_remove"``: a record is added to or removed from the list (sizes stay >= 0).
     ``"either"``: one of the two, chosen by hypothesis.
     """
     from hypothesis import strategies as st
 
-    if adjacency not in ADJACENCIES:
-        raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {adjacency!r}")
+    chosen = Adjacency.parse(adjacency, "adjacency")
     if min_size < 1 or max_size < min_size:
         raise ValueError(f"need 1 <= min_size <= max_size; got {min_size}, {max_size}")
 
     @st.composite
     def pairs(draw):
-        kind = adjacency if adjacency != "either" else draw(st.sampled_from(("replace", "add_remove")))
+        kind = chosen if chosen is not Adjacency.EITHER else draw(st.sampled_from(chosen.relations()))
         data = np.asarray(draw(st.lists(records, min_size=min_size, max_size=max_size)))
-        if kind == "replace":
+        if kind == Adjacency.REPLACE_ONE:
             i = draw(st.integers(0, data.shape[0] - 1))
             old = data[i]
             new = draw(records.filter(lambda r: bool(np.any(np.asarray(r) != old))))

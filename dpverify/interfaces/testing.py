@@ -133,10 +133,11 @@ def assert_dp(
 
 
 def _audit_keywords() -> tuple[str, ...]:
-    """The keyword-only parameters of :func:`dpverify.audit.audit` (what ``assert_dp`` forwards)."""
-    from dpverify.audit import audit
+    """The keywords :func:`dpverify.audit.audit` takes (what ``assert_dp`` forwards): its two option objects and
+    every field of them (:mod:`dpverify.audit.options`)."""
+    from dpverify.audit.options import EXECUTION_FIELDS, QUESTION_FIELDS
 
-    return tuple(p.name for p in inspect.signature(audit).parameters.values() if p.kind is p.KEYWORD_ONLY)
+    return ("question", "execution", *QUESTION_FIELDS, *EXECUTION_FIELDS)
 
 
 
