@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import sympy as sp
 from flint import arb
@@ -140,6 +140,11 @@ def compile_expression(expr: sp.Basic, names: Sequence[str]) -> CompiledExpressi
     return CompiledExpression(expr, names)
 
 
+def _unary(fname: str) -> Callable[[Any, sp.Basic], str]:
+    """A handler of :class:`_Writer` for a function of one argument: a line calling ``N.<fname>``."""
+    return lambda writer, e: writer.new(f"N.{fname}({writer.visit(e.args[0])})")
+
+
 class _Writer:
     def __init__(self, names: Sequence[str], constants: list, helpers: list) -> None:
         self.lines: list[str] = []
@@ -166,7 +171,20 @@ class _Writer:
         self.memo[e] = out
         return out
 
-    def _visit(self, e: sp.Basic) -> str:  # noqa: C901 - one branch per node type
+    def _visit(self, e: sp.Basic) -> str:
+        """The code for ``e``: a parameter, a constant, or a new line by the handler of the first node type in
+        :attr:`_HANDLERS` that ``e`` is."""
+        atom = self._atom(e)
+        if atom is not None:
+            return atom
+        for cls, handler in self._HANDLERS:
+            if isinstance(e, cls):
+                return handler(self, e)
+        raise UnsupportedExpression(f"cannot evaluate {type(e).__name__} on intervals")
+
+    def _atom(self, e: sp.Basic) -> str | None:
+        """A parameter's argument name or an exact constant for a symbol or a number (None for anything else);
+        an inexact Float or an infinity is refused."""
         if isinstance(e, sp.Symbol):
             if e.name not in self.symbols:
                 raise UnsupportedExpression(f"unknown symbol {e.name}")
@@ -185,46 +203,39 @@ class _Writer:
             return self.constant(Interval.of_ball(arb.const_e()))
         if e is sp.S.Infinity or e is sp.S.NegativeInfinity or e is sp.S.ComplexInfinity or e is sp.nan:
             raise UnsupportedExpression(f"the expression contains {e}")
-        if isinstance(e, sp.Add):
-            return self._add(e)
-        if isinstance(e, sp.Mul):
-            coeff, rest = e.as_coeff_Mul()
-            if coeff == -1:
-                return self.new(f"-{self.visit(rest)}")
-            parts = [self.visit(a) for a in e.args]
-            return self.new(" * ".join(parts))
-        if isinstance(e, sp.Pow):
-            return self._pow(e)
-        if isinstance(e, sp.exp):
-            return self.new(f"N.exp({self.visit(e.args[0])})")
-        if isinstance(e, sp.log):
-            arg = e.args[0]
-            if isinstance(arg, sp.Add) and sp.S.One in arg.args:
-                rest = sp.Add(*[a for a in arg.args if a is not sp.S.One], evaluate=False) if len(arg.args) > 2 \
-                    else next(a for a in arg.args if a is not sp.S.One)
-                return self.new(f"N.log1p({self.visit(rest)})")
-            return self.new(f"N.log({self.visit(arg)})")
-        for cls, fname in _UNARY.items():
-            if isinstance(e, cls):
-                return self.new(f"N.{fname}({self.visit(e.args[0])})")
-        if isinstance(e, sp.Heaviside):
-            return self.new(f"N.heaviside({self.visit(e.args[0])})")
-        if isinstance(e, sp.sign):
-            return self.new(f"N.sign({self.visit(e.args[0])})")
-        if isinstance(e, (sp.Max, sp.Min)):
-            fname = "max" if isinstance(e, sp.Max) else "min"
-            return self.new(f"N.{fname}({', '.join(self.visit(a) for a in e.args)})")
-        if isinstance(e, sp.zeta):
-            s = self.visit(e.args[0])
-            a = self.visit(e.args[1]) if len(e.args) > 1 else self.constant(Interval.rational(1))
-            return self.new(f"N.zeta({s}, {a})")
-        if isinstance(e, sp.binomial):
-            return self.new(f"N.binomial({self.visit(e.args[0])}, {self.visit(e.args[1])})")
-        if isinstance(e, sp.factorial):
-            return self.new(f"N.factorial({self.visit(e.args[0])})")
-        if isinstance(e, sp.Sum):
-            return self._sum(e)
-        raise UnsupportedExpression(f"cannot evaluate {type(e).__name__} on intervals")
+        return None
+
+    def _mul(self, e: sp.Mul) -> str:
+        """A product (``-x`` for a coefficient of -1)."""
+        coeff, rest = e.as_coeff_Mul()
+        if coeff == -1:
+            return self.new(f"-{self.visit(rest)}")
+        parts = [self.visit(a) for a in e.args]
+        return self.new(" * ".join(parts))
+
+    def _log(self, e: sp.log) -> str:
+        """``log(x)``, or ``log1p(rest)`` for ``log(1 + rest)`` (accurate where rest is small)."""
+        arg = e.args[0]
+        if isinstance(arg, sp.Add) and sp.S.One in arg.args:
+            rest = sp.Add(*[a for a in arg.args if a is not sp.S.One], evaluate=False) if len(arg.args) > 2 \
+                else next(a for a in arg.args if a is not sp.S.One)
+            return self.new(f"N.log1p({self.visit(rest)})")
+        return self.new(f"N.log({self.visit(arg)})")
+
+    def _extreme(self, e: sp.Basic) -> str:
+        """``Max`` or ``Min`` of the arguments."""
+        fname = "max" if isinstance(e, sp.Max) else "min"
+        return self.new(f"N.{fname}({', '.join(self.visit(a) for a in e.args)})")
+
+    def _zeta(self, e: sp.zeta) -> str:
+        """Hurwitz ``zeta(s, a)`` (a = 1 when not given)."""
+        s = self.visit(e.args[0])
+        a = self.visit(e.args[1]) if len(e.args) > 1 else self.constant(Interval.rational(1))
+        return self.new(f"N.zeta({s}, {a})")
+
+    def _binomial(self, e: sp.binomial) -> str:
+        """``binomial(n, k)`` of integer points."""
+        return self.new(f"N.binomial({self.visit(e.args[0])}, {self.visit(e.args[1])})")
 
     def _add(self, e: sp.Add) -> str:
         args = list(e.args)
@@ -279,6 +290,14 @@ class _Writer:
         args = ", ".join(self.symbols[n] for n in outer)
         return self.new(f"N.finite_sum(H[{len(self.helpers) - 1}], {self.visit(lower)}, {self.visit(upper)}, "
                         f"({args}{',' if outer else ''}))")
+
+    #: (node type, handler) in the order they are tried, after the atoms (:meth:`_atom`)
+    _HANDLERS: ClassVar[tuple[tuple[Any, Callable[[Any, Any], str]], ...]] = (
+        (sp.Add, _add), (sp.Mul, _mul), (sp.Pow, _pow), (sp.exp, _unary("exp")), (sp.log, _log),
+        *((cls, _unary(fname)) for cls, fname in _UNARY.items()),
+        (sp.Heaviside, _unary("heaviside")), (sp.sign, _unary("sign")), ((sp.Max, sp.Min), _extreme),
+        (sp.zeta, _zeta), (sp.binomial, _binomial), (sp.factorial, _unary("factorial")), (sp.Sum, _sum),
+    )
 
 
 def _build(expr: sp.Basic, names: Sequence[str]) -> tuple[Callable[..., Interval], str]:

@@ -364,10 +364,44 @@ def make_problem(
     :class:`BoxError` naming it. ``margin`` defaults to the signed difference; a given one is checked:
     ``margin * scale - difference`` must simplify to 0 and ``scale`` must be positive by its symbols' assumptions.
     """
+    _check_kinds(relation, comparator_kind)
+    claimed, comparator, margin, scale, plain_hypotheses = _plain_inputs(claimed, comparator, margin, scale,
+                                                                         hypotheses)
+    declared = dict(declared or {})
+    scales = dict(scales or {})
+    difference = claimed - comparator if relation == ">=" else comparator - claimed
+    margin, scale = _checked_margin(statement_id, difference, margin, scale)
+    hyps = [(name, sp.sympify(rel)) for name, rel in plain_hypotheses if sp.sympify(rel) not in (sp.true, True)]
+    symbols = _box_symbols(margin, hyps)
+    _check_declared(statement_id, declared, symbols, claimed, comparator)
+    one_symbol = {name: [rel for _, rel in hyps if rel.free_symbols == {sym}] for name, sym in symbols.items()}
+    absorbed: list[sp.Basic] = []
+    params = []
+    for name in sorted(symbols, key=lambda n: _order_key(n, margin)):
+        param, taken = _parameter(statement_id, symbols[name], one_symbol[name], declared,
+                                  scales.get(name, "linear"), name in pointwise)
+        absorbed += taken
+        params.append(param)
+    constraints = tuple(Constraint(name, rel) for name, rel in hyps
+                        if not any(rel is a for a in absorbed) or _strict_bound_matters(rel))
+    return ProofProblem(statement_id, claimed, comparator, relation, tuple(params), constraints, margin, scale,
+                        comparator_kind, quantity, comparator_source, scope, tuple(dropped), tuple(notes), refutable)
+
+
+def _check_kinds(relation: str, comparator_kind: str) -> None:
+    """Refuse a relation other than ">=" and "<=", and a comparator kind other than exact, upper and lower."""
     if relation not in (">=", "<="):
         raise ValueError(f"relation must be '>=' or '<='; got {relation!r}")
     if comparator_kind not in ("exact", "upper", "lower"):
         raise ValueError(f"comparator_kind must be 'exact', 'upper' or 'lower'; got {comparator_kind!r}")
+
+
+def _plain_inputs(
+    claimed: sp.Expr, comparator: sp.Expr, margin: sp.Expr | None, scale: sp.Expr,
+    hypotheses: Sequence[tuple[str, sp.Basic]],
+) -> tuple[sp.Expr, sp.Expr, sp.Expr | None, sp.Expr, list[tuple[str, sp.Basic]]]:
+    """The inputs sympified, with :func:`_plain_symbols` in place of the catalogue's symbols (``margin`` and
+    ``scale`` only where a margin is given)."""
     claimed, comparator = sp.sympify(claimed), sp.sympify(comparator)
     hyps_in = [(name, sp.sympify(rel)) for name, rel in hypotheses]
     plain = _plain_symbols([claimed, comparator] + ([sp.sympify(margin), sp.sympify(scale)] if margin is not None
@@ -375,69 +409,86 @@ def make_problem(
     claimed, comparator = claimed.xreplace(plain), comparator.xreplace(plain)
     if margin is not None:
         margin, scale = sp.sympify(margin).xreplace(plain), sp.sympify(scale).xreplace(plain)
-    hypotheses = [(name, rel.xreplace(plain)) for name, rel in hyps_in]
-    declared = dict(declared or {})
-    scales = dict(scales or {})
-    difference = claimed - comparator if relation == ">=" else comparator - claimed
+    return claimed, comparator, margin, scale, [(name, rel.xreplace(plain)) for name, rel in hyps_in]
+
+
+def _checked_margin(statement_id: str, difference: sp.Expr, margin: sp.Expr | None,
+                    scale: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(margin, scale): the signed ``difference`` and 1 when no margin is given; a given one once ``scale`` is
+    positive by its symbols' assumptions and ``margin * scale - difference`` simplifies to 0."""
     if margin is None:
-        margin, scale = difference, sp.S.One
-    else:
-        margin, scale = sp.sympify(margin), sp.sympify(scale)
-        if scale.is_positive is not True:
-            raise ValueError(f"{statement_id}: the margin's scale {scale} is not positive by its symbols' assumptions")
-        if sp.simplify(margin * scale - difference) != 0:
-            raise ValueError(f"{statement_id}: margin * scale is not claimed - comparator")
-    hyps = [(name, sp.sympify(rel)) for name, rel in hypotheses if sp.sympify(rel) not in (sp.true, True)]
-    # the box is over what the margin and the hypotheses depend on; a symbol that cancels from the margin (a
-    # sensitivity, a scale) is no parameter: the inequality holds for each of its values alike
+        return difference, sp.S.One
+    margin, scale = sp.sympify(margin), sp.sympify(scale)
+    if scale.is_positive is not True:
+        raise ValueError(f"{statement_id}: the margin's scale {scale} is not positive by its symbols' assumptions")
+    if sp.simplify(margin * scale - difference) != 0:
+        raise ValueError(f"{statement_id}: margin * scale is not claimed - comparator")
+    return margin, scale
+
+
+def _box_symbols(margin: sp.Expr, hyps: Sequence[tuple[str, sp.Basic]]) -> dict[str, sp.Symbol]:
+    """The symbols the box is over: what the margin and the hypotheses depend on. A symbol that cancels from the
+    margin (a sensitivity, a scale) is no parameter: the inequality holds for each of its values alike."""
     symbols: dict[str, sp.Symbol] = {}
     for e in [margin] + [rel for _, rel in hyps]:
         for s in e.free_symbols:
             symbols[s.name] = s
+    return symbols
+
+
+def _check_declared(statement_id: str, declared: Mapping[str, object], symbols: Mapping[str, sp.Symbol],
+                    claimed: sp.Expr, comparator: sp.Expr) -> None:
+    """Refuse declared limits for names that the problem does not use."""
     mentioned = set(symbols) | {s.name for e in (claimed, comparator) for s in e.free_symbols}
     unknown = sorted(set(declared) - mentioned)
     if unknown:
         raise ValueError(f"{statement_id}: declared limits for {unknown}, which the problem does not use")
-    one_symbol = {name: [rel for _, rel in hyps if rel.free_symbols == {sym}] for name, sym in symbols.items()}
-    absorbed: list[sp.Basic] = []
-    params = []
-    for name in sorted(symbols, key=lambda n: _order_key(n, margin)):
-        sym = symbols[name]
-        lo, hi, taken = _bounds_from(sym, one_symbol[name])
-        absorbed += taken
-        origins = [str(rel) for rel in taken]
-        why_parts = []
-        if name in declared:
-            d_lo, d_hi, why = declared[name]
-            if d_lo is not None:
-                v = sp.Rational(parse_number(d_lo, f"{name}'s declared lower end"))
-                if lo == sp.S.NegativeInfinity or v > lo:
-                    lo = v
-                    why_parts.append(why)
-            if d_hi is not None:
-                v = sp.Rational(parse_number(d_hi, f"{name}'s declared upper end"))
-                if hi == sp.S.Infinity or v < hi:
-                    hi = v
-                    if why not in why_parts:
-                        why_parts.append(why)
-        if not (lo.is_finite and hi.is_finite):
-            raise BoxError(f"{statement_id}: {name} is unbounded ({'below' if not lo.is_finite else 'above'}) by "
-                           f"its assumptions and hypotheses: declare a limit for it")
-        lo_f, hi_f = Fraction(int(sp.Rational(lo).p), int(sp.Rational(lo).q)), \
-            Fraction(int(sp.Rational(hi).p), int(sp.Rational(hi).q))
-        integer = bool(sym.is_integer)
-        if integer:
-            lo_f, hi_f = Fraction(math.ceil(lo_f)), Fraction(math.floor(hi_f))
-            if sym.is_positive and lo_f < 1:
-                lo_f = Fraction(1)
-        scale_kind = scales.get(name, "linear")
-        params.append(Parameter(name, lo_f, hi_f, integer=integer, pointwise=name in pointwise,
-                                scale=scale_kind, origin="; ".join(origins) or "assumptions",
-                                declared="; ".join(w for w in why_parts if w)))
-    constraints = tuple(Constraint(name, rel) for name, rel in hyps
-                        if not any(rel is a for a in absorbed) or _strict_bound_matters(rel))
-    return ProofProblem(statement_id, claimed, comparator, relation, tuple(params), constraints, margin, scale,
-                        comparator_kind, quantity, comparator_source, scope, tuple(dropped), tuple(notes), refutable)
+
+
+def _parameter(statement_id: str, sym: sp.Symbol, relations: list[sp.Basic],
+               declared: Mapping[str, tuple[object | None, object | None, str]], scale_kind: Scale,
+               pointwise: bool) -> tuple[Parameter, list[sp.Basic]]:
+    """One parameter of the box -- the range its assumptions and one-symbol ``relations`` allow, narrowed by the
+    limits ``declared`` for it, which must leave it finite; integer ends for an integer symbol -- and the relations
+    that range absorbed."""
+    name = sym.name
+    lo, hi, taken = _bounds_from(sym, relations)
+    origins = [str(rel) for rel in taken]
+    why_parts: list[str] = []
+    if name in declared:
+        lo, hi, why_parts = _narrowed(name, lo, hi, declared[name])
+    if not (lo.is_finite and hi.is_finite):
+        raise BoxError(f"{statement_id}: {name} is unbounded ({'below' if not lo.is_finite else 'above'}) by "
+                       f"its assumptions and hypotheses: declare a limit for it")
+    lo_f, hi_f = Fraction(int(sp.Rational(lo).p), int(sp.Rational(lo).q)), \
+        Fraction(int(sp.Rational(hi).p), int(sp.Rational(hi).q))
+    integer = bool(sym.is_integer)
+    if integer:
+        lo_f, hi_f = Fraction(math.ceil(lo_f)), Fraction(math.floor(hi_f))
+        if sym.is_positive and lo_f < 1:
+            lo_f = Fraction(1)
+    return Parameter(name, lo_f, hi_f, integer=integer, pointwise=pointwise, scale=scale_kind,
+                     origin="; ".join(origins) or "assumptions",
+                     declared="; ".join(w for w in why_parts if w)), taken
+
+
+def _narrowed(name: str, lo: sp.Expr, hi: sp.Expr,
+              declared: tuple[object | None, object | None, str]) -> tuple[sp.Expr, sp.Expr, list[str]]:
+    """(lo, hi) with each declared end put in where it narrows the range, and the reason, once, where one did."""
+    d_lo, d_hi, why = declared
+    why_parts = []
+    if d_lo is not None:
+        v = sp.Rational(parse_number(d_lo, f"{name}'s declared lower end"))
+        if lo == sp.S.NegativeInfinity or v > lo:
+            lo = v
+            why_parts.append(why)
+    if d_hi is not None:
+        v = sp.Rational(parse_number(d_hi, f"{name}'s declared upper end"))
+        if hi == sp.S.Infinity or v < hi:
+            hi = v
+            if why not in why_parts:
+                why_parts.append(why)
+    return lo, hi, why_parts
 
 
 def _plain_symbols(exprs: Sequence[sp.Basic]) -> dict[sp.Symbol, sp.Symbol]:

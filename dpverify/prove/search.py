@@ -179,6 +179,11 @@ def _intervals(box: Box) -> list[Interval]:
     return [Interval.between(lo, hi) for lo, hi in box]
 
 
+#: A parameter the monotone lemma may use: (0 when the derivative's sign is certain, 1 when a sub-search must prove
+#: it; minus its importance; its index; the sign; the derivative's enclosure where certain): the least are tried.
+_Candidate = tuple[int, float, int, int, Interval | None]
+
+
 def _midpoint(lo: Fraction, hi: Fraction, integer: bool) -> Fraction:
     if integer:
         return lo + (hi - lo) // 2
@@ -364,21 +369,9 @@ class _Prover:
         nothing). ``budget``: boxes each sub-search of the monotone lemma may use; ``cooldown``: the depth from
         which it may be tried again on this branch (after a failed try, two levels further down: a box four times
         smaller)."""
-        self.evaluated += 1
-        if self.progress is not None and self.evaluated % 2000 == 0:
-            self.progress(self.evaluated, 0, self.elapsed())
-        for j, p in enumerate(self.params):
-            lo, hi = node.box[j]
-            if p.pointwise and lo == hi and substitutable(lo) and not any(step[:2] == ("face", j) for step in ctx.key):
-                # a pointwise parameter reached a single value: substitute it (sympy simplifies at that integer)
-                substituted = self.face_context(ctx, j, lo)
-                if substituted is None:
-                    continue  # sympy took too long: the point is evaluated as it stands
-                node.kind, node.info = "substitute", (j,)
-                child = Node(node.box)
-                child.ctx = substituted
-                node.children = [child]
-                return "split", -math.inf, cooldown
+        self.count_box()
+        if self.substitute_pointwise(node, ctx):
+            return "split", -math.inf, cooldown
         ivs = _intervals(node.box)
         violated, violated_interval, holds_all = self.constraint_status(ivs)
         if violated is not None and allow_exclusion:
@@ -391,56 +384,114 @@ class _Prover:
             margin = ctx.value(*ivs)
         except DomainError as exc:
             margin, why = None, f"singular: {exc}"
-        if margin is not None:
-            if margin.lo >= 0:
-                node.kind, node.info = "enclosure", margin.bounds_text()
-                return "done", 0.0, 0
-            refutes = self.can_refute and not _is_derivative(ctx)
-            if margin.hi < 0 and holds_all and refutes:
-                raise _Refuted(node.box, margin)
-            if margin.hi < 0 and _is_derivative(ctx):
-                node.kind, node.info = "undecided", ("the derivative has the other sign here",)
-                return "undecided", 0.0, 0
-            if margin.hi < 0 and holds_all and not self.can_refute:
-                # the claim certainly fails against an upper bound of the truth (or on a larger domain): nothing
-                # more can be proved here; the search stops with this box as its witness (not a refutation)
-                raise _Refuted(node.box, margin)
-        if not in_face and self.can_refute and (depth <= self.limits.probe_depth or
-                                                (margin is not None and margin.hi < 0)):
+        verdict = self.judge(node, ctx, margin, holds_all)
+        if verdict is not None:
+            return verdict
+        if self.worth_probing(margin, depth, in_face):
             self.probe(node.box, ctx)
         importance: dict[int, float] = {}
         frozen: set[int] = set()
-        child_cooldown = cooldown
-        if self.limits.monotone and face_depth < self.limits.face_depth:
-            searching = budget >= 4 and depth >= cooldown and (in_face or depth >= self.limits.lemma_depth)
-            if not in_face:
-                # all the sub-searches one box of the main search may use: the full allowance while the lemma
-                # pays (a tenth of the tries succeed, or fewer than 20 tries so far), an eighth of it when it does not
-                paying = self.lemma_tries < 20 or self.lemma_wins * 10 >= self.lemma_tries
-                self.account = self.limits.face_boxes if paying else max(8, self.limits.face_boxes // 8)
-                if searching:
-                    self.lemma_tries += 1
-            if self.try_monotone(node, ctx, ivs, face_depth, importance, budget if searching else 0, frozen):
-                if searching and not in_face:
-                    self.lemma_wins += 1
-                return "done", 0.0, 0
-            if not holds_all:
-                frozen.clear()  # on a box that reaches outside the hypotheses the face may lie outside: split freely
-            if searching:
-                child_cooldown = depth + 2
+        proved, child_cooldown = self.monotone_lemma(node, ctx, ivs, depth, face_depth, in_face, budget, cooldown,
+                                                     importance, frozen)
+        if proved:
+            return "done", 0.0, 0
+        if not holds_all:
+            frozen.clear()  # on a box that reaches outside the hypotheses the face may lie outside: split freely
         side = self.choose(node.box, importance, frozen)
         if side is None:
-            reason = why or "width limit: no side of the box can be split further"
-            if violated is not None or not holds_all:
-                unsure = self.unsure_constraints(ivs)
-                if unsure:
-                    reason += f" (on the edge of hypothesis {', '.join(unsure)})"
-            node.kind, node.info = "undecided", (reason,)
-            return "undecided", 0.0, 0
+            return self.give_up(node, ivs, why, violated is not None or not holds_all)
         self.split(node, side)
         for child in node.children:
             child.ctx = ctx
         return "split", float(margin.lo) if margin is not None else -math.inf, child_cooldown
+
+    def count_box(self) -> None:
+        """Count one more box evaluated, and report progress every 2000 boxes."""
+        self.evaluated += 1
+        if self.progress is not None and self.evaluated % 2000 == 0:
+            self.progress(self.evaluated, 0, self.elapsed())
+
+    def substitute_pointwise(self, node: Node, ctx: _Context) -> bool:
+        """Where a pointwise parameter has reached a single value that ``ctx`` does not have substituted yet, make
+        ``node`` a "substitute" step whose one child has that value substituted (sympy simplifies at that
+        integer); whether it did."""
+        for j, p in enumerate(self.params):
+            lo, hi = node.box[j]
+            if p.pointwise and lo == hi and substitutable(lo) and not any(step[:2] == ("face", j) for step in ctx.key):
+                substituted = self.face_context(ctx, j, lo)
+                if substituted is None:
+                    continue  # sympy took too long: the point is evaluated as it stands
+                node.kind, node.info = "substitute", (j,)
+                child = Node(node.box)
+                child.ctx = substituted
+                node.children = [child]
+                return True
+        return False
+
+    def judge(self, node: Node, ctx: _Context, margin: Interval | None,
+              holds_all: bool) -> tuple[str, float, int] | None:
+        """What the enclosure decides on its own: "done" where its lower end is >= 0, "undecided" where a
+        derivative certainly has the other sign, None where it decides nothing; raises _Refuted where the
+        expression (not a derivative) is certainly negative and every hypothesis certainly holds."""
+        if margin is None:
+            return None
+        if margin.lo >= 0:
+            node.kind, node.info = "enclosure", margin.bounds_text()
+            return "done", 0.0, 0
+        if not margin.hi < 0:
+            return None
+        if _is_derivative(ctx):
+            node.kind, node.info = "undecided", ("the derivative has the other sign here",)
+            return "undecided", 0.0, 0
+        if holds_all:
+            # a counterexample; or, where nothing can be refuted, the claim certainly fails against an upper bound
+            # of the truth (or on a larger domain): nothing more can be proved here; the search stops with this
+            # box as its witness (not a refutation)
+            raise _Refuted(node.box, margin)
+        return None
+
+    def worth_probing(self, margin: Interval | None, depth: int, in_face: bool) -> bool:
+        """Whether the box's midpoint is evaluated as a point too: in the main search where refutations count, on
+        the first levels or where the enclosure is certainly negative."""
+        return not in_face and self.can_refute and (depth <= self.limits.probe_depth or
+                                                    (margin is not None and margin.hi < 0))
+
+    def monotone_lemma(self, node: Node, ctx: _Context, ivs: list[Interval], depth: int, face_depth: int,
+                       in_face: bool, budget: int, cooldown: int, importance: dict[int, float],
+                       frozen: set[int]) -> tuple[bool, int]:
+        """The monotone lemma on this box where the limits allow it (sub-searches only from ``cooldown`` on, and
+        below the first levels of the main search): (whether it proved the box, the cooldown for its children --
+        two levels further down after a failed sub-search). Fills ``importance`` and ``frozen`` for the split."""
+        if not (self.limits.monotone and face_depth < self.limits.face_depth):
+            return False, cooldown
+        searching = budget >= 4 and depth >= cooldown and (in_face or depth >= self.limits.lemma_depth)
+        if not in_face:
+            self.set_allowance(searching)
+        if self.try_monotone(node, ctx, ivs, face_depth, importance, budget if searching else 0, frozen):
+            if searching and not in_face:
+                self.lemma_wins += 1
+            return True, cooldown
+        return False, depth + 2 if searching else cooldown
+
+    def set_allowance(self, searching: bool) -> None:
+        """All the sub-searches one box of the main search may use: the full allowance while the lemma pays (a
+        tenth of the tries succeed, or fewer than 20 tries so far), an eighth of it when it does not; a try is
+        counted when ``searching``."""
+        paying = self.lemma_tries < 20 or self.lemma_wins * 10 >= self.lemma_tries
+        self.account = self.limits.face_boxes if paying else max(8, self.limits.face_boxes // 8)
+        if searching:
+            self.lemma_tries += 1
+
+    def give_up(self, node: Node, ivs: list[Interval], why: str, on_edge: bool) -> tuple[str, float, int]:
+        """Mark the box undecided: no side can be split further (or ``why`` the expression cannot be enclosed),
+        with the hypotheses it may straddle when ``on_edge``."""
+        reason = why or "width limit: no side of the box can be split further"
+        if on_edge:
+            unsure = self.unsure_constraints(ivs)
+            if unsure:
+                reason += f" (on the edge of hypothesis {', '.join(unsure)})"
+        node.kind, node.info = "undecided", (reason,)
+        return "undecided", 0.0, 0
 
     def unsure_constraints(self, ivs: list[Interval]) -> list[str]:
         out = []
@@ -517,60 +568,85 @@ class _Prover:
         """The monotone lemma (module docstring): find a parameter along which the expression is monotone on the
         box -- its derivative's sign certain on the whole box, or proved by a sub-search of its own -- and prove
         the face where the least value lies. Fills ``importance`` (|derivative| times width) for the split."""
-        candidates: list[tuple[int, float, int, int, Interval | None]] = []
-        for j, p in enumerate(self.params):
-            lo, hi = node.box[j]
-            if lo == hi or p.pointwise:
-                continue
-            try:
-                dctx = self.derivative_context(ctx, j, 1)
-            except UnsupportedExpression:
-                continue
-            if dctx is None:
-                importance[j] = 0.0
-                continue
-            try:
-                d = dctx.value(*ivs)
-            except DomainError:
-                importance[j] = math.inf  # singular along this side: splitting it is what can help
-                continue
-            self.evaluated += 1
-            size = max(abs(float(d.lo)), abs(float(d.hi)))
-            importance[j] = size * float(hi - lo) if math.isfinite(size) else math.inf
-            if d.lo >= 0 or d.hi <= 0:
-                candidates.append((0, -importance[j], j, 1 if d.lo >= 0 else -1, d))
-                if self.limits.freeze and (lo if d.lo >= 0 else hi) in self.root_box[j]:
-                    frozen.add(j)
-            elif budget and face_depth + 1 < self.limits.face_depth:
-                # an uncertain sign is worth a sub-search only toward an end of the statement's own range (where
-                # a bound is tight; inside, splitting does as well) and when the corners agree with the midpoint
-                guess = self.sign_at_midpoint(dctx, node.box)
-                if guess and (lo if guess > 0 else hi) in self.root_box[j] and \
-                        self.tight_edge(dctx, node.box) and self.corners_agree(dctx, node.box, guess):
-                    candidates.append((1, -importance[j], j, guess, None))
+        candidates = [c for c in (self.monotone_candidate(node, ctx, ivs, j, face_depth, importance, budget, frozen)
+                                  for j in range(len(self.params))) if c is not None]
         for _, _, j, direction, sign_known in sorted(candidates, key=lambda t: t[:3])[:3]:
-            dctx = self.derivative_context(ctx, j, direction)
-            assert dctx is not None
-            derivative_proof = Node(node.box)
-            if sign_known is not None:
-                signed = dctx.value(*ivs)
-                if not signed.lo >= 0:
-                    continue
-                derivative_proof.kind, derivative_proof.info = "enclosure", signed.bounds_text()
-            elif not self.prove_face(derivative_proof, dctx, face_depth + 1, budget):
-                continue
-            lo, hi = node.box[j]
-            value = lo if direction > 0 else hi
-            face_ctx = self.face_context(ctx, j, value) \
-                if value in self.root_box[j] and substitutable(value) else None
-            symbolic = face_ctx is not None
-            face_ctx = face_ctx or ctx
-            face = Node(node.box[:j] + ((value, value),) + node.box[j + 1:])
-            if self.prove_face(face, face_ctx, face_depth + 1, budget):
-                node.kind, node.info = "monotone", (j, direction, symbolic)
-                node.children = [derivative_proof, face]
+            if self.monotone_step(node, ctx, ivs, face_depth, budget, j, direction, sign_known):
                 return True
         return False
+
+    def monotone_candidate(self, node: Node, ctx: _Context, ivs: list[Interval], j: int, face_depth: int,
+                           importance: dict[int, float], budget: int, frozen: set[int]) -> _Candidate | None:
+        """Parameter ``j`` as a candidate for the monotone lemma: (0, -importance, j, sign, the derivative's
+        enclosure) where the derivative's sign is certain on the box, (1, -importance, j, sign, None) where a
+        sub-search may prove it, None otherwise. Records ``j``'s importance for the split, and freezes ``j``
+        (``Limits.freeze``) where the expression is monotone toward an end of the statement's range."""
+        lo, hi = node.box[j]
+        if lo == hi or self.params[j].pointwise:
+            return None
+        try:
+            dctx = self.derivative_context(ctx, j, 1)
+        except UnsupportedExpression:
+            return None
+        if dctx is None:
+            importance[j] = 0.0
+            return None
+        try:
+            d = dctx.value(*ivs)
+        except DomainError:
+            importance[j] = math.inf  # singular along this side: splitting it is what can help
+            return None
+        self.evaluated += 1
+        size = max(abs(float(d.lo)), abs(float(d.hi)))
+        importance[j] = size * float(hi - lo) if math.isfinite(size) else math.inf
+        if d.lo >= 0 or d.hi <= 0:
+            if self.limits.freeze and (lo if d.lo >= 0 else hi) in self.root_box[j]:
+                frozen.add(j)
+            return 0, -importance[j], j, 1 if d.lo >= 0 else -1, d
+        if budget and face_depth + 1 < self.limits.face_depth:
+            guess = self.sub_search_sign(dctx, node.box, j)
+            if guess:
+                return 1, -importance[j], j, guess, None
+        return None
+
+    def sub_search_sign(self, dctx: _Context, box: Box, j: int) -> int:
+        """The sign a sub-search should try to prove for the derivative along ``j`` when it is uncertain on the
+        box (0: none is worth trying): only toward an end of the statement's own range (where a bound is tight;
+        inside, splitting does as well) and when the corners agree with the midpoint."""
+        lo, hi = box[j]
+        guess = self.sign_at_midpoint(dctx, box)
+        if guess and (lo if guess > 0 else hi) in self.root_box[j] and \
+                self.tight_edge(dctx, box) and self.corners_agree(dctx, box, guess):
+            return guess
+        return 0
+
+    def monotone_step(self, node: Node, ctx: _Context, ivs: list[Interval], face_depth: int, budget: int, j: int,
+                      direction: int, sign_known: Interval | None) -> bool:
+        """Prove the box by monotonicity along ``j``: the signed derivative >= 0 on the box (its enclosure
+        ``sign_known``, or a sub-search), then the face where the least value lies (symbolic at an end of the
+        statement's range, where it can be substituted); on success ``node`` becomes the "monotone" step."""
+        dctx = self.derivative_context(ctx, j, direction)
+        assert dctx is not None
+        derivative_proof = Node(node.box)
+        if sign_known is not None:
+            signed = dctx.value(*ivs)
+            if not signed.lo >= 0:
+                return False
+            derivative_proof.kind, derivative_proof.info = "enclosure", signed.bounds_text()
+        elif not self.prove_face(derivative_proof, dctx, face_depth + 1, budget):
+            return False
+        lo, hi = node.box[j]
+        value = lo if direction > 0 else hi
+        face_ctx = self.face_context(ctx, j, value) \
+            if value in self.root_box[j] and substitutable(value) else None
+        symbolic = face_ctx is not None
+        face_ctx = face_ctx or ctx
+        face = Node(node.box[:j] + ((value, value),) + node.box[j + 1:])
+        if not self.prove_face(face, face_ctx, face_depth + 1, budget):
+            return False
+        node.kind, node.info = "monotone", (j, direction, symbolic)
+        node.children = [derivative_proof, face]
+        return True
 
     def tight_edge(self, ctx: _Context, box: Box) -> bool:
         """The box touches an end of the statement's range on which ``ctx``'s expression vanishes identically: its

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from dpverify.prove.catalogue import form, provable_ids, prove_item
 from dpverify.prove.certificate import write_certificate
-from dpverify.prove.results import Undecided
+from dpverify.prove.results import ProofResult, Undecided
 from dpverify.prove.search import Limits
 from dpverify.prove.shipped import INDEX, SHIPPED
 
@@ -55,26 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     items = dict(old.get("items", {}))
     ids = [i for i in provable_ids() if fnmatch.fnmatch(i, args.only)]
     for theorem_id in ids:
-        f = form(theorem_id)
-        proof = prove_item(theorem_id, limits=Limits(max_seconds=args.max_seconds))
-        parts = []
-        for name, result in proof.parts:
-            entry = {"part": name, "outcome": result.outcome, "summary": result.summary(),
-                     "version": result.problem.version}
-            if not isinstance(result, Undecided):
-                entry["certificate"] = certificate_name(theorem_id, name)
-                write_certificate(result, SHIPPED / entry["certificate"])
-            parts.append(entry)
-        items[theorem_id] = {"outcome": proof.outcome, "expected": f.expected, "why": f.why,
-                             "reason": proof.reason or f.not_provable, "seconds": round(proof.seconds, 2),
-                             "parts": parts}
-        mark = "" if proof.outcome == f.expected else f"  (expected {f.expected})"
-        print(f"{theorem_id}: {proof.outcome} ({proof.seconds:.1f} s){mark}", flush=True)
+        items[theorem_id] = _ship_item(theorem_id, args.max_seconds)
     items = {k: v for k, v in items.items() if k in provable_ids()}
-    keep = {p["certificate"] for row in items.values() for p in row.get("parts", []) if p.get("certificate")}
-    for path in [*SHIPPED.glob("*.json"), *SHIPPED.glob("*.json.gz")]:
-        if path.name != INDEX.name and path.name not in keep:
-            path.unlink()
+    _remove_unlisted(items)
     _write_json(INDEX, {"format": "dpverify-proof-index/1", "dpverify": __version__,
                         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                         "items": items})
@@ -82,6 +65,36 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(items)} items indexed in {INDEX}; {len(unexpected)} not as expected"
           + (f": {', '.join(unexpected)}" if unexpected else ""))
     return 1 if unexpected else 0
+
+
+def _ship_item(theorem_id: str, max_seconds: float) -> dict:
+    """Prove one item, write the certificate of each decided part, print a line, and return its index entry."""
+    f = form(theorem_id)
+    proof = prove_item(theorem_id, limits=Limits(max_seconds=max_seconds))
+    parts = [_ship_part(theorem_id, name, result) for name, result in proof.parts]
+    entry = {"outcome": proof.outcome, "expected": f.expected, "why": f.why,
+             "reason": proof.reason or f.not_provable, "seconds": round(proof.seconds, 2), "parts": parts}
+    mark = "" if proof.outcome == f.expected else f"  (expected {f.expected})"
+    print(f"{theorem_id}: {proof.outcome} ({proof.seconds:.1f} s){mark}", flush=True)
+    return entry
+
+
+def _ship_part(theorem_id: str, name: str, result: ProofResult) -> dict:
+    """The index entry of one part; a decided part's certificate is written into :data:`SHIPPED`."""
+    entry = {"part": name, "outcome": result.outcome, "summary": result.summary(),
+             "version": result.problem.version}
+    if not isinstance(result, Undecided):
+        entry["certificate"] = certificate_name(theorem_id, name)
+        write_certificate(result, SHIPPED / entry["certificate"])
+    return entry
+
+
+def _remove_unlisted(items: dict) -> None:
+    """Delete the shipped certificates that no part of ``items`` names (the index itself stays)."""
+    keep = {p["certificate"] for row in items.values() for p in row.get("parts", []) if p.get("certificate")}
+    for path in [*SHIPPED.glob("*.json"), *SHIPPED.glob("*.json.gz")]:
+        if path.name != INDEX.name and path.name not in keep:
+            path.unlink()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -110,27 +110,53 @@ def _write_certificates(proof, target: Path, single: bool) -> list[tuple[str, st
 
 
 def _run(args) -> int:
-    from dpverify.prove import Limits, check_certificate
-    from dpverify.prove.catalogue import DEFAULT_PART_SECONDS, form, provable_ids, prove_item
-    from dpverify.prove.problem import BoxError
-    from dpverify.validation import UsageError
+    from dpverify.prove import Limits
+    from dpverify.prove.catalogue import DEFAULT_PART_SECONDS
 
     if args.accountant:
         return _accountants(args)
     if args.check:
-        if args.ids or args.all:
-            raise UsageError("--check takes certificate files only (no IDs, no --all)")
-        reports = [check_certificate(path) for path in args.check]
-        if args.json:
-            from dpverify.interfaces.cli.output import print_json
+        return _check_files(args)
+    box, ids = _items(args)
+    if args.certificates:
+        Path(args.certificates).mkdir(parents=True, exist_ok=True)
+    form_budget = args.max_seconds is None
+    limits = Limits(max_seconds=DEFAULT_PART_SECONDS if form_budget else args.max_seconds, max_boxes=args.max_boxes)
+    rows, ok, start = [], True, time.perf_counter()
+    for i in ids:
+        row, item_ok = _prove_one(args, i, box, limits, form_budget)
+        rows.append(row)
+        ok &= item_ok
+    _print_rows(args, rows, start)
+    return 0 if ok else 1
 
-            print_json([{"file": f, "valid": r.valid, "outcome": r.outcome, "statement": r.statement,
-                         "version": r.version, "leaves": r.leaves, "errors": r.errors}
-                        for f, r in zip(args.check, reports)])
-        else:
-            for f, r in zip(args.check, reports):
-                print(f"{f}: {r.summary()}")
-        return 0 if all(r.valid for r in reports) else 1
+
+def _check_files(args) -> int:
+    """``--check FILE ...``: re-verify each certificate with the independent checker; exit 1 when one is invalid."""
+    from dpverify.prove import check_certificate
+    from dpverify.validation import UsageError
+
+    if args.ids or args.all:
+        raise UsageError("--check takes certificate files only (no IDs, no --all)")
+    reports = [check_certificate(path) for path in args.check]
+    if args.json:
+        from dpverify.interfaces.cli.output import print_json
+
+        print_json([{"file": f, "valid": r.valid, "outcome": r.outcome, "statement": r.statement,
+                     "version": r.version, "leaves": r.leaves, "errors": r.errors}
+                    for f, r in zip(args.check, reports)])
+    else:
+        for f, r in zip(args.check, reports):
+            print(f"{f}: {r.summary()}")
+    return 0 if all(r.valid for r in reports) else 1
+
+
+def _items(args) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The ``--box`` ranges and the catalogue IDs to prove (IDs or ``--all``), once the arguments agree and every
+    ID names an item with a bound to prove (else a usage error)."""
+    from dpverify.prove.catalogue import form, provable_ids
+    from dpverify.validation import UsageError
+
     if args.all and args.ids:
         raise UsageError("give IDs or --all, not both")
     if not args.all and not args.ids:
@@ -142,89 +168,86 @@ def _run(args) -> int:
     with user_input():
         for i in ids:
             form(i)  # an unknown ID or an item with no bound to prove: a usage error naming it
-    if args.certificates:
-        Path(args.certificates).mkdir(parents=True, exist_ok=True)
-    form_budget = args.max_seconds is None
-    limits = Limits(max_seconds=DEFAULT_PART_SECONDS if form_budget else args.max_seconds, max_boxes=args.max_boxes)
-    rows, ok, start = [], True, time.perf_counter()
-    for i in ids:
-        try:
-            proof = prove_item(i, box=box or None, drop=args.drop, limits=limits, precision=args.precision,
-                               progress=_progress(i), form_budget=form_budget)
-        except BoxError as exc:
-            raise UsageError(str(exc)) from None
-        custom = bool(box or args.drop)
-        expected = "proved" if custom else form(i).expected
-        matches = proof.outcome == expected
-        ok &= matches
-        row = proof.to_dict()
-        row["expected"], row["as_expected"], row["why"] = expected, matches, "" if custom else form(i).why
-        certificates = []
-        if args.certificate or args.certificates:
-            target = Path(args.certificate) if args.certificate else Path(args.certificates)
-            certificates = _write_certificates(proof, target, bool(args.certificate))
-            ok &= all(valid for _, _, valid in certificates)
-        row["certificates"] = [{"part": n, "file": p, "valid": v} for n, p, v in certificates]
-        findings = []
-        if args.hypotheses:
-            from dpverify.prove.hypotheses import hypothesis_findings
+    return box, ids
 
-            findings = hypothesis_findings(i, limits=limits, precision=args.precision)
-            row["hypotheses"] = [f.to_dict() for f in findings]
-        rows.append(row)
-        if not args.json:
-            mark = "" if matches else f"   <-- expected {expected}"
-            print(proof.summary().replace("\n", f"{mark}\n", 1) if "\n" in proof.summary() else proof.summary() + mark)
-            if not matches and row["why"]:
-                print(f"  (expected: {row['why']})")
-            elif proof.outcome != "proved" and row["why"]:
-                print(f"  why: {row['why']}")
-            for n, p, v in certificates:
-                print(f"  certificate [{n}]: {p} ({'re-checked: valid' if v else 'INVALID'})")
-            for f in findings:
-                print(f"  hypothesis {f.summary()}")
-            sys.stdout.flush()
+
+def _prove_one(args, theorem_id: str, box: dict[str, tuple[str, str]], limits, form_budget: bool) -> tuple[dict, bool]:
+    """Prove one item, write and re-check its certificates and find which hypotheses it needs where asked, and
+    print it (without ``--json``); its JSON row, and whether its outcome is the one expected and every
+    certificate checks."""
+    from dpverify.prove.catalogue import form, prove_item
+    from dpverify.prove.problem import BoxError
+    from dpverify.validation import UsageError
+
+    try:
+        proof = prove_item(theorem_id, box=box or None, drop=args.drop, limits=limits, precision=args.precision,
+                           progress=_progress(theorem_id), form_budget=form_budget)
+    except BoxError as exc:
+        raise UsageError(str(exc)) from None
+    custom = bool(box or args.drop)
+    expected = "proved" if custom else form(theorem_id).expected
+    matches = proof.outcome == expected
+    row = proof.to_dict()
+    row["expected"], row["as_expected"], row["why"] = expected, matches, "" if custom else form(theorem_id).why
+    certificates = []
+    if args.certificate or args.certificates:
+        target = Path(args.certificate) if args.certificate else Path(args.certificates)
+        certificates = _write_certificates(proof, target, bool(args.certificate))
+    row["certificates"] = [{"part": n, "file": p, "valid": v} for n, p, v in certificates]
+    findings = []
+    if args.hypotheses:
+        from dpverify.prove.hypotheses import hypothesis_findings
+
+        findings = hypothesis_findings(theorem_id, limits=limits, precision=args.precision)
+        row["hypotheses"] = [f.to_dict() for f in findings]
+    if not args.json:
+        _print_item(proof, row, certificates, findings)
+    return row, matches and all(valid for _, _, valid in certificates)
+
+
+def _print_item(proof, row: dict, certificates: list[tuple[str, str, bool]], findings: list) -> None:
+    """The text output of one item: its summary (marked where the outcome is not the one expected), why, its
+    certificates and its hypothesis findings."""
+    expected, matches = row["expected"], row["as_expected"]
+    mark = "" if matches else f"   <-- expected {expected}"
+    print(proof.summary().replace("\n", f"{mark}\n", 1) if "\n" in proof.summary() else proof.summary() + mark)
+    if not matches and row["why"]:
+        print(f"  (expected: {row['why']})")
+    elif proof.outcome != "proved" and row["why"]:
+        print(f"  why: {row['why']}")
+    for n, p, v in certificates:
+        print(f"  certificate [{n}]: {p} ({'re-checked: valid' if v else 'INVALID'})")
+    for f in findings:
+        print(f"  hypothesis {f.summary()}")
+    sys.stdout.flush()
+
+
+def _print_rows(args, rows: list[dict], start: float) -> None:
+    """After the items: every row as JSON (one item's alone), or the tally of outcomes when there were several."""
     if args.json:
         from dpverify.interfaces.cli.output import print_json
 
         print_json(rows if len(rows) != 1 or args.all else rows[0])
-    else:
-        counts: dict[str, int] = {}
-        for r in rows:
-            counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-        tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-        unexpected = sum(not r["as_expected"] for r in rows)
-        print(f"\n{len(rows)} items: {tally}; {unexpected} not as expected; {time.perf_counter() - start:.1f} s"
-              if len(rows) > 1 else "")
-    return 0 if ok else 1
+        return
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    unexpected = sum(not r["as_expected"] for r in rows)
+    print(f"\n{len(rows)} items: {tally}; {unexpected} not as expected; {time.perf_counter() - start:.1f} s"
+          if len(rows) > 1 else "")
 
 
 def _accountants(args) -> int:
     """``--accountant NAME``: each accountant's answers against the rigorous enclosures (dpverify.prove.accountants);
     exit 1 when one answer is unsound (below the rigorous lower bound) or an accountant fails."""
-    from dpverify.prove.accountants import ACCOUNTANTS, DEFAULT_BOX, available, check_accountant
+    from dpverify.prove.accountants import check_accountant
     from dpverify.validation import UsageError
 
     if args.ids or args.all or args.check:
         raise UsageError("--accountant takes no IDs, --all or --check")
-    names = list(ACCOUNTANTS) if "all" in args.accountant else list(args.accountant)
-    unknown = [n for n in names if n not in ACCOUNTANTS]
-    if unknown:
-        raise UsageError(f"--accountant must be one of all, {', '.join(ACCOUNTANTS)}; got {', '.join(unknown)}")
-    if "all" in args.accountant:
-        names = [n for n in names if available(n)]
-    missing = [n for n in names if not available(n)]
-    if missing:
-        raise UsageError(f"accountant {', '.join(missing)} needs a package that is not installed "
-                         f"({', '.join(sorted({ACCOUNTANTS[n][0] for n in missing}))})")
-    box = dict(DEFAULT_BOX)
-    for name, (lo, hi) in parse_box(args.box).items():
-        if name not in box:
-            raise UsageError(f"--box with --accountant takes sigma, q, steps or delta; got {name}")
-        try:
-            box[name] = (float(lo), float(hi))
-        except ValueError:
-            raise UsageError(f"--box {name}: the ends must be numbers; got {lo}:{hi}") from None
+    names = _accountant_names(args.accountant)
+    box = _accountant_box(args.box)
     reports = []
     for name in names:
         try:
@@ -239,3 +262,38 @@ def _accountants(args) -> int:
         print_json([r.to_dict() for r in reports])
     bad = sum(r.count("unsound") + r.count("error") for r in reports)
     return 1 if bad else 0
+
+
+def _accountant_names(requested: list[str]) -> list[str]:
+    """The accountants ``--accountant`` names ('all': every installed one); a usage error for an unknown one or
+    one whose package is not installed."""
+    from dpverify.prove.accountants import ACCOUNTANTS, available
+    from dpverify.validation import UsageError
+
+    names = list(ACCOUNTANTS) if "all" in requested else list(requested)
+    unknown = [n for n in names if n not in ACCOUNTANTS]
+    if unknown:
+        raise UsageError(f"--accountant must be one of all, {', '.join(ACCOUNTANTS)}; got {', '.join(unknown)}")
+    if "all" in requested:
+        names = [n for n in names if available(n)]
+    missing = [n for n in names if not available(n)]
+    if missing:
+        raise UsageError(f"accountant {', '.join(missing)} needs a package that is not installed "
+                         f"({', '.join(sorted({ACCOUNTANTS[n][0] for n in missing}))})")
+    return names
+
+
+def _accountant_box(specs: list[str]) -> dict[str, tuple[float, float]]:
+    """The accountants' default box with the ``--box`` ranges put in (only sigma, q, steps and delta; numbers)."""
+    from dpverify.prove.accountants import DEFAULT_BOX
+    from dpverify.validation import UsageError
+
+    box = dict(DEFAULT_BOX)
+    for name, (lo, hi) in parse_box(specs).items():
+        if name not in box:
+            raise UsageError(f"--box with --accountant takes sigma, q, steps or delta; got {name}")
+        try:
+            box[name] = (float(lo), float(hi))
+        except ValueError:
+            raise UsageError(f"--box {name}: the ends must be numbers; got {lo}:{hi}") from None
+    return box

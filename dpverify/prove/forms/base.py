@@ -117,29 +117,50 @@ def problem_for(
     notes: tuple[str, ...] = ()
     refutable = True
     if project:
-        used = set()
-        for e in (sp.sympify(claimed), sp.sympify(comparator)):
-            used |= {s.name for s in e.free_symbols}
-        kept = [(n, c) for n, c in hypotheses if {s.name for s in sp.sympify(c).free_symbols} <= used]
-        aside = [n for n, _ in hypotheses if n not in {k for k, _ in kept}]
-        if aside:
-            notes = (f"hypotheses set aside (they bound other quantities): {', '.join(aside)}",)
-            refutable = False
-            scope = (scope + "; " if scope else "") + f"without {', '.join(aside)} (a larger domain)"
-        hypotheses = kept
+        hypotheses, notes, refutable, scope = _projected(hypotheses, claimed, comparator, scope)
     dropped = tuple(getattr(item, "dropped", ()))
-    used_names = {s.name for e in [sp.sympify(claimed), sp.sympify(comparator)] + [sp.sympify(c) for _, c in hypotheses]
-                  for s in e.free_symbols}
-    if margin is not None:
-        used_names |= {s.name for s in sp.sympify(margin).free_symbols}
-    declared = {k: v for k, v in (declared or {}).items() if k in used_names}
-    for name, (lo, hi) in getattr(item, "widen", {}).items():  # a hypothesis dropped: its symbol's wider range
-        if name in used_names:
-            old = declared.get(name, (None, None, ""))
-            declared[name] = (lo if lo is not None else old[0], hi if hi is not None else old[1],
-                              f"widened ({', '.join(dropped)} dropped)")
+    declared = _declared_for(item, declared, dropped, _used_names(claimed, comparator, hypotheses, margin))
     return make_problem(f"{item.id}[{part}]", claimed=claimed, comparator=comparator, relation=relation,
                         hypotheses=hypotheses, declared=declared, scales=scales, pointwise=pointwise,
                         margin=margin, scale=scale, comparator_kind=comparator_kind, quantity=quantity or part,
                         comparator_source=comparator_source, scope=scope, dropped=dropped, notes=notes,
                         refutable=refutable)
+
+
+def _projected(hypotheses: list[tuple[str, Any]], claimed: sp.Expr, comparator: sp.Expr,
+               scope: str) -> tuple[list[tuple[str, Any]], tuple[str, ...], bool, str]:
+    """(hypotheses, notes, refutable, scope) once the hypotheses on quantities that neither side of the
+    inequality contains are set aside: a note and the scope name them, and the problem is then not refutable."""
+    used = set()
+    for e in (sp.sympify(claimed), sp.sympify(comparator)):
+        used |= {s.name for s in e.free_symbols}
+    kept = [(n, c) for n, c in hypotheses if {s.name for s in sp.sympify(c).free_symbols} <= used]
+    aside = [n for n, _ in hypotheses if n not in {k for k, _ in kept}]
+    if not aside:
+        return kept, (), True, scope
+    notes = (f"hypotheses set aside (they bound other quantities): {', '.join(aside)}",)
+    return kept, notes, False, (scope + "; " if scope else "") + f"without {', '.join(aside)} (a larger domain)"
+
+
+def _used_names(claimed: sp.Expr, comparator: sp.Expr, hypotheses: Sequence[tuple[str, Any]],
+                margin: sp.Expr | None) -> set[str]:
+    """The names of the symbols that the two sides, the hypotheses and the margin (if given) contain."""
+    used_names = {s.name for e in [sp.sympify(claimed), sp.sympify(comparator)] + [sp.sympify(c) for _, c in hypotheses]
+                  for s in e.free_symbols}
+    if margin is not None:
+        used_names |= {s.name for s in sp.sympify(margin).free_symbols}
+    return used_names
+
+
+def _declared_for(item: StatementLike, declared: Mapping[str, tuple[object | None, object | None, str]] | None,
+                  dropped: tuple[str, ...],
+                  used_names: set[str]) -> dict[str, tuple[object | None, object | None, str]]:
+    """The declared limits of the symbols in use, with the wider range of a symbol whose bounding hypothesis the
+    item dropped (its ``widen``) put in, end by end."""
+    out = {k: v for k, v in (declared or {}).items() if k in used_names}
+    for name, (lo, hi) in getattr(item, "widen", {}).items():  # a hypothesis dropped: its symbol's wider range
+        if name in used_names:
+            old = out.get(name, (None, None, ""))
+            out[name] = (lo if lo is not None else old[0], hi if hi is not None else old[1],
+                         f"widened ({', '.join(dropped)} dropped)")
+    return out
