@@ -30,6 +30,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dpverify.models.canary import model_canary_pair
+from dpverify.models.linear import LinearLoss
+from dpverify.samplers import registry
 from dpverify.vocabulary import KnownBadDefect
 
 __all__ = ["BUDGETS", "AuditCase", "KNOWN_BAD_DEFECTS", "cases", "cases_of", "case_settings", "get_case", "select"]
@@ -68,8 +71,6 @@ class AuditCase:
         return max(1_000, int(BUDGETS[budget] * self.budget_scale))
 
     def build(self, **overrides: Any):
-        from dpverify.samplers import registry
-
         params = {k: v.build() if isinstance(v, _LazyModel) else v for k, v in {**self.params, **overrides}.items()}
         if isinstance(params.get("theta0"), tuple):
             params["theta0"] = np.array(params["theta0"])
@@ -151,8 +152,6 @@ def _logistic(**kwargs: Any):
 
 
 def _linear(**kwargs: Any):
-    from dpverify.models.linear import LinearLoss
-
     return LinearLoss(**kwargs)
 
 
@@ -164,8 +163,6 @@ def _gaussian_target(**kwargs: Any):
 
 def _canary(factory: Callable, model_kwargs: dict, N: int, kind: str, side: int) -> Callable[[], np.ndarray]:
     def build() -> np.ndarray:
-        from dpverify.models.canary import model_canary_pair
-
         return model_canary_pair(factory(**model_kwargs), N, kind=kind)[side]
 
     return build

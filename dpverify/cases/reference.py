@@ -8,6 +8,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from dpverify.calculus.claimed import claimed_epsilon, describe_claim
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanism_description import PairPrivacyLoss
+
 __all__ = ["Reference", "ClaimCheck", "declared_reference", "claim_check"]
 
 
@@ -26,8 +30,6 @@ class Reference:
     basis: str
 
     def to_dict(self) -> dict:
-        from dpverify.calculus.claimed import describe_claim
-
         return {"kind": self.kind, "epsilon": self.epsilon, "delta": self.delta, "basis": self.basis,
                 "guarantee": describe_claim(self.guarantee)}
 
@@ -50,9 +52,6 @@ def declared_reference(sampler: Any, dataset: Any, neighbour: Any, claim: Any, d
     value (an erratum, or a known-bad implementation's false promise) is what the audit tests, and fails
     (:func:`claim_check` also says so without sampling)."""
     from dpverify.audit.abilities import HasExactEpsilon, HasPairPrivacyLoss
-    from dpverify.calculus.claimed import claimed_epsilon
-    from dpverify.calculus.guarantees import ApproxDP
-    from dpverify.calculus.mechanism_description import PairPrivacyLoss
 
     found: list[Reference] = []
     exact = sampler.pair_guarantee(dataset, neighbour)
@@ -115,7 +114,6 @@ def claim_check(claim: Any, reference: Reference) -> ClaimCheck | None:
     not the pair's exact privacy) or the claim says nothing at the reference's delta."""
     if reference.kind != "exact":
         return None
-    from dpverify.calculus.claimed import claimed_epsilon
 
     try:
         claimed = float(claimed_epsilon(claim, reference.delta))

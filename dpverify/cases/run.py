@@ -12,6 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from dpverify.calculus.claimed import claimed_epsilon
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.releases import SampleSet
 from dpverify.cases.catalogue import AuditCase, get_case
 from dpverify.cases.reference import ClaimCheck, Reference, claim_check, declared_reference
 
@@ -50,7 +53,6 @@ def prepare_case(case: AuditCase | str, params: dict | None = None, *, delta: fl
     (default: the claim's): :func:`~dpverify.cases.reference.declared_reference`, or ``ApproxDP(epsilon, delta)``
     when ``epsilon`` is given (a user's explicit claim)."""
     from dpverify.audit.abilities import HasAccountant, HasPairPrivacyLoss
-    from dpverify.calculus.guarantees import ApproxDP
 
     case = get_case(case) if isinstance(case, str) else case
     sampler = case.build(**(params or {}))
@@ -160,7 +162,6 @@ def _claim_at(claim: Any, delta: float | None) -> float | None:
     """What ``claim`` promises at ``delta`` (None when it says nothing there, or no delta is given)."""
     if claim is None or delta is None:
         return None
-    from dpverify.calculus.claimed import claimed_epsilon
 
     try:
         return float(claimed_epsilon(claim, delta))
@@ -233,8 +234,6 @@ def run_case(
 
 def _release_of(sampler: Any) -> str | None:
     """What a chain releases ("path", "final", "samples(...)"), None for a sampler releasing a statistic or a draw."""
-    from dpverify.calculus.releases import SampleSet
-
     output = getattr(sampler, "output", None)
     if isinstance(output, SampleSet):
         return f"samples({output.burn_in},{output.thin},{output.count})"

@@ -26,6 +26,17 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+import sympy as sp
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from dpverify.audit.abilities import HasExactEpsilon
+from dpverify.models.targets import GaussianTarget
+from dpverify.samplers import registry as sampler_registry
+from dpverify.theorems import registry
+from dpverify.theorems.bertazzi2025.formulas import ula_final_epsilon, ula_path_epsilon
+from dpverify.theorems.foulds2016 import FIG2_L1_ERROR, fig2_l1_errors
+from dpverify.theorems.li2019.experiments import FIG1_SETTING, figure1_data, figure2_data
 
 __all__ = [
     "FIGURES",
@@ -48,9 +59,6 @@ PANEL_HEIGHT = 3.8
 def _figure(panels: int = 1):
     """A headless figure on the Agg canvas, :data:`FIGURE_WIDTH` wide, and its axes (a list when ``panels > 1``,
     stacked top to bottom)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(FIGURE_WIDTH, PANEL_HEIGHT * panels), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(panels, 1)
@@ -62,8 +70,6 @@ def _figure(panels: int = 1):
 def li2019_figure1():
     """Li et al. 2019, Figure 1 (N = 50,000, T = 10,000 iterations, L = 1, delta = 1e-5, eps in [0.02, 1.7]),
     Remark 1's closed form (q -> 0), from :func:`~dpverify.theorems.li2019.experiments.figure1_data`."""
-    from dpverify.theorems.li2019.experiments import FIG1_SETTING, figure1_data
-
     d = figure1_data()
     fig, ax = _figure()
     ax.semilogy(d["epsilon"], d["decreasing"], label="Li et al. Thm 3, decreasing (first step)")
@@ -91,8 +97,6 @@ def li2019_figure1():
 def li2019_figure2():
     """Li et al. 2019, Figure 2 (delta = 1/N, T = N; left N in 1e3..1e6 at L = 1, right L in {0.1, 0.5, 1, 10} at
     N = 1e4), Theorem 3's first step, from :func:`~dpverify.theorems.li2019.experiments.figure2_data`."""
-    from dpverify.theorems.li2019.experiments import figure2_data
-
     d = figure2_data()
     fig, (left, right) = _figure(panels=2)
     for n, curve in d["by_N"].items():
@@ -125,13 +129,9 @@ BERTAZZI_SETTING = {"N": 2, "R": 1.0, "delta": 1e-5, "h": 0.1, "k": 100}
 
 def _ula_exact(kind: str, h: float, k: int) -> float:
     """Exact pair epsilon of ULA on the Gaussian target (the sampler's closed form) for the edge pair x = R vs -R."""
-    from dpverify.audit.abilities import HasExactEpsilon
-    from dpverify.models.targets import GaussianTarget
-    from dpverify.samplers import registry
-
     s = BERTAZZI_SETTING
-    sampler = registry.make(f"ula_{kind}", model=GaussianTarget(1, R=s["R"]), N=s["N"], step_size=h, n_steps=int(k),
-                            unguaranteed=True)
+    sampler = sampler_registry.make(f"ula_{kind}", model=GaussianTarget(1, R=s["R"]), N=s["N"], step_size=h,
+                                    n_steps=int(k), unguaranteed=True)
     D = np.array([[s["R"]], [s["R"]]])
     D2 = np.array([[s["R"]], [-s["R"]]])
     if not isinstance(sampler, HasExactEpsilon):
@@ -147,9 +147,6 @@ def bertazzi_ula_path_vs_final():
     and Theorem 5.4 (path, :func:`~dpverify.theorems.bertazzi2025.formulas.ula_path_epsilon`) on
     :data:`BERTAZZI_SETTING`, against the number of steps (left) and the step size at fixed steps (right), with the
     exact epsilons of the Gaussian target."""
-    from dpverify.models.targets import GaussianTarget
-    from dpverify.theorems.bertazzi2025.formulas import ula_final_epsilon, ula_path_epsilon
-
     s = BERTAZZI_SETTING
     c = GaussianTarget(1, R=s["R"]).ula_constants(s["N"])
     delta, h0, k0 = s["delta"], s["h"], s["k"]
@@ -198,8 +195,6 @@ def bertazzi_ula_path_vs_final():
 def foulds_figure2(repeats: int = 1000, seed: int = 0):
     """Foulds et al. 2016, Figure 2 (p = 0.1, a0 = 0.05, eps = 0.1): mean |draw - p| over ``repeats`` datasets per N,
     from :func:`~dpverify.theorems.foulds2016.fig2_l1_errors`."""
-    from dpverify.theorems.foulds2016 import FIG2_L1_ERROR, fig2_l1_errors
-
     ns = np.unique(np.round(np.geomspace(10, 100_000, 17)).astype(int))
     errs = [fig2_l1_errors(int(n), repeats, seed=seed + i) for i, n in enumerate(ns)]
     fig, ax = _figure()
@@ -243,10 +238,6 @@ def wang_alg2_noise_variance():
     """Wang et al. 2015, Algorithm 2: noise variance ``max{D eta^2, eta}`` against the step size eta, and the
     switch point ``eta_switch`` (the catalogue's ``wang2015.alg2_dp_sgld`` conclusions, lambdified), at
     :data:`WANG_SETTING`."""
-    import sympy as sp
-
-    from dpverify.theorems import registry
-
     thm = registry.get("wang2015.alg2_dp_sgld")
     s = WANG_SETTING
     eta = thm.symbols["eta"]

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from dpverify.libraries.opacus import DPSGDConfig
+from dpverify.libraries.opacus_one_run import OpacusCanaryRun
 from dpverify.validation import UsageError
 from dpverify.audit.one_run import GaussianCanaries, OneRunExperiment
 from dpverify.models.packaged_data import breast_cancer, digits, train_test_split
@@ -73,9 +75,6 @@ def _dp_sgld(m: int, kind: str):
 
 
 def _opacus(m: int, score: str):
-    from dpverify.libraries.opacus import DPSGDConfig
-    from dpverify.libraries.opacus_one_run import OpacusCanaryRun
-
     images, labels = digits()
     features = images.reshape(len(images), -1).astype(float)
     train, test = train_test_split(len(labels), 0.2, SPLIT_SEED)

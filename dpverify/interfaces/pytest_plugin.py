@@ -38,13 +38,17 @@ an environment where dpverify is installed.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dpverify.interfaces import testing
 from dpverify.interfaces.cli import arguments
+from dpverify.interfaces.testing import assert_dp, assert_dp_one_run
 from dpverify.vocabulary import Mode
 
 DEFAULT_SAMPLES = 100_000
@@ -108,8 +112,6 @@ def _is_worker(config: pytest.Config) -> bool:
 def check_report_target(path: str) -> None:
     """``--dp-report PATH`` must be writable, and an existing file there must be a dpverify report (the session
     would replace it): a :class:`pytest.UsageError` otherwise, before any test runs."""
-    from pathlib import Path
-
     from dpverify.interfaces.files import check_writable_file
 
     try:
@@ -139,7 +141,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RECORDS_KEY] = []
     config.stash[_WORKER_ROWS_KEY] = []
     config.stash[_LOST_WORKERS_KEY] = []
-    from dpverify.interfaces import testing
 
     def record(result: Any, context: dict) -> None:
         config.stash[_RECORDS_KEY].append((result, context))
@@ -154,8 +155,6 @@ def _check_execution_options(config: pytest.Config) -> None:
     scheduler = config.getoption("--dp-scheduler", default=None)
     workers = config.getoption("--dp-workers", default=None)
     if scheduler is not None:
-        import importlib.util
-
         if not scheduler.strip():
             raise pytest.UsageError("--dp-scheduler must be 'local' or a scheduler address such as tcp://host:8786")
         if importlib.util.find_spec("distributed") is None:
@@ -182,8 +181,6 @@ def _check_execution_options(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from dpverify.interfaces import testing
-
     recorder = getattr(config, "_dpverify_recorder", None)
     if recorder is not None:
         testing.remove_recorder(recorder)
@@ -336,7 +333,6 @@ class DpAuditor:
 
     def __call__(self, mechanism, dataset, neighbour, **overrides: Any):
         __tracebackhide__ = True  # a failure points at the test's call, not at the plugin
-        from dpverify.interfaces.testing import assert_dp
 
         kwargs = self.settings(**overrides)
         kwargs.setdefault("name", self.node.nodeid)
@@ -368,7 +364,6 @@ def dp_one_run(request: pytest.FixtureRequest):
 
     def run(experiment, m: int, **overrides: Any):
         __tracebackhide__ = True
-        from dpverify.interfaces.testing import assert_dp_one_run
 
         seed = request.config.getoption("--dp-seed", default=None)
         kwargs = {"seed": DEFAULT_SEED if seed is None else seed, "name": request.node.nodeid,

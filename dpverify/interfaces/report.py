@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from dpverify import __version__
 from dpverify.interfaces.files import Run, RunDirectory, jsonable, write_atomic, write_json_atomic
 from dpverify.interfaces.presentation import (
     AUDIT_HEADERS,
@@ -70,8 +71,6 @@ def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dic
 
     ``paper_figures``: True for every bound-curve figure of the catalogue, False for none, or the paper keys whose
     figures to draw (``dpverify verify`` passes the papers of the theorems it checked)."""
-    from dpverify import __version__
-
     audit_dicts = [_audit_dict(a) for a in audits]
     payload = jsonable({
         "run_id": run_id,

@@ -8,12 +8,20 @@ readable width. The accountant chart is horizontal: one row per audit, so it gro
 """
 from __future__ import annotations
 
+import atexit
 import base64
 import io
 import math
+import os
 import re
+import shutil
+import sys
+import tempfile
 import textwrap
+from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 from dpverify.interfaces.presentation import claimed_epsilon, number, tested_epsilon
 
@@ -33,12 +41,8 @@ def use_writable_matplotlib_dir() -> None:
     cache directory cannot be written (a read-only or missing ``HOME``), before matplotlib is imported: matplotlib
     would do the same but print two warnings into every report command's output. Nothing changes when
     ``MPLCONFIGDIR`` is set, the defaults are writable, or matplotlib is already imported."""
-    import os
-    import sys
-
     if os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules:
         return
-    from pathlib import Path
 
     if sys.platform.startswith(("linux", "freebsd")):  # where matplotlib looks (matplotlib._get_config_or_cache_dir)
         dirs = [Path(os.environ.get(var) or Path.home() / sub, "matplotlib")
@@ -52,9 +56,6 @@ def use_writable_matplotlib_dir() -> None:
             return
     except (OSError, RuntimeError):  # RuntimeError: no home directory at all
         pass
-    import atexit
-    import shutil
-    import tempfile
 
     tmp = tempfile.mkdtemp(prefix="dpverify-matplotlib-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
@@ -76,8 +77,6 @@ def png(fig) -> str:
 
 
 def _dp_region_boundary(eps: float, delta: float, alpha):
-    import numpy as np
-
     alpha = np.asarray(alpha, dtype=float)
     e = math.exp(min(eps, 700.0))  # beyond e^700 the boundary is the axes to plotting precision
     return np.maximum.reduce([np.zeros_like(alpha), 1 - delta - e * alpha, (1 - delta - alpha) / e])
@@ -119,8 +118,6 @@ def tradeoff_figure(audit: dict, title: str):
     alpha)) (Kairouz, Oh, Viswanath 2015, Thm 2.1; Dong, Roth, Su 2022, Prop. 2.5), drawn for the tested epsilon
     (shaded: what the audit tested), the theorem's claim where it differs, the certified and the exact epsilon, the empirical trade-off curve of the chosen statistic where the audit recorded
     one, and the certified event's point. Always :data:`TRADEOFF_SIZE`; the title wraps."""
-    import numpy as np
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=TRADEOFF_SIZE, layout="constrained")
     a = np.linspace(0, 1, 401)

@@ -49,6 +49,7 @@ from dpverify.interfaces.presentation import (
     tested_epsilon,
 )
 from dpverify.interfaces.report_figures import accountant_figure, chart_points, png, tradeoff_figure
+from dpverify.libraries.runner import ledger_text
 
 __all__ = ["page", "CSS", "SCRIPT", "content_security_policy", "FILTERS"]
 
@@ -534,7 +535,6 @@ def _library_section(rows: list[dict]) -> str:
                 tds.append(f"<td data-label='{esc(h)}'>{esc(text)}</td>")
         parts.append(f"<tr id='{anchor('library', r.get('case', ''))}'>{''.join(tds)}</tr>")
     parts.append("</tbody></table>")
-    from dpverify.libraries.runner import ledger_text
 
     for r in rows:
         lines = ledger_text(r)

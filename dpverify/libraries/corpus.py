@@ -53,9 +53,20 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib.metadata import version
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
+
+from dpverify.audit import audit
+from dpverify.audit.bounds import clopper_pearson_upper
+from dpverify.audit.curve import curve_audit, epsilon_assuming_gaussian
+from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
+from dpverify.libraries import diffprivlib as dpl
+from dpverify.libraries import opacus as lib
+from dpverify.libraries.causes import locate
+from dpverify.libraries.ledger import diff
 
 __all__ = ["CASES", "CorpusCase", "failed", "run_case", "run_corpus"]
 
@@ -76,30 +87,23 @@ class CorpusCase:
 
 
 def _version(dist: str) -> str:
-    from importlib.metadata import version
-
     return version(dist)
 
 
 # -- diffprivlib ----------------------------------------------------------------------------------------------------
 
 def _linear_regression(fit_intercept: bool):
-    from dpverify.libraries import diffprivlib as dpl
-
     return next(f for f in dpl.catalogue() if f.name.startswith("models.LinearRegression")
                 and f.options.get("bounds") == "given" and f.options.get("fit_intercept") is fit_intercept
                 and f.options["bounds_X"][0][0] == 0.0)
 
 
 def _dpl_105() -> dict:
-    from dpverify.libraries.ledger import diff
-
     fn = _linear_regression(False)
     pair = fn.pairs[0]
     d, n = pair
     a, b = fn.ledger(d, 0), fn.ledger(n, 0)
     zero = [x for x in diff(a, b) if x.get("zero_sensitivity_on")]
-    from dpverify.libraries.causes import locate
 
     causes = [c for c in locate(fn.library, fn.version, a.package_dir, [(pair.label, a, b)])
               if c["kind"] == "sensitivity"]
@@ -127,9 +131,6 @@ def _dpl_104() -> dict:
 # -- Opacus ---------------------------------------------------------------------------------------------------------
 
 def _opacus_571() -> dict:
-    from dpverify.audit import audit
-    from dpverify.libraries import opacus as lib
-
     fn = next(f for f in lib.catalogue() if f.name == "make_private[mean_full_batch_divisor_differs]")
     d, n = fn.pairs[0]
     claimed = fn.claim(d)
@@ -187,9 +188,6 @@ def _opacus_616(samples: int = 20_000, std: float = 1.0) -> dict:
     epsilon at mu = 1 (noise multiplier 1), delta 1e-5."""
     import opacus.optimizers.optimizer as om
     import torch
-
-    from dpverify.audit import audit
-    from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 
     def mechanism(dataset: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         summed = torch.full((n,), float(np.asarray(dataset, dtype=float).ravel()[0]), dtype=torch.float32)
@@ -293,8 +291,6 @@ def _dp_accounting_378(noise_multiplier: float = 2.0, delta: float = 1e-5) -> di
     import dp_accounting as dpa
     from dp_accounting import pld, rdp
 
-    from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
-
     replace = dpa.NeighboringRelation.REPLACE_ONE
     event = dpa.GaussianDpEvent(noise_multiplier)
     acc = rdp.RdpAccountant(neighboring_relation=replace)
@@ -318,11 +314,6 @@ def _dp_accounting_378(noise_multiplier: float = 2.0, delta: float = 1e-5) -> di
 def _gdp_estimators(null_seed: int = 0, n: int = 1000, delta: float = 1e-5) -> dict:
     """The estimator before PR #270 (absolute value of the forward mu over every threshold), the fixed one (both
     directions, each mu guarded at 0) and dpverify's curve_audit, on identical score distributions."""
-    from scipy.stats import norm
-
-    from dpverify.audit.bounds import clopper_pearson_upper
-    from dpverify.audit.curve import curve_audit, epsilon_assuming_gaussian
-
     rng = np.random.default_rng(null_seed)
     s0, s1 = rng.normal(size=n), rng.normal(size=n)  # null: the same law on both sides
     thresholds = np.quantile(np.r_[s0, s1], np.linspace(0.01, 0.99, 99))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from contextlib import contextmanager
+from importlib.metadata import version as dist_version
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -71,7 +72,6 @@ def _import():
 def version() -> str:
     """The installed diffprivlib version (ImportError with an install hint if it is missing)."""
     _import()
-    from importlib.metadata import version as dist_version
 
     return dist_version("diffprivlib")
 

@@ -45,16 +45,32 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
+import time
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
+from scipy import integrate, optimize, stats
 
+from dpverify.audit import audit
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanism_description import (
+    FullBatch,
+    GaussianStep,
+    MechanismDescription,
+    PairPrivacyLoss,
+    PoissonSampling,
+    Repeated,
+)
+from dpverify.calculus.vocabulary import Release
+from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
+from dpverify.libraries.search import array_code
 from dpverify.validation import check_delta, check_positive_int, check_real
-from dpverify.libraries.base import Claimed, LibraryFunction
+from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
 
 __all__ = [
     "INSTALL_HINT", "DEFAULT_DELTA", "DPSGDConfig", "OpacusRun", "canary_pair", "catalogue", "version",
@@ -308,17 +324,12 @@ class OpacusRun:
         return Claimed(eps, self.delta, f"opacus {type(engine.accountant).__name__}.get_epsilon")
 
     def _sampling(self, records: int):
-        from dpverify.calculus.mechanism_description import FullBatch, PoissonSampling
-
         q = opacus_parameters(records, self.config).sample_rate
         return FullBatch() if q >= 1.0 else PoissonSampling(q)
 
     def description(self, records: int, sensitivity: float | None = None):
         """The run as dpverify describes it: ``steps`` Gaussian steps of noise ``sigma C`` on a sum of
         sensitivity ``sensitivity`` (default C), Poisson rate Opacus' ``sample_rate`` for ``records`` records."""
-        from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
-        from dpverify.calculus.vocabulary import Release
-
         c = self.config
         sens = c.max_grad_norm if sensitivity is None else sensitivity
         step = GaussianStep(sens, c.noise_multiplier * c.max_grad_norm, self._sampling(records))
@@ -353,8 +364,6 @@ class OpacusRun:
         """The canary pair's privacy loss (:class:`~dpverify.calculus.mechanism_description.PairPrivacyLoss`, exact for the
         path) when both sides get the same divisor and sample rate; None otherwise (not a canary pair, or a pair
         whose divisors differ: its law is not a subsampled Gaussian; see :meth:`exact_epsilon`)."""
-        from dpverify.calculus.mechanism_description import PairPrivacyLoss
-
         found = self._pair(dataset, neighbour)
         if found is None:
             return None
@@ -488,8 +497,6 @@ def _averaged_direction(epsilon: float, mu: float, ratio: float, dim: int, steps
     In both, ``L_dir = a + k ||xi||^2 + beta xi_0 + g`` per step; over T steps, rotating the canary coordinates
     so that ``S = sum_t xi_0t / sqrt(T)`` is one of them: ``L_dir = T (a + g) + k X + k S^2 + beta sqrt(T) S``.
     """
-    from scipy import stats
-
     T, d = steps, dim
     t = 1.0 / ratio
     if forward:  # L = d log t - ||xi||^2/2 + ||m + xi||^2 / (2 t^2)
@@ -532,8 +539,6 @@ def _averaged_direction(epsilon: float, mu: float, ratio: float, dim: int, steps
 
 def _log_truncated_mgf(lam: float, x: float, dof: int) -> float:
     """log E[e^{lam X} 1{X < x}] for X ~ chi^2_dof, by quadrature (the tilt is not a chi-square when lam >= 1/2)."""
-    from scipy import integrate, stats
-
     if x <= 0:
         return -math.inf
     val, _ = integrate.quad(lambda u: math.exp(lam * u + stats.chi2.logpdf(u, dof)), 0.0, x, limit=200)
@@ -543,8 +548,6 @@ def _log_truncated_mgf(lam: float, x: float, dof: int) -> float:
 def averaged_gaussian_epsilon(mu: float, ratio: float, dim: int, steps: int, delta: float) -> float:
     """The smallest epsilon >= 0 with :func:`averaged_gaussian_delta` <= ``delta`` (bisection on the decreasing
     hockey-stick curve, to 1e-6)."""
-    from scipy import optimize
-
     delta = check_delta(delta, allow_zero=False)
     f = lambda e: averaged_gaussian_delta(e, mu, ratio, dim, steps) - delta  # noqa: E731
     if f(0.0) <= 0:
@@ -627,15 +630,11 @@ print(release(neighbour, 0))
 def snippet_for(config: DPSGDConfig, dataset, neighbour) -> str:
     """Python that reproduces one release on each side with torch and Opacus alone (no dpverify): the same calls
     as :meth:`OpacusRun.__call__` for one copy (``rng``-derived seeds replaced by 0 and 1)."""
-    from dpverify.libraries.search import array_code
-
     return _SNIPPET.format(dataset=array_code(np.asarray(dataset, dtype=float)),
                            neighbour=array_code(np.asarray(neighbour, dtype=float)), **config.__dict__)
 
 
 def _function(name: str) -> LibraryFunction:
-    from dpverify.libraries.base import LabelledPair
-
     config, pair_kwargs, whitebox, expected = CASES[name]
     run = OpacusRun(config, whitebox=whitebox)
     with_canary, without = canary_pair(**pair_kwargs)
@@ -660,13 +659,6 @@ def opacus_ledger(run: OpacusRun, dataset, seed: int = 0):
     when ``loss_reduction="mean"``). ``spent``: dpverify's PLD accountant of the recorded noise additions (their
     std and sensitivity, Opacus' sample rate); ``recorded``: ``privacy_engine.accountant.get_epsilon(delta)`` at
     the run's delta; ``asked``: none (make_private is given a noise multiplier, not a budget)."""
-    import os
-
-    from dpverify.calculus.guarantees import ApproxDP
-    from dpverify.calculus.mechanism_description import GaussianStep, MechanismDescription, Repeated
-    from dpverify.calculus.vocabulary import Release
-    from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
-
     torch, opacus = torch_and_opacus()
     import opacus.optimizers.optimizer as om
 
@@ -754,10 +746,6 @@ def measure(name: str, *, samples: int = 20_000, seed: int = 0, confidence: floa
     claimed epsilon at ``delta``, dpverify's PLD accountant of the same run, the exact epsilon of the canary pair,
     and the certified lower bound of :func:`dpverify.audit.audit` with ``samples`` releases per side and ``seed``.
     ``noise_factor`` != 1 audits a deliberately broken Opacus (:class:`scaled_noise`) against the honest claim."""
-    import time
-
-    from dpverify.audit import audit
-
     if name not in CASES:
         raise ValueError(f"name must be one of {tuple(CASES)}; got {name!r}")
     config, pair_kwargs, whitebox, _ = CASES[name]

@@ -22,12 +22,13 @@ the outputs are independent draws whatever their source.
 """
 from __future__ import annotations
 
+from importlib.metadata import version as dist_version
 from typing import Any
 
 import numpy as np
 
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
-from dpverify.libraries.opendp_ledger import read_claim
+from dpverify.libraries.opendp_ledger import opendp_ledger, read_claim
 from dpverify.libraries.search import array_code, record_pairs
 
 __all__ = ["DELTA", "SOURCES", "catalogue", "read_claim", "release_ledger", "version"]
@@ -88,7 +89,6 @@ def _dp():
 def version() -> str:
     """The installed OpenDP version (ImportError with an install hint if it is missing)."""
     _dp()
-    from importlib.metadata import version as dist_version
 
     return dist_version("opendp")
 
@@ -162,8 +162,6 @@ def release_ledger(source: str, data: Any, *, d_in: Any = 1, delta: float = DELT
     code over ``dp``, as in :data:`SOURCES`) and releasing it ``releases`` times on ``data``: ``recorded`` is the
     measurement's privacy map at ``d_in`` (once: the map of one release), ``spent`` dpverify's composition of every
     noise measurement invoked."""
-    from dpverify.libraries.opendp_ledger import opendp_ledger
-
     if isinstance(releases, bool) or not isinstance(releases, int) or releases < 1:
         raise ValueError(f"releases must be an integer >= 1; got {releases!r}")
     dp = _dp()

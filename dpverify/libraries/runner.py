@@ -31,14 +31,20 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import multiprocessing
 import time
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
+from dpverify.audit.split import NonReproducibleMechanismWarning
+from dpverify.audit.verdicts import fmt_epsilon
 from dpverify.libraries.base import LibraryFunction
+from dpverify.libraries.causes import locate
+from dpverify.libraries.ledger import diff
 from dpverify.libraries.search import array_code, certify, confirm
 
 __all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
@@ -140,8 +146,6 @@ def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: 
     passed) and ``seconds``. Empty without a ledger."""
     if fn.ledger is None:
         return {}
-    from dpverify.libraries.causes import locate
-    from dpverify.libraries.ledger import diff
 
     start = time.perf_counter()
     pair = fn.pairs[index]
@@ -197,8 +201,6 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
     call: a library call audits a few records at a time, where a pool only hands tiny vector operations between
     threads. Measured on 2 shared cores: one ``LogisticRegression`` fit (8 records) took 103 ms of CPU with
     OpenBLAS' 2 threads and 6.7 ms with one; the catalogue runs its functions in parallel with ``jobs``."""
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=LIBRARY_THREADS):
         return _run_function(fn, budget, seed=seed, confidence=confidence, progress=progress)
 
@@ -220,8 +222,6 @@ def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence:
     try:
         with warnings.catch_warnings():
             if not fn.reproducible:  # deliberate: the noise comes from the OS (see the LibraryFunction docstring)
-                from dpverify.audit.split import NonReproducibleMechanismWarning
-
                 warnings.simplefilter("ignore", NonReproducibleMechanismWarning)
             if progress:
                 progress(f"{fn.qualified_name}: screening {len(fn.pairs)} pairs")
@@ -292,8 +292,6 @@ def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "
     fns = list(functions)
     rows = []
     if jobs > 1 and len(fns) > 1:
-        import multiprocessing
-
         global _FORKED
         _FORKED = (fns, budget, seed, confidence, progress)
         try:
@@ -431,8 +429,6 @@ def failed(rows: Iterable[dict]) -> bool:
 def claim_and_certificate(row: dict, delta_symbol: str = "δ") -> tuple[str, str]:
     """The "claimed" cell (epsilon, and delta when positive) and the "certified" cell (final audit / confirmation)
     of a result row, as the CLI table and the docs table print them."""
-    from dpverify.audit.verdicts import fmt_epsilon
-
     c = row.get("claimed") or {}
     claimed = "-" if not c else fmt_epsilon(c["epsilon"]) + (
         f" ({delta_symbol}={c['delta']:.0e})" if c.get("delta") else "")

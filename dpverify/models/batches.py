@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.sparse import csr_array
 
 __all__ = ["FlatBatch", "flatten_batches"]
 
@@ -48,8 +49,6 @@ class FlatBatch(NamedTuple):
         return np.repeat(np.arange(self.n_chains, dtype=self.indptr.dtype), self.counts())
 
     def _matrix(self, data: np.ndarray, indices: np.ndarray, n_cols: int):
-        from scipy.sparse import csr_array
-
         return csr_array((data, indices, self.indptr), shape=(self.n_chains, n_cols))
 
     def record_sum(self, w: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from dpverify.backends import backend_of
 from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, QuadraticStructure, clip_gradients
 
@@ -101,8 +102,6 @@ class LinearLoss(Model):
 
     def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
         """``sum_i W[c, i] clip(x_i)`` (the gradient does not depend on theta), backend-generic."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         X = prepared
         if clip is not None:
@@ -117,8 +116,6 @@ class LinearLoss(Model):
 
     def dense_grad_log_prior(self, theta):
         """``-(theta - m_0) / s_0^2``."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         return -(theta - xp.asarray(self.prior_mean)) / self.prior_variance
 

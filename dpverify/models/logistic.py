@@ -30,6 +30,7 @@ import math
 import numpy as np
 from scipy.special import expit, log_expit
 
+from dpverify.backends import backend_of
 from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, clip_gradients
 from dpverify.models.batches import flatten_batches
@@ -168,8 +169,6 @@ class LogisticRegression(Model):
         """``sum_i W[c, i] min(sigmoid(-z_i . theta_c), clip / ||z_i||) z_i`` (the clipped gradient of record i is
         ``min(w_i, clip/||z_i||) z_i`` with ``w_i = sigmoid(-z_i . theta)``, as in :meth:`minibatch_gradient`): the
         margins ``theta Z^T`` as one dense ``(chains, N)`` product, backend-generic."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         w = xp.sigmoid(-(theta @ prepared.T))
         if clip is not None:
@@ -181,8 +180,6 @@ class LogisticRegression(Model):
 
     def dense_record_gradients(self, prepared, idx, theta):
         """``z_i sigmoid(-z_i . theta_c)`` of the records ``idx[c]``: ``(chains, b, d)``, backend-generic."""
-        from dpverify.backends import backend_of
-
         zb = prepared[idx]
         return backend_of(theta).sigmoid(-(zb @ theta[:, :, None])) * zb
 
@@ -192,8 +189,6 @@ class LogisticRegression(Model):
 
     def dense_log_prior(self, theta):
         """:meth:`log_prior` for any backend's ``theta`` (``-inf`` outside the ball of ``theta_radius``)."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         s2 = self.prior_variance
         lp = -0.5 * xp.sum(theta * theta, axis=-1) / s2 - 0.5 * self.dim * math.log(2 * math.pi * s2)
@@ -204,8 +199,6 @@ class LogisticRegression(Model):
     def dense_full_data_terms(self, prepared, theta):
         """:meth:`full_data_terms` for any backend: margins ``m = theta Z^T`` as one product,
         ``sum_i log sigmoid(m_i) = -sum_i log(1 + e^{-m_i})`` and ``sigmoid(-m) Z``."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         m = theta @ prepared.T
         return -xp.sum(xp.logaddexp(0.0 * m, -m), axis=-1), xp.sigmoid(-m) @ prepared

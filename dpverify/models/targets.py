@@ -32,6 +32,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from dpverify.backends import backend_of
 from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.models.base import CanaryRecords, Model, PrivacyConstants, QuadraticStructure, clip_gradients
 from dpverify.models.batches import flatten_batches
@@ -156,8 +157,6 @@ class GaussianTarget(Model):
     def dense_gradient_sum(self, prepared, theta, weights=None, clip: float | None = None):
         """``sum_i W[c, i] clip((x_i - theta_c) / sigma^2)``: without clipping ``(W X - (sum_i W[c, i]) theta_c) /
         sigma^2``; with it the per-record gradients ``(chains, N, d)`` clipped to norm ``clip`` and summed. Backend-generic."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         if clip is None:
             if weights is None:
@@ -175,8 +174,6 @@ class GaussianTarget(Model):
 
     def dense_grad_log_prior(self, theta):
         """``-(theta - m_0) / s_0^2``."""
-        from dpverify.backends import backend_of
-
         xp = backend_of(theta)
         return -(theta - xp.asarray(self.prior_mean)) / xp.asarray(self.prior_variance)
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify.samplers.broken_integrators import ReusedNoiseEulerMaruyama, SharedNoiseEulerMaruyama
+from dpverify.samplers.device import DenseBatchGradient
 from dpverify.samplers.gradients import Data, FullBatchGradient, PoissonMinibatchGradient
 from dpverify.samplers.integrators import EulerMaruyama
 from dpverify.samplers.kernels import Kernel
@@ -97,8 +98,6 @@ class BrokenDPSGLD(DPSGLDLi):
         warm = FullBatchGradient(self.model, prior_weight=self._prior_weight, data_weight=self._data_weight,
                                  clip=self._clip)
         if not isinstance(data, Data):  # the device path's DeviceData
-            from dpverify.samplers.device import DenseBatchGradient
-
             warm = DenseBatchGradient.of(warm)
         return theta + self._coef[0] * warm.estimate(None, theta, data)  # BUG: a data-dependent start
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from dpverify.backends import backend_of
 from dpverify.validation import check_epsilon, check_positive_int
-from dpverify.calculus.mechanism_description import MechanismDescription, PureDPStep, Repeated
+from dpverify.calculus.mechanism_description import MechanismDescription, PairPrivacyLoss, PureDPStep, Repeated
 from dpverify.calculus.vocabulary import Release
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
@@ -70,8 +70,6 @@ class HybridOPSSGLD(StochasticGradientSampler):
     def pair_privacy_loss(self, dataset, neighbour):
         """The OPS part at the worst pure (eps/2)-DP pair (its exact law is not known: an upper bound) composed with
         the DP-SGLD part's canary PLD; None unless the pair is a verified canary of the DP-SGLD part."""
-        from dpverify.calculus.mechanism_description import PairPrivacyLoss
-
         shift = self.sgld.canary_shift(dataset, neighbour)
         if shift is None:
             return PairPrivacyLoss(self.mechanism().pld(), "upper bound: the mechanism's worst-case PLD", exact=False)

@@ -30,7 +30,7 @@ from dpverify.backends import NUMPY, generator_backend, is_device_generator
 from dpverify.validation import check_epsilon, check_finite_array, check_positive_int, check_real
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
-from dpverify.samplers.device import DeviceData
+from dpverify.samplers.device import DeviceData, dense_estimator
 from dpverify.samplers.gradients import Data, TemperedLogPosterior
 from dpverify.samplers.integrators import MALAIntegrator, MALAState
 from dpverify.samplers.kernels import ChainState, Kernel
@@ -202,7 +202,6 @@ class OPSMCMCLogistic(StochasticGradientSampler):
         kernel = self._require_kernel()
         if isinstance(data, Data):
             return kernel
-        from dpverify.samplers.device import dense_estimator
 
         return Kernel(dense_estimator(kernel.estimator), kernel.integrator)
 

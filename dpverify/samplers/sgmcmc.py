@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify.backends import backend_of, is_device_generator
+from dpverify.samplers.device import output_bytes, sample_on_device
 from dpverify.validation import check_finite_array, check_positive_int
 from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.calculus.mechanism_description import (
@@ -231,8 +232,6 @@ class StochasticGradientSampler(Sampler):
     def output_bytes(self) -> float:
         """Bytes one output and its step temporaries take on a device (:func:`dpverify.samplers.device.output_bytes`):
         what the auditor sizes its chunks by on another backend."""
-        from dpverify.samplers.device import output_bytes
-
         return output_bytes(self)
 
     def sample(self, dataset, n: int, rng) -> np.ndarray:
@@ -242,8 +241,6 @@ class StochasticGradientSampler(Sampler):
         backend and the outputs are its arrays (:mod:`dpverify.samplers.device`)."""
         n = check_positive_int(n, "n")
         if is_device_generator(rng):  # another backend's generator: run there (dpverify.samplers.device)
-            from dpverify.samplers.device import sample_on_device
-
             return sample_on_device(self, dataset, n, rng, MAX_OUTPUT_ELEMENTS)
         if isinstance(self.output, SampleSet):
             return self.run(dataset, n, rng, record=released_indices(self.output, self.n_steps))[1]

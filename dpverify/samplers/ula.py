@@ -19,9 +19,12 @@ import math
 
 import numpy as np
 
+from dpverify.calculus.accounting.pld import gaussian_pld
+from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
+from dpverify.calculus.tradeoff import GaussianDP
 from dpverify.validation import check_delta, check_finite_array, check_positive_int, check_real
 from dpverify.models.targets import GaussianTarget
-from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch
+from dpverify.calculus.mechanism_description import FixedSizeSampling, FullBatch, PairPrivacyLoss
 from dpverify.samplers.base import Claim
 from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.registry import register
@@ -96,8 +99,6 @@ class _ULA(LangevinSampler):
     def exact_epsilon(self, dataset, neighbour, delta: float) -> float | None:
         """Exact epsilon of this pair at ``delta`` (both directions are the same for a Gaussian shift); on other
         models than GaussianTarget, the canary-path value of :class:`LangevinSampler` (None if unknown)."""
-        from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
-
         if not isinstance(self.model, GaussianTarget):
             return super().exact_epsilon(dataset, neighbour, delta)
         delta = check_delta(delta, allow_zero=False)
@@ -108,7 +109,6 @@ class _ULA(LangevinSampler):
         state or path); on other models the gradient samplers' exact pair PLD (None if unknown)."""
         if not isinstance(self.model, GaussianTarget):
             return super().pair_guarantee(dataset, neighbour)
-        from dpverify.calculus.tradeoff import GaussianDP
 
         return GaussianDP(self._mahalanobis(dataset, neighbour))
 
@@ -117,8 +117,6 @@ class _ULA(LangevinSampler):
         exact privacy loss of ``N(Delta, 1)`` vs ``N(0, 1)`` with the Mahalanobis distance ``Delta``."""
         if not isinstance(self.model, GaussianTarget):
             return super().pair_privacy_loss(dataset, neighbour)
-        from dpverify.calculus.accounting.pld import gaussian_pld
-        from dpverify.calculus.mechanism_description import PairPrivacyLoss
 
         mu = self._mahalanobis(dataset, neighbour)
         return PairPrivacyLoss(gaussian_pld(mu), f"exact: Gaussian pair, Mahalanobis distance {mu:.4g} "

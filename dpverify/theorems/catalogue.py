@@ -34,6 +34,7 @@ Sources (the papers themselves):
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -192,8 +193,6 @@ def item(theorem_id: str) -> Item:
     try:
         return _BY_ID[theorem_id]
     except KeyError:
-        import difflib
-
         close = difflib.get_close_matches(str(theorem_id), list(_BY_ID), n=3, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise KeyError(f"{theorem_id!r} is not a catalogue ID{hint}") from None

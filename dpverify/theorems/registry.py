@@ -27,7 +27,7 @@ import difflib
 import importlib
 
 from dpverify.theorems import catalogue
-from dpverify.theorems.base import Theorem
+from dpverify.theorems.base import PAPERS, Theorem
 
 __all__ = ["PAPER_MODULES", "register", "get", "all_theorems", "ids", "load_all"]
 
@@ -82,8 +82,6 @@ def all_theorems(paper: str | None = None) -> list[Theorem]:
     """Every registered theorem (optionally of one paper), in registration order.
 
     ``paper`` must be a paper key of :data:`dpverify.theorems.base.PAPERS` (``ValueError`` otherwise)."""
-    from dpverify.theorems.base import PAPERS
-
     if paper is not None and paper not in PAPERS:
         raise ValueError(f"paper must be one of {sorted(PAPERS)}; got {paper!r}")
     load_all()

@@ -52,13 +52,12 @@ scales, constants and rates are positive unless the entry says it may be 0.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sympy as sp
 
-if TYPE_CHECKING:  # the hypothesis type, for annotations only (base imports nothing from here)
-    from dpverify.theorems.base import Hypothesis
+from dpverify.theorems.base import Hypothesis  # base imports nothing from here
 
 __all__ = [
     "Entry", "Quantity", "TABLE", "entry", "entry_of", "pick", "delta_positive",
@@ -250,8 +249,6 @@ def entry(key: str) -> Entry:
     try:
         return TABLE[key]
     except KeyError:
-        import difflib
-
         close = difflib.get_close_matches(key, list(TABLE), n=3, cutoff=0.5)
         raise KeyError(f"{key!r} is not in the symbol table" + (f"; did you mean {', '.join(close)}?" if close else "")) from None
 
@@ -278,9 +275,7 @@ def pick(*keys: str) -> dict[str, sp.Symbol]:
     return out
 
 
-def delta_positive(symbol: sp.Symbol = delta, name: str = "delta_positive", why: str = "") -> "Hypothesis":
+def delta_positive(symbol: sp.Symbol = delta, name: str = "delta_positive", why: str = "") -> Hypothesis:
     """The hypothesis ``symbol > 0`` for a statement whose formula needs it (``log(1/delta)``); see the
     module docstring. Returns a :class:`~dpverify.theorems.base.Hypothesis`."""
-    from dpverify.theorems.base import Hypothesis
-
     return Hypothesis(name, symbol > 0, why or f"{symbol} > 0: the statement takes log(1/{symbol})")

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -127,8 +129,6 @@ def workers() -> Callable[[str], int]:
 
 def cpu_count() -> int:
     """The CPUs of this machine, as ``os.cpu_count()`` reports them (1 if unknown)."""
-    import os
-
     return os.cpu_count() or 1
 
 
@@ -149,8 +149,6 @@ def cap_workers(workers: int | None, option: str = "--workers") -> int | None:
     processes than CPUs are no faster, and a thousand of them exhaust the memory), with a one-line warning on stderr
     naming ``option``, the cap and where it comes from; None stays None. The numbers of an audit do not depend on the
     number of workers, so the cap changes only the time."""
-    import sys
-
     cpus = cpu_count()
     if workers is None or workers <= cpus:
         return workers

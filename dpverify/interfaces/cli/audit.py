@@ -24,6 +24,7 @@ import sys
 
 from dpverify.interfaces.cli import arguments
 from dpverify.interfaces.cli.arguments import user_input
+from dpverify.interfaces.cli.verify import check_scheduler, cluster_for
 from dpverify.vocabulary import Mode
 
 #: ``--mode`` values (:class:`dpverify.vocabulary.Mode`; that module imports no numpy).
@@ -192,7 +193,6 @@ def _number_or_vector(name: str, text: str, allowed: str):
 # -- the command --------------------------------------------------------------------------------------------------
 
 def _run(args) -> int:
-    from dpverify.interfaces.cli.verify import check_scheduler
     from dpverify.interfaces.suite import get_case, run_case
 
     check_scheduler(args.scheduler, args.workers)  # before building the case: a bad address costs nothing
@@ -202,8 +202,6 @@ def _run(args) -> int:
     arguments.check_backend_arguments(args)
     _check_buildable_saying_so(case, params)
     if args.scheduler is not None:
-        from dpverify.interfaces.cli.verify import cluster_for
-
         with cluster_for(args.scheduler, args.workers, checked=True) as client:
             if args.dask_resources is not None:
                 from dpverify.audit.distributed import require_resources

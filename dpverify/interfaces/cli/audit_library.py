@@ -13,6 +13,7 @@ violation reproduced that nobody documented (a finding), an audit erred, or an e
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from dpverify.interfaces.cli import arguments
@@ -138,8 +139,6 @@ def _run_corpus(args) -> int:
                    "longer shows it; ok = a re-implemented defect is flagged and its fix passes; failed = the check "
                    "misbehaved; unavailable = the library is not installed.", width))
     if args.report:
-        import os
-
         path = os.path.join(args.report, "corpus.json")
         write_json_atomic(path, jsonable({"corpus": rows}))
         print(f"report: {path}", file=sys.stderr)

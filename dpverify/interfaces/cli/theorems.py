@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dpverify.interfaces.cli.arguments import user_input
+from dpverify.interfaces.cli.arguments import real, user_input
 
 #: The Python spelling of :class:`~dpverify.theorems.base.HypothesisError`'s remedy and its command-line spelling.
 EVAL_HINTS = {"Pass allow_unguaranteed=True to evaluate anyway; the result is then marked guaranteed=False.":
@@ -206,9 +206,6 @@ _CONVENTIONAL_RANGES: dict[str, tuple[float, float, str]] = {
 def _parse_values(pairs: list[str]) -> dict[str, int | float]:
     """``NAME=VALUE`` strings to numbers (int when the text is an integer); a :class:`UsageError` for a
     malformed pair, a value that is not a finite number (NaN, inf, 1e400, true), and a name given twice."""
-    import argparse as _argparse
-
-    from dpverify.interfaces.cli.arguments import real
     from dpverify.validation import UsageError
 
     number = real()
@@ -226,7 +223,7 @@ def _parse_values(pairs: list[str]) -> dict[str, int | float]:
         except ValueError:
             try:
                 value = number(raw)
-            except _argparse.ArgumentTypeError as exc:
+            except argparse.ArgumentTypeError as exc:
                 raise UsageError(f"value of {name} {exc}") from None
         values[name] = value
     return values

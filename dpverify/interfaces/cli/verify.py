@@ -28,12 +28,16 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import inspect
+import os
+import signal
 import sys
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from dpverify.interfaces.cli import arguments
+from dpverify import __version__
+from dpverify.interfaces.cli import arguments, on_interrupt
+from dpverify.interfaces.cli.theorems import proof_dict
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -132,8 +136,6 @@ def _proof_row(theorem_id: str, prove_seconds: float | None) -> dict | None:
     if registry.get(theorem_id).kind not in PROVABLE_KINDS:
         return None
     if prove_seconds is None:
-        from dpverify.interfaces.cli.theorems import proof_dict
-
         return proof_dict(theorem_id)
     from dpverify.prove.search import Limits
 
@@ -166,9 +168,6 @@ def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
     """Worker initializer: ignore Ctrl-C (it reaches the whole process group; only the parent handles it: one line,
     no tracebacks from the workers) and close the descriptors inherited from the parent's run (its lock and
     checkpoint), which a worker never uses."""
-    import os
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for fd in inherited_fds:
         try:
@@ -194,8 +193,6 @@ def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, don
 
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-        from dpverify.interfaces.cli import on_interrupt
 
         # Forked workers inherit the run's lock and checkpoint descriptors: they close them first, so that the lock
         # dies with this process (a resume must see a killed run as interrupted even while a worker finishes).
@@ -352,8 +349,6 @@ def cluster_for(scheduler: str, workers: int | None, *, checked: bool = False) -
         workers = arguments.cap_workers(workers)
     with connect(scheduler, workers if scheduler == "local" else None, probe=False) as client:
         if scheduler == "local":
-            from dpverify.interfaces.cli import on_interrupt
-
             on_interrupt(cleanup=_kill_children)
         n = len(client.scheduler_info(n_workers=-1)["workers"])
         print(f"on the Dask cluster at {client.scheduler.address} ({n} workers)", file=sys.stderr, flush=True)
@@ -480,8 +475,6 @@ def _start_run(args, settings: dict) -> tuple[Any, Any, dict[str, dict[str, Any]
     """With ``--report DIR``: the run directory prepared (before any work, so a bad path costs nothing), the run
     started or resumed, and the theorem rows and audit results it already holds (``done``); else ``(None, None,
     empty done)``."""
-    from dpverify import __version__
-
     done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
     if not args.report:
         return None, None, done
@@ -541,8 +534,6 @@ def _run(args) -> int:
 
     run, report_dir, done = _start_run(args, settings)
     if run is not None:
-        from dpverify.interfaces.cli import on_interrupt
-
         on_interrupt(hint=lambda: (f"{sum(r.get('type') in ('theorem', 'audit') for r in run.records)} completed "
                                    f"results are saved in {args.report}; run the same command with --resume to "
                                    "continue"))

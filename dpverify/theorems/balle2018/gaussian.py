@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import math
 
+import mpmath as mp
 import sympy as sp
 
+from dpverify.calculus.mechanisms.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Source, Theorem
 
@@ -121,8 +123,6 @@ def _():
 # ---------------------------------------------------------------------------------------------
 # Pins: the conclusion at points against independent computations.
 def _quadrature_cases():
-    import mpmath as mp
-
     out = []
     with mp.workdps(40):
         for delta_, sigma_, eps_ in ((1.0, 1.0, 1.0), (1.0, 0.5, 2.0), (2.0, 3.0, 0.1), (1.0, 4.0, 0.01)):
@@ -147,8 +147,6 @@ ANALYTIC_GAUSSIAN.add_pin(
 
 
 def _calibration_cases():
-    from dpverify.calculus.mechanisms.gaussian import analytic_gaussian_sigma
-
     out = []
     for eps_, delta_ in ((1.0, 1e-5), (0.1, 1e-6), (4.0, 1e-3)):
         out.append(({"sensitivity": 1.0, "sigma": analytic_gaussian_sigma(1.0, eps_, delta_), "epsilon": eps_},
@@ -168,8 +166,6 @@ ANALYTIC_GAUSSIAN.add_pin(
                 "Dwork & Roth's sigma = Delta sqrt(2 log(1.25/delta))/eps (Wang et al. 2015, Thm 2, eps < 1) gives "
                 "delta_exact <= delta, and at eps = 10 (outside eps < 1) it does not: the 'iff' tells them apart")
 def _():
-    from dpverify.calculus.mechanisms.gaussian import classic_gaussian_sigma
-
     worst = 0.0
     for eps_ in (0.05, 0.5, 0.95):
         for delta_ in (1e-2, 1e-5, 1e-10):

@@ -6,12 +6,16 @@ confidence=<tag>)``. Registered by :mod:`dpverify.theorems.bertazzi2025`.
 """
 from __future__ import annotations
 
+import itertools as it
+
 import numpy as np
 import sympy as sp
 from scipy import integrate, stats
+from scipy.optimize import brentq, linprog
 
 from dpverify.calculus.accounting.sampled_gaussian import rdp_sampled_gaussian
 from dpverify.calculus.mechanisms.exponential import discrete_delta
+from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import EmpiricalLink, Hypothesis, Source, Theorem
 from dpverify.theorems.bertazzi2025.formulas import SYMBOLS, gaussian_renyi
@@ -596,8 +600,6 @@ def _prop34_cases():
     for e, d, dp in ((0.5, 0.0, 0.2), (1.5, 0.01, 0.3)):
         # the worst case of the proof: delta' - delta = (1 + e^eps) t is the excess a TV move t can create (A.2 read
         # backwards); the t solving it by brentq
-        from scipy.optimize import brentq
-
         t = brentq(lambda tv: _tight_transfer(e, d, tv) - dp, 0.0, min(0.45, (1 - d) / (1 + np.exp(e))), xtol=1e-15)
         out.append(({"epsilon": e, "delta": d, "delta_prime": dp}, {"tv_lower": t}))
     return out
@@ -617,8 +619,6 @@ def _laplace_pure_epsilon(Delta: float, b: float) -> float:
 
 
 def _prop37_cases():
-    from dpverify.calculus.mechanisms.laplace import laplace_scale
-
     out = []
     for e, Delta, dx, dt in ((0.8, 0.3, 0.0, 0.01), (2.5, 1.7, 1e-4, 0.2)):
         b = laplace_scale(Delta, e)  # dpverify.calculus.mechanisms.laplace
@@ -636,10 +636,6 @@ prop_37.add_pin(
 
 
 def _prop310_cases():
-    import itertools as it
-
-    from scipy.optimize import linprog
-
     out = []
     for e, dx, db, r, Cf in ((0.8, 1e-3, 0.05, 0.4, 0.2), (1.7, 0.0, 0.2, 1.3, 0.0)):
         # Delta: max of y_D - y_D' over |y_D - m_D| <= r, |y_D' - m_D'| <= r, |m_D - m_D'| <= C_f (a linear program)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy import stats
+from scipy import integrate, stats
+from scipy.optimize import minimize_scalar
 
 from dpverify.calculus.mechanisms.gaussian import gaussian_delta
 from dpverify.theorems import symbols as sy
@@ -347,16 +348,12 @@ def _():
 def optimised_conversion(C_value: float, delta_value: float) -> float:
     """min over alpha > 1 of alpha C/2 + log(1/delta)/(alpha - 1) (Mironov 2017, Prop. 3, on the RDP curve alpha C/2),
     by a bounded Brent search in log(alpha - 1): the (eps, delta) that Lemma 4.2 + the RDP conversion give."""
-    from scipy.optimize import minimize_scalar
-
     f = lambda la: (1 + np.exp(la)) * C_value / 2 + np.log(1 / delta_value) / np.exp(la)  # noqa: E731
     res = minimize_scalar(f, bounds=(-30, 30), method="bounded", options={"xatol": 1e-12})
     return float(res.fun)
 
 
 def _prop46_cases():
-    from scipy import integrate
-
     out = []
     for b, K_, L_, R_, d, a in ((1.0, 0.7, 2.0, 0.4, 1e-4, 3.0), (2.5, 1.3, 0.5, 2.0, 1e-6, 1.7)):
         gaps = np.linspace(0.0, R_, 1001)
@@ -392,8 +389,6 @@ lem_42.add_pin(
 
 def _renyi_quad(a: float, gap: float) -> float:
     """D_a(N(gap, 1) || N(0, 1)) by scipy quadrature in log space."""
-    from scipy import integrate
-
     f = lambda x: np.exp(a * stats.norm.logpdf(x, gap, 1) + (1 - a) * stats.norm.logpdf(x, 0, 1))  # noqa: E731
     c = a * gap  # the integrand's peak
     val = integrate.quad(f, c - 40, c + 40, points=[c], limit=400, epsabs=0.0, epsrel=1e-12)[0]
@@ -417,9 +412,6 @@ prop_45.add_pin(
 
 
 def _lemb1_cases():
-    from scipy import integrate
-    from scipy.optimize import minimize_scalar
-
     out = []
     for c_, r_ in ((0.2, 1.0), (5.0, 3.0)):
         mgf = integrate.quad(lambda x: np.exp(x) * stats.norm.pdf(x, 0, np.sqrt(c_)), -40 * np.sqrt(c_) + c_,

@@ -35,7 +35,7 @@ from dpverify.theorems.bertazzi2025.formulas import (
     ula_path_epsilon,
     ula_path_rdp,
 )
-from dpverify.theorems.bertazzi2025.sec4 import prop_45, prop_46
+from dpverify.theorems.bertazzi2025.sec4 import optimised_conversion, prop_45, prop_46
 
 __all__ = ["THEOREMS", "affine_sgd_exact_final_rdp", "affine_sgd_exact_path_rdp"]
 
@@ -555,8 +555,6 @@ _SEC5_POINTS = ((0.7, 2.0, 1.2, 0.2, 1.5, 1e-4, 3.0, 4, 10), (1.3, 1.5, 0.4, 0.0
 
 
 def _final_cases(with_beta: bool, with_tau: bool):
-    from dpverify.theorems.bertazzi2025.sec4 import optimised_conversion
-
     def cases():
         out = []
         for K_, M_, m_, h_, b, d, a, t_, n_ in _SEC5_POINTS:
@@ -584,8 +582,6 @@ for _thm, _beta, _tau in ((thm_52, False, False), (thm_56, True, False), (thm_57
 
 
 def _thm54_cases():
-    from dpverify.theorems.bertazzi2025.sec4 import optimised_conversion
-
     out = []
     for a, lam, K_, h_, k_ in ((2.0, 1.0, 1.3, 0.05, 50), (8.0, 0.2, 0.5, 0.1, 30)):
         out.append(({"K": K_, "h": h_, "k": k_, "delta": 1e-6, "alpha": a},
@@ -602,8 +598,6 @@ thm_54.add_pin(
 
 
 def _thm58_cases():
-    from dpverify.theorems.bertazzi2025.sec4 import optimised_conversion
-
     out = []
     for a, K_, h_, k_, n_, b in ((2.0, 1.0, 0.1, 100, 10, 1.0), (3.0, 0.6, 0.05, 40, 4, 2.0)):
         # full batch (tau = N): every step sees the differing datum, so the exact path RDP of the affine model (a

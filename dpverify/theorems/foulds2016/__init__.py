@@ -20,6 +20,9 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
+from dpverify.calculus.composition import basic_composition
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.validation import check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.theorems import catalogue
 from dpverify.theorems.foulds2016 import expfam, gibbs, posterior
@@ -199,8 +202,6 @@ def _fig2_ratios():
 
 
 def _fig2_cases():
-    from dpverify.calculus.mechanisms.laplace import laplace_scale
-
     out = []
     for a, e in ((0.05, 0.1), (0.2, 1.3)):
         c_value = expfam._grid_sensitivity(a)  # eq. 15's sensitivity as a grid supremum
@@ -216,9 +217,6 @@ FIG2_L1_ERROR.add_pin(
 
 
 def _table1_cases():
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-
     out = []
     for t_value, e_val, kk in ((2.5, 0.7, 4), (58.9, 0.1, 30)):
         rem1 = expfam.REM1_ARE_MEAN.evaluate().are  # Remark 1 (its own checks pin it)

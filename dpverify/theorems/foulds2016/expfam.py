@@ -15,7 +15,9 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 from scipy.special import betaln, digamma
+from sympy.stats import Normal, variance
 
+from dpverify.calculus.mechanisms.laplace import laplace_scale
 from dpverify.validation import check_epsilon
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
@@ -56,8 +58,6 @@ def _noised_beta_parameters():
 def _one_draw_are(draw_variance_factor):
     """Var(M + Z)/v for M ~ N(theta0, v) (the efficient posterior mean, v = I^{-1}/N) and an independent
     Z ~ N(0, f v) (the spread of the sampled posterior): 1 + f, by sympy.stats (Foulds Thms 4-5)."""
-    from sympy.stats import Normal, variance
-
     theta0 = sp.Symbol("theta0", real=True)
     v = sp.Symbol("v", positive=True)
     draw = Normal("M", theta0, sp.sqrt(v)) + Normal("Z", 0, sp.sqrt(draw_variance_factor * v))
@@ -363,8 +363,6 @@ def _eq16_projection():
 @EQ16_LAPLACE_STATS.add_check("core_laplace_scale", "numeric")
 def _eq16_core():
     """dpverify.calculus.mechanisms.laplace.laplace_scale(2, eps) equals the conclusion `scale` = 2/eps."""
-    from dpverify.calculus.mechanisms.laplace import laplace_scale
-
     worst = max(abs(laplace_scale(2.0, e) - EQ16_LAPLACE_STATS.evaluate(epsilon=e).scale) for e in (0.1, 1.0, 5.0))
     return worst < 1e-12, f"max |core - sympy| = {worst:.2e}", 0.0, worst
 
@@ -567,8 +565,6 @@ REM1_ARE_MEAN = Theorem(
 def _rem1_sym():
     """Foulds Remark 1 on the beta-Bernoulli: sqrt(N)(mean of Beta(n1 + gamma_1 + 1, n0 + gamma_0 + 1) - p) -> z,
     the same limit as sqrt(N)(n1/N - p) for n1 = Np + sqrt(N) z, whose variance is p(1-p) = I^{-1}: ARE 1."""
-    from sympy.stats import Normal, variance
-
     a, b = _noised_beta_parameters()
     mean, _ = _beta_moments(a, b)
     lim = sp.limit(sp.sqrt(_N) * (mean - _p), _N, sp.oo)
@@ -610,8 +606,6 @@ EQ15_BETA_BERNOULLI.add_pin(
 
 
 def _eq16_cases():
-    from dpverify.calculus.mechanisms.laplace import laplace_scale
-
     out = []
     for epsilon in (0.5, 2.0):
         b = laplace_scale(2.0, epsilon)  # L1 sensitivity 2 (check l1_sensitivity_two)

@@ -12,6 +12,11 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from dpverify.calculus.composition import basic_composition
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanisms.exponential import discrete_delta, discrete_epsilon
+from dpverify.calculus.subsampling import beimel_subsampling
+from dpverify.theorems.foulds2016.posterior import THM1_COMPOSITION, THM2_POSTERIOR_2C
 from dpverify.validation import check_finite_array, check_positive_int, check_real
 from dpverify.theorems.shared import APPROX_SAMPLING
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
@@ -73,8 +78,6 @@ def _prop3_printed():
 def _prop3_tight():
     """Foulds Prop. 3 on randomized response (exactly eps-DP) with each law moved by L1 distance delta towards
     the other's worst outcome: the exact slack at e^eps is (1 + e^eps) delta/2 <= (1 + e^eps) delta."""
-    from dpverify.calculus.mechanisms.exponential import discrete_delta
-
     worst = 0.0
     for e_val, d_val in [(0.5, 0.01), (1.0, 0.05), (3.0, 0.001)]:
         a, b = np.exp(e_val) / (1 + np.exp(e_val)), 1 / (1 + np.exp(e_val))
@@ -211,8 +214,6 @@ def _eq19_beimel():
 @EQ19_PRIVATE_GIBBS.add_check("printed_random_scan_core_beimel", "numeric")
 def _eq19_beimel_core():
     """Foulds Sec. 4.1: the printed value equals dpverify.calculus.subsampling.beimel_subsampling at C = 0.25, Q/N = 1/6."""
-    from dpverify.calculus.subsampling import beimel_subsampling
-
     core = beimel_subsampling(0.5, 0.0, 1 / 6).epsilon
     ours = EQ19_PRIVATE_GIBBS.evaluate(C=0.25, Q=1, N=6).epsilon_random_scan_printed
     return abs(core - ours) < 1e-15, f"core {core} vs sympy {ours}", core, ours
@@ -224,8 +225,6 @@ def _eq19_counter():
     neighbours x_1 = 1 vs x_1 = 0. For Q = 1, 2, 3 the exact epsilon of the public state after one sweep is
     C (the state with only theta_1 flipped has likelihood ratio e^C), above the printed 4CQ/N for Q = 1
     (0.167) and within the supported 2C; with Q = N (sequence scan) it is also <= 2C."""
-    from dpverify.calculus.mechanisms.exponential import discrete_epsilon
-
     c_value, n_data = 0.25, 6
     x = np.zeros(n_data, dtype=int)
     x_prime = x.copy()
@@ -271,8 +270,6 @@ SEC4_GIBBS_COSTS = Theorem(
 def _sec4_samples():
     """Foulds Sec. 2.2 via Theorem 1: composing k draws, each 2C-DP (Theorem 2), gives 2kC (k = 1..6 folded
     through Theorem 1's conclusion), so a budget eps' buys floor(eps'/(2C)) samples."""
-    from dpverify.theorems.foulds2016.posterior import THM1_COMPOSITION, THM2_POSTERIOR_2C
-
     e1, e2 = THM1_COMPOSITION.symbols["epsilon_1"], THM1_COMPOSITION.symbols["epsilon_2"]
     one = THM2_POSTERIOR_2C.conclusion["epsilon"]
     total, ok = one, True
@@ -313,8 +310,6 @@ def _sec4_hmm():
 # ----------------------------------------------------------------------------- pins
 # Every conclusion evaluated at points and compared with an independent computation.
 def _prop3_cases():
-    from dpverify.calculus.mechanisms.exponential import discrete_delta, discrete_epsilon
-
     out = []
     for e_val, d_val in ((0.5, 0.01), (2.0, 0.05)):
         a, b = np.exp(e_val) / (1 + np.exp(e_val)), 1 / (1 + np.exp(e_val))
@@ -333,8 +328,6 @@ PROP3_APPROX_SAMPLING.add_pin(
 
 
 def _eq19_cases():
-    from dpverify.calculus.mechanisms.exponential import discrete_epsilon
-
     out = []
     for c_value, q_value, n_data in ((0.25, 1, 6), (0.6, 3, 5)):
         # one Gibbs update whose theta_l has m + 1 values, with the worst log-joint pair of sensitivity C (eq. 20): the
@@ -360,9 +353,6 @@ EQ19_PRIVATE_GIBBS.add_pin(
 
 
 def _sec4_cases():
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-
     out = []
     for c_value, kk, t_value, e_val in ((np.log(4), 3, 200, 0.05), (0.3, 7, 11, 1.3)):
         out.append(({"C": float(c_value), "k": kk, "T": t_value, "epsilon": e_val}, {

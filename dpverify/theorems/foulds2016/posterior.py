@@ -10,7 +10,17 @@ import itertools
 
 import numpy as np
 import sympy as sp
+from scipy.optimize import brentq
 
+from dpverify.calculus.composition import basic_composition
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanisms.exponential import (
+    discrete_delta,
+    discrete_epsilon,
+    exponential_log_probabilities,
+    exponential_probabilities,
+)
+from dpverify.calculus.mechanisms.laplace import laplace_delta, laplace_scale
 from dpverify.theorems.shared import BASIC_COMPOSITION, OPS_PURE_DP
 from dpverify.theorems.base import Theorem
 from dpverify.theorems.foulds2016.common import SYMBOLS, link, source
@@ -78,8 +88,6 @@ def _eq3_loss():
 def _eq3_core():
     """dpverify.calculus.mechanisms.laplace: laplace_scale(Delta, eps) equals the conclusion, and the exact
     hockey-stick divergence of Lap(0,1) vs Lap(Delta/b, 1) vanishes at eps and not below it."""
-    from dpverify.calculus.mechanisms.laplace import laplace_delta, laplace_scale
-
     delta_h, epsilon = 2.0, 0.7
     ours = EQ3_LAPLACE.evaluate(sensitivity=delta_h, epsilon=epsilon).scale
     core = laplace_scale(delta_h, epsilon)
@@ -128,8 +136,6 @@ def _eq4_factor_two():
     """Foulds eq. 4: the 2 in the exponent cannot be dropped. With M + 1 outputs, u_X = (Delta, 0, ..., 0),
     u_X' = (0, Delta, ..., Delta), the exact epsilon is eps/2 + log((1 + M e^{eps/2})/(e^{eps/2} + M)),
     which tends to eps as M -> infinity (computed with dpverify.calculus.mechanisms.exponential)."""
-    from dpverify.calculus.mechanisms.exponential import discrete_epsilon, exponential_log_probabilities
-
     epsilon, delta_u, m = 1.0, 1.0, 10**6
     u_x = np.zeros(m + 1)
     u_x[0] = delta_u
@@ -147,8 +153,6 @@ def _eq4_factor_two():
 def _eq4_core():
     """dpverify.calculus.mechanisms.exponential.exponential_probabilities equals the Boltzmann form exp(u/T)/Z with the
     registered temperature T (eq. 4 written as eq. 10)."""
-    from dpverify.calculus.mechanisms.exponential import exponential_probabilities
-
     u = np.array([-3.0, 0.5, 2.0, 2.5])
     epsilon, delta_u = 0.8, 1.5
     core = exponential_probabilities(u, epsilon, delta_u)
@@ -248,10 +252,6 @@ def _thm1_hockey():
     """Foulds Thm 1 with delta > 0: the product of two canonical (eps_i, delta_i) pairs has hockey-stick
     divergence 1 - (1-delta1)(1-delta2) <= delta1 + delta2 at e^{eps1+eps2}, in both directions; also
     compared with dpverify.calculus.composition.basic_composition."""
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-    from dpverify.calculus.mechanisms.exponential import discrete_delta
-
     worst_gap = -np.inf
     for e1, d1, e2, d2 in [(0.5, 1e-3, 1.0, 1e-2), (2.0, 0.05, 0.1, 0.2), (3.0, 0.0, 0.7, 1e-5)]:
         p1, q1 = _canonical_pair(e1, d1)
@@ -307,8 +307,6 @@ def _thm2_tight():
     """Foulds Thm 2: Bernoulli data, Theta = {a0, 1 - a0}, uniform prior, N = 40: C = log((1-a0)/a0); the exact
     epsilon of one posterior draw over all neighbouring count pairs (n1, n1 + 1) is <= 2C and equals 2C to
     1e-9 (the posterior can sit on the worst theta)."""
-    from dpverify.calculus.mechanisms.exponential import discrete_epsilon
-
     a0_value, n_data = 0.2, 40
     c_value = np.log((1 - a0_value) / a0_value)
     logp = _two_point_posterior_log_probs(a0_value, n_data)
@@ -414,8 +412,6 @@ def _eq10_core():
     """Foulds eqs. 6/10 on a grid: the truncated beta-Bernoulli posterior (a0 = 0.2, N = 20, n1 = 6, eps = 1)
     raised to 1/T, T = 2C/eps, normalised, equals dpverify.calculus.mechanisms.exponential.exponential_probabilities
     with utility log Pr(theta, X) and sensitivity C = log((1-a0)/a0)."""
-    from dpverify.calculus.mechanisms.exponential import exponential_probabilities
-
     a0_value, epsilon, n_data, n1 = 0.2, 1.0, 20, 6
     c_value = np.log((1 - a0_value) / a0_value)
     t_value = EQ10_TEMPERATURE.evaluate(C=c_value, epsilon=epsilon).temperature
@@ -431,9 +427,6 @@ def _eq10_core():
 # ----------------------------------------------------------------------------- pins
 # Every conclusion evaluated at points and compared with an independent computation.
 def _thm1_cases():
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-
     out = []
     for e1, e2, d1, d2 in ((0.5, 1.0, 1e-3, 1e-2), (2.0, 0.1, 0.0, 0.2)):
         k1, k2 = np.exp(e1) / (1 + np.exp(e1)), np.exp(e2) / (1 + np.exp(e2))
@@ -453,8 +446,6 @@ THM1_COMPOSITION.add_pin(
 def _laplace_release_profile(sens_value: float, epsilon: float) -> dict[str, float]:
     """The Laplace mechanism at dpverify.calculus.mechanisms.laplace.laplace_scale: its scale, its exact pure epsilon for a shift
     of sens_value (largest log-density ratio on a grid through both centres), and the exact delta at that epsilon."""
-    from dpverify.calculus.mechanisms.laplace import laplace_delta, laplace_scale
-
     b = laplace_scale(sens_value, epsilon)
     x = np.linspace(-60 * b, 60 * b + sens_value, 240_001)
     loss = np.abs(np.abs(x - sens_value) - np.abs(x)) / b
@@ -475,8 +466,6 @@ def _exp_mech_worst(epsilon: float, delta_u: float, m: float = 1e12) -> tuple[fl
     u_X' = (0, Delta, ..., Delta)). The m outputs with equal utilities have equal privacy loss, so they are grouped
     into one outcome of m times the mass (this changes neither the largest log-ratio nor the hockey-stick); the
     probabilities are eq. 4's exp(eps u/(2 Delta))/Z with Z by logaddexp. epsilon -> eps as m -> oo (error ~ e^{eps/2}/m)."""
-    from dpverify.calculus.mechanisms.exponential import discrete_delta, discrete_epsilon
-
     a = epsilon / 2  # eps u/(2 Delta) at u = Delta
     log_m = np.log(m)
     lp = np.array([a, log_m]) - np.logaddexp(a, log_m)  # D: (the distinguished output, the m others)
@@ -486,8 +475,6 @@ def _exp_mech_worst(epsilon: float, delta_u: float, m: float = 1e12) -> tuple[fl
 
 
 def _eq4_cases():
-    from dpverify.calculus.mechanisms.exponential import exponential_probabilities
-
     out = []
     for s_, e in ((1.5, 0.8), (0.4, 2.0)):
         u = np.array([-1.0, 0.3, 2.2])
@@ -580,8 +567,6 @@ def _eq10_cases():
     for a, e in ((0.2, 1.0), (0.1, 3.0)):
         c_value = float(np.log((1 - a) / a))
         # the temperature at which the tempered two-point posterior's exact epsilon is e (brentq on T)
-        from scipy.optimize import brentq
-
         t_value = brentq(lambda tt: _two_point_profile(a, 400, tt)[0] - e, 1e-3, 1e3, xtol=1e-13, rtol=1e-13)
         out.append(({"C": c_value, "epsilon": e}, {"temperature": t_value, "epsilon": _two_point_profile(a, 400, t_value)[0]}))
     return out

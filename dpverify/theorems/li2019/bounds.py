@@ -22,6 +22,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpverify.calculus.accounting.accountant import DEFAULT_ORDERS
+from dpverify.calculus.accounting.moments import composed_log_moments, delta_from_log_moments, epsilon_from_log_moments
+from dpverify.calculus.conversions import rdp_to_delta, rdp_to_dp
 from dpverify.validation import check_delta, check_epsilon, check_positive_int, check_real, check_sampling_rate
 
 __all__ = [
@@ -198,9 +200,6 @@ def _convert(q: float, sigmas: np.ndarray, counts: np.ndarray, target: float, to
     """delta at eps = ``target`` (``to="delta"``) or eps at delta = ``target`` from the exact log moments of the
     steps (``sigmas`` repeated ``counts`` times), minimised over orders in two passes (coarse grid, then
     around its best)."""
-    from dpverify.calculus.accounting.moments import composed_log_moments, delta_from_log_moments, epsilon_from_log_moments
-    from dpverify.calculus.conversions import rdp_to_delta, rdp_to_dp
-
     steps = np.repeat(sigmas, counts.astype(np.int64))  # composed_log_moments computes each distinct sigma once
 
     def run(lams: np.ndarray) -> tuple[float, float]:

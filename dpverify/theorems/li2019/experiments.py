@@ -9,12 +9,15 @@ accountant (Algorithm 1's noise multiplier ``sigma = tau / (L sqrt(N eta))``; se
 from __future__ import annotations
 
 import functools
+import importlib.util
 import math
 from typing import TypedDict
 
 import numpy as np
 import sympy as sp
+from scipy.optimize import minimize_scalar
 
+from dpverify.calculus.accounting.pld import PldAccountant
 from dpverify.validation import check_finite_array, check_positive_int
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Theorem
@@ -294,8 +297,6 @@ PAPER_METHOD = "moments"
 
 def pld_available() -> bool:
     """Whether :mod:`dpverify.calculus.accounting.pld` (the PLD accountant) is part of this installation."""
-    import importlib.util
-
     return importlib.util.find_spec("dpverify.calculus.accounting.pld") is not None
 
 
@@ -316,8 +317,6 @@ def _lemma2_epsilon(q: float, sigma: float, T: int, delta: float) -> float:
     """eps by Lemma 2's leading term (log moment q^2 lam (lam+1)/((1-q) sigma^2) per step) and the tail bound,
     min over 0 < lam <= sigma^2 log(1/(q sigma)) of (T a lam (lam+1) + log(1/delta))/lam; NaN where Lemma 2's
     hypotheses (sigma >= 1, q < 1/(16 sigma)) fail."""
-    from scipy.optimize import minimize_scalar
-
     if sigma < 1 or q >= 1 / (16 * sigma):
         return math.nan
     K = T * q * q / ((1 - q) * sigma * sigma)
@@ -339,8 +338,6 @@ def table_epsilon(name: str, tau_value: int, conversion: str, N: int | None = No
     if conversion == "lemma2":
         return _lemma2_epsilon(qv, sig, T_it, row["delta"])
     if conversion == "pld":
-        from dpverify.calculus.accounting.pld import PldAccountant
-
         scale = table_epsilon(name, tau_value, "balle2020", N)
         acc = PldAccountant(interval=pld_interval(scale)).compose_subsampled_gaussian(qv, 1 / sig, T_it)
         return float(acc.get_epsilon(row["delta"]).epsilon)

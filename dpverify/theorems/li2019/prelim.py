@@ -13,7 +13,18 @@ import math
 
 import numpy as np
 import sympy as sp
+from scipy import integrate, optimize
+from sympy.stats import Normal, moment_generating_function
 
+from dpverify.calculus.accounting.moments import (
+    delta_from_log_moments,
+    epsilon_from_log_moments,
+    li2019_log_moment_approx,
+    li2019_log_moment_bound,
+    log_moment_sampled_gaussian,
+)
+from dpverify.calculus.accounting.sampled_gaussian import rdp_sampled_gaussian
+from dpverify.calculus.mechanisms.gaussian import gaussian_delta
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.li2019.common import LINK, noise_multiplier_sq, source, symbols
 
@@ -72,10 +83,6 @@ def _():
                 "smallest delta of Def. 1 for N(mu,1) vs N(0,1) = sup_S, attained at S = {c(o) > eps}; "
                 "quadrature vs Balle-Wang closed form (dpverify.calculus.mechanisms.gaussian)")
 def _():
-    from scipy import integrate
-
-    from dpverify.calculus.mechanisms.gaussian import gaussian_delta
-
     phi = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
     worst = 0.0
     for m, e in [(0.5, 0.1), (1.0, 0.5), (2.0, 1.0), (3.0, 2.0)]:
@@ -146,8 +153,6 @@ def3 = Theorem(
 
 @def3.add_check("gaussian_log_mgf", "symbolic", "log E exp(lam c) = lam(lam+1) mu^2/(2 s^2) by integration")
 def _():
-    from sympy.stats import Normal, moment_generating_function
-
     # c(o) = (mu/sigma^2) o - mu^2/(2 sigma^2) (Def. 2), o ~ N(mu, sigma^2): E exp(lam c) is the normal MGF at
     # lam mu/sigma^2 times exp(-lam mu^2/(2 sigma^2))
     mgf = moment_generating_function(Normal("o", mu, sig))(lam * mu / sig**2) * sp.exp(-lam * mu**2 / (2 * sig**2))
@@ -160,9 +165,6 @@ def _():
                 "alpha(lam) = lam * rdp(lam+1): the exact log moment (dpverify.calculus.accounting.moments) equals lam(lam+1)/(2 s^2) "
                 "at q = 1 and lam times the sampled-Gaussian RDP at q = 0.01")
 def _():
-    from dpverify.calculus.accounting.moments import log_moment_sampled_gaussian
-    from dpverify.calculus.accounting.sampled_gaussian import rdp_sampled_gaussian
-
     lams = np.array([0.5, 1.0, 2.0, 7.5, 31.0])
     worst = 0.0
     for s in (0.8, 1.0, 3.0):
@@ -266,8 +268,6 @@ def _():
 @thm1t.add_check("tail_bound_dominates_exact_delta", "numeric",
                  "min_lam exp(alpha - lam eps) >= the exact Gaussian hockey-stick delta (Balle & Wang 2018)")
 def _():
-    from dpverify.calculus.mechanisms.gaussian import gaussian_delta
-
     rows = []
     for s, e, kk in [(1.0, 1.0, 1), (2.0, 2.0, 4), (5.0, 2.0, 10), (0.7, 3.0, 1)]:
         lstar = max(e * s**2 / kk - 0.5, 1e-9)
@@ -302,8 +302,6 @@ LEMMA2_GRID = [
 def lemma2_ratio_table(remark1: bool = False) -> dict[float, tuple[float, float, float]]:
     """For each sigma of :data:`LEMMA2_GRID`: the largest ratio exact log moment / Lemma 2's leading term
     (``remark1=True``: / Remark 1's q^2 lam(lam+1)/sigma^2) and the (q, lam) where it occurs."""
-    from dpverify.calculus.accounting.moments import li2019_log_moment_approx, li2019_log_moment_bound, log_moment_sampled_gaussian
-
     table: dict[float, tuple[float, float, float]] = {}
     for q_, s_, l_ in LEMMA2_GRID:
         exact = float(log_moment_sampled_gaussian(q_, s_, l_)[0])
@@ -364,8 +362,6 @@ def _():
                 "exact log moment <= q^2 lam(lam+1)/((1-q) s^2) on a grid inside the hypotheses for sigma >= 1.1; at sigma = 1 "
                 "the dropped O(q^3) term matters (recorded as an erratum); the closed form agrees with dpverify.calculus.accounting.moments")
 def _():
-    from dpverify.calculus.accounting.moments import li2019_log_moment_bound
-
     table = lemma2_ratio_table()
     safe = all(r <= 1.0 for s_, (r, _, _) in table.items() if s_ >= 1.1)
     r1, q1, l1 = table[1.0]
@@ -541,8 +537,6 @@ def1.add_pin(
 def _gauss_log_moment_quad(mu_: float, s_: float, lam_: float) -> float:
     """log E_{o ~ N(mu, s^2)} exp(lam c(o)), c the privacy loss against N(0, s^2): scipy quadrature of the integrand
     divided by its numerically located maximum (so large lam does not overflow)."""
-    from scipy import integrate, optimize
-
     def log_f(o):
         return -((o - mu_) ** 2) / (2 * s_**2) - math.log(math.sqrt(2 * math.pi) * s_) + lam_ * (2 * o * mu_ - mu_**2) / (2 * s_**2)
 
@@ -561,8 +555,6 @@ def2.add_pin(
 
 
 def _loss_moments(mu_: float, s_: float) -> dict[str, float]:
-    from scipy import integrate
-
     c = lambda o: (2 * o * mu_ - mu_**2) / (2 * s_**2)  # noqa: E731
     dens = lambda o: math.exp(-((o - mu_) ** 2) / (2 * s_**2)) / (math.sqrt(2 * math.pi) * s_)  # noqa: E731
     kw = dict(limit=400, epsabs=1e-14, epsrel=1e-13)
@@ -587,8 +579,6 @@ thm1c.add_pin(
 
 
 def _tail_cases():
-    from dpverify.calculus.accounting.moments import delta_from_log_moments, epsilon_from_log_moments
-
     out = []
     for s_, l_, kk, e in ((2.0, 3.0, 4, 4.0), (5.0, 5.0, 10, 3.0), (0.7, 0.5, 1, 3.0)):
         alpha = np.array([_gauss_log_moment_quad(math.sqrt(kk), s_, l_)])

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import math
 
+import mpmath as mp
 import sympy as sp
+from scipy.optimize import brentq, minimize_scalar
+from scipy.special import lambertw
 
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
@@ -91,8 +94,6 @@ def _():
 @prop5.add_check("integral_approximation", "numeric",
                  "the proof's sum_t t^p ~ T^{p+1}/(p+1) for p = -1/3, -2/3 at T = 1e6: relative error < 1%")
 def _():
-    import mpmath as mp
-
     errs = {}
     for p in (mp.mpf(-1) / 3, mp.mpf(-2) / 3):
         exact = mp.zeta(-p) - mp.zeta(-p, 10**6 + 1)
@@ -180,8 +181,6 @@ PROP7_PAPER_OMEGA = sp.exp(-((sp.Rational(5, 4) * sp.LambertW(4 * T / (5 * A))) 
 def prop7_omega(T_value: float, A_value: float = 1.0) -> float:
     """omega solving ``T = A log^5(1/omega)/omega^4`` (Li et al. 2019, Prop. 7, small root):
     ``omega = exp(-(5/4) W((4/5)(T/A)^{1/5}))`` (principal branch)."""
-    from scipy.special import lambertw
-
     z = 0.8 * (T_value / A_value) ** 0.2
     return math.exp(-1.25 * float(lambertw(z).real))
 
@@ -353,8 +352,6 @@ def _prop5_floats(N_: int, T_: float, tau_: int, Gam: float, C_: float, e0: floa
 
 
 def _prop5_cases():
-    from scipy.optimize import minimize_scalar
-
     out = []
     for N_, T_, tau_, Gam, C_, e0 in ((1_000, 1e6, 50, 1e-7, 2.5, 3.0), (200, 5e4, 20, 1e-4, 0.7, 0.2)):
         # the minimiser of the floats bound over eta~0 (bounded Brent search in log eta~0)
@@ -374,8 +371,6 @@ prop5.add_pin(
 
 
 def _prop6_cases():
-    from scipy.optimize import minimize_scalar
-
     out = []
     for N_, T_, tau_, e, Gam, C_ in ((1_000, 1e5, 50, 0.01, 1e-6, 2.5), (300, 2e3, 30, 0.2, 1e-3, 0.4)):
         mse = lambda x: C_ * ((N_ / tau_ - 1) * N_**2 * Gam / T_ + 1 / (T_ * x) + x * x)  # noqa: E731  Chen et al., typed
@@ -393,8 +388,6 @@ prop6.add_pin(
 
 
 def _prop7_cases():
-    from scipy.optimize import brentq
-
     out = []
     for T_, A_, N_ in ((1e6, 3.0, 1_000), (5e3, 0.5, 40)):
         # omega in (0, 1) solving T = A log^5(1/omega)/omega^4: root in m = log(1/omega) of A m^5 e^{4m} = T (increasing)

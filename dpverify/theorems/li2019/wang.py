@@ -18,7 +18,13 @@ from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 import numpy as np
 
-from dpverify.theorems.li2019.bounds import eta_max_exact, eta_max_lemma2, eta_max_lemma2_proof, wang_eta_max
+from dpverify.theorems.li2019.bounds import (
+    delta_exact,
+    eta_max_exact,
+    eta_max_lemma2,
+    eta_max_lemma2_proof,
+    wang_eta_max,
+)
 from dpverify.theorems.li2019.common import source, symbols
 from dpverify.theorems.li2019.stepsize import MNIST_EXAMPLE, MNIST_EXAMPLE_Q, thm3
 
@@ -170,8 +176,6 @@ def _():
 @example.add_check("li_0.103_exact_accountant", "numeric",
                    "Theorem 3's first-step bound with the exact moments accountant vs the printed 0.103")
 def _():
-    from dpverify.theorems.li2019.bounds import delta_exact
-
     nums = example_numbers()
     ours = nums["li_exact"]
     ex = MNIST_EXAMPLE

@@ -11,7 +11,12 @@ import math
 
 import numpy as np
 import sympy as sp
+from scipy.optimize import brentq
 
+from dpverify.calculus.composition import advanced_composition, basic_composition, optimal_homogeneous_composition
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanisms.gaussian import classic_gaussian_sigma, gaussian_delta
+from dpverify.calculus.subsampling import amplify_substitution, beimel_subsampling
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.shared import BASIC_COMPOSITION
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
@@ -96,9 +101,6 @@ def _():
 @lem2.add_check("random_pairs_and_core_module", "numeric",
                 "random discrete pairs: hockey-stick of the product at eps1+eps2 <= delta1 + delta2; equals dpverify.calculus.composition.basic_composition")
 def _():
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-
     rng = np.random.default_rng(7)
     eps_a, eps_b = 0.3, 0.7
     P1, Q1, P2, Q2 = (rng.dirichlet(np.ones(4), size=300) for _ in range(4))
@@ -155,8 +157,6 @@ def _():
                 "eps = 0.1, k = 100, delta' = 1e-5: eps' = 5.850235 (by hand) = dpverify.calculus.composition.advanced_composition; "
                 "and never below the exact optimal composition (Kairouz et al. 2015)")
 def _():
-    from dpverify.calculus.composition import advanced_composition, optimal_homogeneous_composition
-
     by_hand = math.sqrt(200 * math.log(1e5)) * 0.1 + 100 * 0.1 * math.expm1(0.1)
     ours = lem3.evaluate(epsilon=0.1, delta=1e-7, k=100, delta_prime=1e-5)
     core = advanced_composition(0.1, 1e-7, 100, 1e-5)
@@ -291,8 +291,6 @@ def _():
                 "grid eps in (0,1), gamma in [1e-4, 1]: 2 gamma eps >= log(1 + gamma (e^eps - 1)) (amplify_substitution); "
                 "fails at eps = 2, gamma = 0.01 (outside the hypothesis); equals dpverify.calculus.subsampling.beimel_subsampling")
 def _():
-    from dpverify.calculus.subsampling import amplify_substitution, beimel_subsampling
-
     worst = -np.inf
     for e in np.linspace(0.01, 0.99, 25):
         for g in (1e-4, 1e-2, 0.1, 0.5, 1.0):
@@ -331,8 +329,6 @@ thm2 = Theorem(
                 "exact hockey-stick (Balle & Wang 2018) at sigma of Thm 2 <= delta on eps in (0,1), delta in 1e-1..1e-12; "
                 "sigma equals dpverify.calculus.mechanisms.gaussian.classic_gaussian_sigma")
 def _():
-    from dpverify.calculus.mechanisms.gaussian import classic_gaussian_sigma, gaussian_delta
-
     worst, mismatch = 0.0, 0.0
     for e in (0.01, 0.1, 0.5, 0.9, 0.999):
         for d in (1e-1, 1e-3, 1e-6, 1e-12):
@@ -345,8 +341,6 @@ def _():
 @thm2.add_check("fails_outside_hypothesis", "numeric",
                 "at eps = 10, delta = 1e-5 (outside eps < 1) the classic sigma gives exact delta > delta")
 def _():
-    from dpverify.calculus.mechanisms.gaussian import gaussian_delta
-
     s = thm2.evaluate(sensitivity=1.0, epsilon=10.0, delta=1e-5, allow_unguaranteed=True).sigma
     ratio = gaussian_delta(10.0, 1.0 / s) / 1e-5
     return ratio > 1, f"exact delta / delta = {ratio:.3f} at eps = 10 (hypothesis eps < 1 matters)", 1.0, ratio
@@ -377,8 +371,6 @@ sens.add_pin(
 
 
 def _rem1_cases():
-    from scipy.optimize import brentq
-
     out = []
     for c, k in ((2.0, 50), (5.0, 1000), (0.7, 3)):
         dp = math.exp(-c)  # c = log(1/delta'): the edge of the condition c <= log(1/delta'), where the bound is tight
@@ -398,8 +390,6 @@ rem1.add_pin(
 
 
 def _thm2_cases():
-    from dpverify.calculus.mechanisms.gaussian import classic_gaussian_sigma
-
     out = []
     for sens_, e, d in ((2.5, 0.5, 1e-5), (0.3, 0.9, 0.01), (7.0, 0.05, 1e-9)):
         # the sigma of dpverify.calculus.mechanisms.gaussian (an implementation of Dwork & Roth, Thm A.1, outside the catalogue);
@@ -417,9 +407,6 @@ thm2.add_pin(
 
 
 def _lem2_cases():
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-
     out = []
     for e1_, e2_, d1_, d2_ in ((0.3, 0.7, 0.01, 0.02), (1.9, 0.05, 0.0, 1e-6)):
         # epsilon: the log-ratio of the extreme joint outcome of two independent randomized responses (exactly e1 + e2)
@@ -439,8 +426,6 @@ lem2.add_pin(
 
 
 def _lem3_cases():
-    from dpverify.calculus.composition import advanced_composition
-
     return [({"epsilon": e, "delta": d, "k": k, "delta_prime": dp},
              {"epsilon": advanced_composition(e, d, k, dp).epsilon, "delta": advanced_composition(e, d, k, dp).delta})
             for e, d, k, dp in ((0.1, 1e-7, 100, 1e-5), (0.7, 1e-4, 13, 0.05))]
@@ -454,8 +439,6 @@ lem3.add_pin(
 
 
 def _lem4_cases():
-    from dpverify.calculus.subsampling import beimel_subsampling
-
     return [({"epsilon": e, "delta": d, "gamma": g},
              {"epsilon": beimel_subsampling(e, d, g).epsilon, "delta": beimel_subsampling(e, d, g).delta})
             for e, d, g in ((0.5, 1e-6, 0.1), (0.9, 0.01, 0.35))]

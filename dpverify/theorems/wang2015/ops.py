@@ -13,7 +13,12 @@ import itertools
 import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
+from scipy import stats
+from scipy.optimize import brentq
+from scipy.stats import beta
+from sympy.stats import Normal, variance
 
+from dpverify.calculus.mechanisms.exponential import discrete_delta, discrete_epsilon
 from dpverify.theorems.shared import APPROX_SAMPLING, OPS_PURE_DP
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.wang2015.common import hockey_stick_rows, link, source, symbols
@@ -362,8 +367,6 @@ prop1 = Theorem(
 @prop1.add_check("beta_bernoulli_mass_outside_ball", "numeric",
                  "Beta(1+S, 1+n-S), S = n theta0: posterior mass outside |theta - 0.3| <= 0.05 decreases to ~0 in n")
 def _():
-    from scipy.stats import beta
-
     th, r = 0.3, 0.05
     masses = []
     for n in (100, 1000, 10000, 100000):
@@ -393,8 +396,6 @@ prop2 = Theorem(
 
 @prop2.add_check("sum_of_independent_normals", "symbolic", "Var of the sum of two independent N(0, I^-1) is 2 I^-1")
 def _():
-    from sympy.stats import Normal, variance
-
     i = sp.Symbol("I", positive=True)
     v = sp.simplify(variance(Normal("U", 0, 1 / sp.sqrt(i)) + Normal("V", 0, 1 / sp.sqrt(i))) * i)
     return v == prop2.conclusion["are"], f"Var * I = {v}"
@@ -542,8 +543,6 @@ def _canonical(eps: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
 
 def _exact_profile(p: np.ndarray, q: np.ndarray, eps: float) -> tuple[float, float]:
     """(smallest delta at eps, both directions; smallest eps at delta = 0 on the common support)."""
-    from dpverify.calculus.mechanisms.exponential import discrete_delta, discrete_epsilon
-
     lp, lq = _log(p), _log(q)
     d = max(discrete_delta(lp, lq, eps), discrete_delta(lq, lp, eps))
     keep = (p > 0) & (q > 0)
@@ -591,8 +590,6 @@ lem1.add_pin(
 
 
 def _def23_cases():
-    from scipy import stats
-
     out = []
     for n, th in ((37, 0.3), (1000, 0.85), (5, 0.5)):
         post = stats.beta(1 + n * th, 1 + n * (1 - th))
@@ -662,8 +659,6 @@ thm1l.add_pin(
 
 
 def _alg1_cases():
-    from scipy.optimize import brentq
-
     out = []
     for B, e in ((0.5, 0.8), (0.1, 2.0), (2.0, 1.0)):
         # the largest tempering r in (0, 1] with Theorem 1's 4 r B <= eps, found by root finding on the worst pair
@@ -682,8 +677,6 @@ alg1.add_pin(
 
 
 def _prop1_cases():
-    from scipy import stats
-
     out = []
     for n, th in ((20, 0.3), (400, 0.7)):
         s = np.arange(n + 1)
@@ -717,8 +710,6 @@ prop2.add_pin(
 
 
 def _prop1_cases_at(n: int, th: float) -> float:
-    from scipy import stats
-
     s = np.arange(n + 1)
     w = stats.binom.pmf(s, n, th)
     keep = w > 1e-300
@@ -760,8 +751,6 @@ prop4.add_pin(
 
 
 def _tempered_are(rho: float, n: int, th: float) -> float:
-    from scipy import stats
-
     s = np.arange(n + 1)
     w = stats.binom.pmf(s, n, th)
     keep = w > 1e-300

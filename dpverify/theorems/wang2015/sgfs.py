@@ -13,6 +13,10 @@ import math
 import numpy as np
 import sympy as sp
 
+from dpverify.calculus.composition import advanced_composition, basic_composition
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanisms.gaussian import gaussian_delta
+from dpverify.calculus.subsampling import beimel_subsampling
 from dpverify.theorems import symbols as sy
 from dpverify.theorems.base import Erratum, Hypothesis, Theorem
 from dpverify.theorems.wang2015.common import LOG_2D, LOG_A, PAPER_EPS0, SYMBOLS, link, sgld_chain, source, symbols, with_log_symbols
@@ -85,8 +89,6 @@ def _():
                 "exact hockey-stick (Balle & Wang 2018): noise (1+sqrt(2 log 1/delta))/eps with sensitivity 1 holds on eps in "
                 "0.1..5, delta in 1e-2..1e-10; the '1 log' reading and sensitivity 2 with the printed noise fail")
 def _():
-    from dpverify.calculus.mechanisms.gaussian import gaussian_delta
-
     worst_ok, worst_one_log, worst_replace = 0.0, 0.0, 0.0
     for e in (0.1, 0.5, 1.0, 2.0, 5.0):
         for d in (1e-2, 1e-5, 1e-10):
@@ -271,9 +273,6 @@ def _():
                 "N=1e4, T=100, tau=100, eps=0.5, delta=1e-5: classic Gaussian inversion of Alg. 4's noise (sensitivities 2/tau and "
                 "7/(tau-1)), beimel_subsampling, advanced_composition, basic_composition reproduce the conclusion; it exceeds 2 eps")
 def _():
-    from dpverify.calculus.composition import advanced_composition, basic_composition
-    from dpverify.calculus.subsampling import beimel_subsampling
-
     N, T, tau, eps, delta = 10**4, 100, 100, 0.5, 1e-5
     res = thm5.evaluate(N=N, T=T, tau=tau, epsilon=eps, delta=delta)
     delta0, k = tau * delta / (2 * N * T), N * T // tau
@@ -324,10 +323,6 @@ lem6.add_pin(
 
 
 def _thm5_cases():
-    from dpverify.calculus.composition import advanced_composition, basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-    from dpverify.calculus.subsampling import beimel_subsampling
-
     out = []
     for N, T, tau, e, d in ((10_000, 100, 100, 0.5, 1e-5), (50_000, 40, 500, 1.5, 1e-6)):
         sigma2 = 32 * T * math.log(2.5 * N * T / (tau * d)) * math.log(2 / d) / (N * tau * e**2)  # Algorithm 4, by hand

@@ -17,9 +17,14 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from scipy.optimize import brentq
 
+from dpverify.calculus.composition import advanced_composition, basic_composition
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.calculus.mechanisms.gaussian import classic_gaussian_sigma
+from dpverify.calculus.subsampling import beimel_subsampling
 from dpverify.theorems import symbols as sy
-from dpverify.theorems.base import Erratum, Hypothesis, Theorem
+from dpverify.theorems.base import Erratum, Hypothesis, HypothesisError, Theorem
 from dpverify.theorems.wang2015.common import (
     LOG_2D,
     PAPER_EPS0,
@@ -31,6 +36,7 @@ from dpverify.theorems.wang2015.common import (
     symbols,
     with_log_symbols,
 )
+from dpverify.theorems.wang2015.ops import alg1
 
 __all__ = ["THEOREMS"]
 
@@ -239,8 +245,6 @@ def _():
                 "N=1e4, T=10, tau=100, eps=0.5, delta=1e-5: with Lemma 3 applied exactly, the chain gives eps' = 0.3587 <= eps "
                 "for 128, and the constant giving eps' = eps is ~66.6 <= 128")
 def _():
-    from scipy.optimize import brentq
-
     r = sp.Dummy("r", positive=True)
     f = sp.lambdify((r, _N, _T, _tau, _eps, _delta), sgld_chain(r)["epsilon"], "math")
     chain_eps = lambda C: f(C / 256, 10**4, 10, 100, 0.5, 1e-5)  # noqa: E731
@@ -254,10 +258,6 @@ def _():
                 "same point: classic_gaussian_sigma(2L, eps_0, delta_0) = Alg. 2's sigma on the sum; beimel_subsampling; "
                 "advanced_composition(k = 1000, delta' = delta/2) = the conclusion")
 def _():
-    from dpverify.calculus.composition import advanced_composition
-    from dpverify.calculus.mechanisms.gaussian import classic_gaussian_sigma
-    from dpverify.calculus.subsampling import beimel_subsampling
-
     N, T, tau, L, eps, delta, eta = 10**4, 10, 100, 1.0, 0.5, 1e-5, 1e-3
     var = alg2.evaluate(N=N, T=T, tau=tau, L=L, epsilon=eps, delta=delta, eta=eta).data_term
     sigma_sum = math.sqrt(var) / (eta * N / tau)
@@ -353,8 +353,6 @@ alg3 = Theorem(
 
 @alg3.add_check("basic_composition", "symbolic", "Alg. 1 at eps/2 (4 rho B <= eps/2) composed with (eps/2, delta) by Lemma 2 gives (eps, delta)")
 def _():
-    from dpverify.theorems.wang2015.ops import alg1
-
     B = _S["B"]
     ops_eps = alg1.conclusion["epsilon"].subs(_eps, _eps / 2)
     same = sp.simplify(ops_eps - alg3.conclusion["epsilon_ops"]) == 0
@@ -519,8 +517,6 @@ def _():
 
 @sghmc.add_check("evaluated_point", "numeric", "at h = h_max the condition holds with equality; at 1.01 h_max it fails")
 def _():
-    from dpverify.theorems.base import HypothesisError
-
     vals = dict(A=1.0, B_hat=0.2, N=10**4, T=10, tau=100, L=1, epsilon=0.5, delta=1e-5)
     hmax = sghmc.evaluate(h=1e-12, **vals).h_max
     ok_at = sghmc.check_hypotheses(h=hmax * (1 - 1e-12), **vals)["privacy_condition"]
@@ -607,9 +603,6 @@ def _chain_by_core(N, T, tau, L, eps, delta, sigma_sum) -> dict[str, float]:
     """Theorem 4's proof chain done with dpverify's core calculus, for a per-step Gaussian of std ``sigma_sum`` on the
     mini-batch gradient sum: Theorem 2 solved for eps_0 (sensitivity 2L, delta_0 = tau delta/(2NT)), Beimel
     subsampling at tau/N, advanced composition over N T/tau steps with delta' = delta/2."""
-    from dpverify.calculus.composition import advanced_composition
-    from dpverify.calculus.subsampling import beimel_subsampling
-
     delta0 = tau * delta / (2 * N * T)
     eps0 = 2 * L * math.sqrt(2 * math.log(1.25 / delta0)) / sigma_sum
     sub = beimel_subsampling(eps0, delta0, tau / N)
@@ -659,8 +652,6 @@ thm4.add_pin(
 
 
 def _phase_cases():
-    from scipy.optimize import brentq
-
     out = []
     for a, e, L, N, T, tau, d, t in ((0.3, 0.5, 1.3, 10_000, 10, 100, 1e-5, 77), (0.8, 1.5, 0.2, 3_000, 4, 30, 1e-4, 900)):
         D = _D_by_hand(N, T, tau, L, e, d)
@@ -680,9 +671,6 @@ phase.add_pin(
 
 
 def _alg3_cases():
-    from dpverify.calculus.composition import basic_composition
-    from dpverify.calculus.guarantees import ApproxDP
-
     out = []
     for B, e, d in ((0.5, 0.8, 1e-5), (0.05, 2.0, 1e-3)):
         rho = min(1.0, (e / 2) / (4 * B))  # Algorithm 1 run at eps/2
