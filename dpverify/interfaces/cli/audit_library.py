@@ -152,7 +152,7 @@ def _run_corpus(args) -> int:
 
 def _run(args) -> int:
     from dpverify.interfaces.cli.output import output_width
-    from dpverify.libraries.runner import failed, run_catalogue, select
+    from dpverify.libraries.runner import BUDGETS, failed, run_catalogue
     from dpverify.validation import UsageError
 
     if args.library not in CHOICES:
@@ -166,23 +166,14 @@ def _run(args) -> int:
         from dpverify.interfaces.files import RunDirectory
 
         report_dir = RunDirectory(args.report).prepare(args.overwrite)  # before any work: a bad path costs nothing
-    functions, missing = _catalogues(args.library)
-    for line in missing:
-        print(f"dpverify: {line}", file=sys.stderr)
-    if not functions:
-        print("dpverify: error: no library catalogue is available (see above)", file=sys.stderr)
+    chosen, missing = _chosen_functions(args)
+    if chosen is None:
         return 2
-    chosen = select(functions, args.only)
-    if not chosen:
-        raise UsageError(f"--only {args.only!r} matches no function of {args.library}; the functions are: "
-                         + ", ".join(f.qualified_name for f in functions))
     print(f"audit-library: {len(chosen)} functions (budget {args.budget} x{args.scale:g}, seed {args.seed})",
           file=sys.stderr, flush=True)
 
     def progress(msg: str) -> None:
         print(f"  {msg}", file=sys.stderr, flush=True)
-
-    from dpverify.libraries.runner import BUDGETS
 
     budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
     rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress,
@@ -195,17 +186,45 @@ def _run(args) -> int:
     else:
         print_rows(rows, output_width(args.wide))
     bad = failed(rows)
-    counts = {k: sum(r.get("label") == k for r in rows)
-              for k in ("finding", "expected", "expected, not found", "not reproduced", "unavailable", "error")}
-    summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "no violation"
-    print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} functions audited; {summary}",
+    print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} functions audited; {_label_summary(rows)}",
           file=sys.stderr if args.json else sys.stdout)
     if report_dir is not None:
-        from dpverify.interfaces.report import write_report
-
-        settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
-                    "seed": args.seed, "jobs": args.jobs,
-                    "only": args.only, "confidence": args.confidence, "unavailable": missing}
-        paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
-        print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+        _write_library_report(args, report_dir, rows, missing)
     return 1 if bad else 0
+
+
+def _chosen_functions(args) -> tuple[list | None, list[str]]:
+    """The catalogue's functions ``--only`` selects, and the lines on catalogues that are not available (printed
+    here); None when no catalogue is available (said here too). A selection that matches nothing is a usage error
+    listing the functions."""
+    from dpverify.libraries.runner import select
+    from dpverify.validation import UsageError
+
+    functions, missing = _catalogues(args.library)
+    for line in missing:
+        print(f"dpverify: {line}", file=sys.stderr)
+    if not functions:
+        print("dpverify: error: no library catalogue is available (see above)", file=sys.stderr)
+        return None, missing
+    chosen = select(functions, args.only)
+    if not chosen:
+        raise UsageError(f"--only {args.only!r} matches no function of {args.library}; the functions are: "
+                         + ", ".join(f.qualified_name for f in functions))
+    return chosen, missing
+
+
+def _label_summary(rows: list[dict]) -> str:
+    """How many functions got each label ("2 finding, 1 expected"), or "no violation"."""
+    counts = {k: sum(r.get("label") == k for r in rows)
+              for k in ("finding", "expected", "expected, not found", "not reproduced", "unavailable", "error")}
+    return ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "no violation"
+
+
+def _write_library_report(args, report_dir, rows: list[dict], missing: list[str]) -> None:
+    from dpverify.interfaces.report import write_report
+
+    settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
+                "seed": args.seed, "jobs": args.jobs, "only": args.only, "confidence": args.confidence,
+                "unavailable": missing}
+    paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
+    print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)

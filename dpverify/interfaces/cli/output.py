@@ -66,32 +66,55 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, width
     too wide (``ula_final (samples 20000, time [s] 1.0)``). Other columns are never cut: nothing is lost at any width
     (a table of numbers alone wider than ``width`` stays as wide as it must)."""
     table = [["" if v is None else str(v) for v in r] for r in rows]
+    natural = _natural_widths(headers, table)
+    too_wide = width is not None and _total(natural) > width
+    if above and too_wide and all(a in headers for a in above):
+        return _columns_above(headers, table, natural, [list(headers).index(a) for a in above])
+    flex = [i for i, h in enumerate(headers) if h in flexible]
+    if width is None or not too_wide or not flex:
+        return _render(headers, table, natural, [])
+    widths = _shared_widths(headers, natural, flex, width)
+    if all(widths[i] >= min(MIN_FLEXIBLE, natural[i]) for i in flex) and _total(widths) <= width:
+        return _render(headers, table, widths, flex)
+    return _stacked(headers, table, natural, flex, width)
+
+
+def _natural_widths(headers: Sequence[str], table: list[list[str]]) -> list[int]:
+    """Each column's width: its longest cell or header."""
     natural = [len(h) for h in headers]
     for r in table:
         natural = [max(w, len(v)) for w, v in zip(natural, r)]
-    if above and width is not None and _total(natural) > width and all(a in headers for a in above):
-        moved = [list(headers).index(a) for a in above]
-        keep = [i for i in range(len(headers)) if i not in moved]
-        rest = _render([headers[i] for i in keep], [[r[i] for i in keep] for r in table],
-                       [natural[i] for i in keep], []).splitlines()
-        first, extra = moved[0], moved[1:]
-        lines = [headers[first] + "".join(f", {headers[i]}" for i in extra), "  " + rest[0], "  " + rest[1]]
-        for r, numbers in zip(table, rest[2:]):  # one line per row: no column of the rest wraps
-            lines += [r[first] + (" (" + ", ".join(f"{headers[i]} {r[i]}" for i in extra) + ")" if extra else ""),
-                      "  " + numbers]
-        return "\n".join(lines)
-    flex = [i for i, h in enumerate(headers) if h in flexible]
-    if width is None or _total(natural) <= width or not flex:
-        return _render(headers, table, natural, [])
+    return natural
+
+
+def _columns_above(headers: Sequence[str], table: list[list[str]], natural: list[int], moved: list[int]) -> str:
+    """The table without the ``moved`` columns, each row preceded by a line with the first moved column's value and
+    the others' as ``header value`` in parentheses."""
+    keep = [i for i in range(len(headers)) if i not in moved]
+    rest = _render([headers[i] for i in keep], [[r[i] for i in keep] for r in table],
+                   [natural[i] for i in keep], []).splitlines()
+    first, extra = moved[0], moved[1:]
+    lines = [headers[first] + "".join(f", {headers[i]}" for i in extra), "  " + rest[0], "  " + rest[1]]
+    for r, numbers in zip(table, rest[2:]):  # one line per row: no column of the rest wraps
+        lines += [r[first] + (" (" + ", ".join(f"{headers[i]} {r[i]}" for i in extra) + ")" if extra else ""),
+                  "  " + numbers]
+    return "\n".join(lines)
+
+
+def _shared_widths(headers: Sequence[str], natural: list[int], flex: list[int], width: int) -> list[int]:
+    """The column widths when the ``flex`` columns share what the others leave of ``width``, in proportion to
+    their natural widths (never below their header)."""
     fixed = sum(w for i, w in enumerate(natural) if i not in flex) + len(GAP) * (len(natural) - 1)
     room = width - fixed
     want = sum(natural[i] for i in flex)
     widths = list(natural)
     for i in flex:
         widths[i] = min(natural[i], max(len(headers[i]), room * natural[i] // want))
-    if all(widths[i] >= min(MIN_FLEXIBLE, natural[i]) for i in flex) and _total(widths) <= width:
-        return _render(headers, table, widths, flex)
-    # Stacked: the fixed columns as a table, each flexible cell wrapped on its own line below its row.
+    return widths
+
+
+def _stacked(headers: Sequence[str], table: list[list[str]], natural: list[int], flex: list[int], width: int) -> str:
+    """The fixed columns as a table, each flexible cell wrapped on its own line below its row."""
     keep = [i for i in range(len(headers)) if i not in flex]
     out = _render([headers[i] for i in keep], [[r[i] for i in keep] for r in table],
                   [natural[i] for i in keep], []).splitlines()

@@ -107,11 +107,16 @@ def select(only: str | None, paper: str | None, theorems: bool = True, audits: b
     thms = [t for t in registry.all_theorems(paper) if _matches(t.id, only)] if theorems else []
     cases = [c for c in select_cases(only) if paper is None or paper in _case_papers(c)] if audits else []
     if not thms and not cases:
-        given = " and ".join(s for s in (f"--only {only!r}" if only else "", f"--paper {paper!r}" if paper else "") if s)
-        scope = " or ".join(s for s in ("theorem" if theorems else "", "audit case" if audits else "") if s)
-        raise UsageError(f"{given or 'the selection'} matches no {scope}; see `dpverify theorems list` and "
-                         "`dpverify samplers list` for the IDs")
+        raise UsageError(_nothing_selected(only, paper, theorems, audits))
     return thms, cases
+
+
+def _nothing_selected(only: str | None, paper: str | None, theorems: bool, audits: bool) -> str:
+    """What an empty selection says: the options given and what they were looked for in."""
+    given = " and ".join(s for s in (f"--only {only!r}" if only else "", f"--paper {paper!r}" if paper else "") if s)
+    scope = " or ".join(s for s in ("theorem" if theorems else "", "audit case" if audits else "") if s)
+    return (f"{given or 'the selection'} matches no {scope}; see `dpverify theorems list` and `dpverify samplers "
+            "list` for the IDs")
 
 
 # -- running ------------------------------------------------------------------------------------------------------
@@ -378,91 +383,120 @@ def _print_theorems(theorem_rows: list[dict], width: int | None = None) -> None:
           f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
     proofs = [r["proof"] for r in theorem_rows if r.get("proof")]
     if proofs:
-        counts: dict[str, int] = {}
-        for p in proofs:
-            counts[p["outcome"]] = counts.get(p["outcome"], 0) + 1
-        fresh = any(p.get("fresh") for p in proofs)
-        tally = ", ".join(f"{counts[k]} {k}" for k in ("proved", "refuted", "undecided", "not provable") if k in counts)
-        how = "proved afresh" if fresh else "shipped certificates re-checked by the independent checker"
-        unexpected = sum(p["outcome"] != p["expected"] for p in proofs)
-        invalid = sum(p.get("certificates_valid") is False for p in proofs)
-        print(wrap(f"Proofs over whole domains (dpverify prove; {how}): {len(proofs)} privacy statements: {tally}"
-                   f"; {unexpected} not as expected" + (f"; {invalid} with an INVALID certificate" if invalid else ""),
-                   width))
+        print(wrap(_proof_summary(proofs), width))
     for r in failed:
-        names = [c["name"] for c in r["checks"] if not c["passed"]]
-        proof = r.get("proof") or {}
-        if proof and (proof.get("outcome") != proof.get("expected") or proof.get("certificates_valid") is False):
-            names.append(f"proof {proof.get('outcome')} (expected {proof.get('expected')})"
-                         if proof.get("outcome") != proof.get("expected") else "proof certificate invalid")
-        print(wrap(f"FAILED {r['id']}: {', '.join(names)}", width, indent="  ", subsequent="    "))
+        print(wrap(f"FAILED {r['id']}: {', '.join(_failed_parts(r))}", width, indent="  ", subsequent="    "))
+
+
+def _proof_summary(proofs: list[dict]) -> str:
+    """One line on the proofs of a run: how they were obtained, the count of each outcome, how many are not as
+    expected and how many certificates did not re-check."""
+    counts: dict[str, int] = {}
+    for p in proofs:
+        counts[p["outcome"]] = counts.get(p["outcome"], 0) + 1
+    tally = ", ".join(f"{counts[k]} {k}" for k in ("proved", "refuted", "undecided", "not provable") if k in counts)
+    how = ("proved afresh" if any(p.get("fresh") for p in proofs)
+           else "shipped certificates re-checked by the independent checker")
+    unexpected = sum(p["outcome"] != p["expected"] for p in proofs)
+    invalid = sum(p.get("certificates_valid") is False for p in proofs)
+    return (f"Proofs over whole domains (dpverify prove; {how}): {len(proofs)} privacy statements: {tally}"
+            f"; {unexpected} not as expected" + (f"; {invalid} with an INVALID certificate" if invalid else ""))
+
+
+def _failed_parts(row: dict) -> list[str]:
+    """The names of a failed theorem's failed checks, and its proof when that is what failed."""
+    names = [c["name"] for c in row["checks"] if not c["passed"]]
+    proof = row.get("proof") or {}
+    if proof and proof.get("outcome") != proof.get("expected"):
+        names.append(f"proof {proof.get('outcome')} (expected {proof.get('expected')})")
+    elif proof and proof.get("certificates_valid") is False:
+        names.append("proof certificate invalid")
+    return names
 
 
 def print_audits(audits: list[dict], *, explain: bool = True, width: int | None = None) -> None:
     """The audit table, the accountant methods, loose claims, reasons and errors; with ``explain`` also the legend
     of the columns. Prose lines wrap to ``width`` (None: no limit)."""
-    from dpverify.interfaces.cli.output import format_table, wrap
-    from dpverify.interfaces.presentation import (
-        AUDIT_HEADERS,
-        accountant_marks,
-        audit_cells,
-        legend_lines,
-        loose_claim_notes,
-        split_known_bad,
-    )
-
-    def say(text: str, indent: str = "  ") -> None:
-        print(wrap(text, width, indent=indent, subsequent=indent + "  "))
+    from dpverify.interfaces.presentation import accountant_marks, split_known_bad
 
     marks = accountant_marks(r.get("audit") or {} for r in audits)
     regular, known_bad = split_known_bad(audits)
-
-    def table(results: list[dict]) -> str:
-        rows = []
-        for res in results:
-            a = res.get("audit")
-            name = res["case"] + (f" ({res['release']})" if res.get("release") else "")
-            if a is None:
-                rows.append([name] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
-            else:
-                rows.append([name] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
-        return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
-                            above=("audit", "samples", "time [s]"))
-
-    audits = regular
     if regular:
         print()
-        say("Audits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified; each "
-            "audit tests the tightest of them known for its pair):", "")
-        print(table(regular))
+        _say("Audits (a correct sampler and a sound auditor give claimed >= accountant >= exact >= certified; each "
+             "audit tests the tightest of them known for its pair):", width, "")
+        print(_audit_table(regular, marks, width))
     if known_bad:
-        flagged = sum(bool(r.get("passed")) for r in known_bad)
-        print()
-        say(f"Known-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
-            f"{flagged}/{len(known_bad)} flagged", "")
-        print(table(known_bad))
-        for res in known_bad:
-            if not res.get("passed"):
-                say(f"NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}")
+        _print_known_bad(known_bad, marks, width)
     print()
+    _print_legend(marks, explain, width)
+    _print_audit_notes(regular, width)
+
+
+def _say(text: str, width: int | None, indent: str = "  ") -> None:
+    from dpverify.interfaces.cli.output import wrap
+
+    print(wrap(text, width, indent=indent, subsequent=indent + "  "))
+
+
+def _audit_table(results: list[dict], marks: dict, width: int | None) -> str:
+    """One row per audit: its name (and release), the :data:`AUDIT_HEADERS` cells, samples and seconds."""
+    from dpverify.interfaces.cli.output import format_table
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, audit_cells
+
+    rows = []
+    for res in results:
+        a = res.get("audit")
+        name = res["case"] + (f" ({res['release']})" if res.get("release") else "")
+        if a is None:
+            rows.append([name] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
+        else:
+            rows.append([name] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
+    return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
+                        above=("audit", "samples", "time [s]"))
+
+
+def _print_known_bad(known_bad: list[dict], marks: dict, width: int | None) -> None:
+    """The known-bad implementations' table, how many were flagged, and each one that was not."""
+    flagged = sum(bool(r.get("passed")) for r in known_bad)
+    print()
+    _say(f"Known-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
+         f"{flagged}/{len(known_bad)} flagged", width, "")
+    print(_audit_table(known_bad, marks, width))
+    for res in known_bad:
+        if not res.get("passed"):
+            _say(f"NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}",
+                 width)
+
+
+def _print_legend(marks: dict, explain: bool, width: int | None) -> None:
+    """What each column means (with ``explain``; else a pointer to ``--explain``) and the accountant methods."""
+    from dpverify.interfaces.presentation import legend_lines
+
     lines = legend_lines(marks)
     for line in (lines if explain else lines[len(legend_lines({})):]):
-        say(line)
+        _say(line, width)
     if not explain:
-        say("(--explain: what each column means)")
+        _say("(--explain: what each column means)", width)
+
+
+def _print_audit_notes(audits: list[dict], width: int | None) -> None:
+    """Loose claims, why each audit that is not consistent is not, and the errors."""
+    from dpverify.interfaces.presentation import loose_claim_notes
+
     notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
     if notes:
         print("\nLoose claims (no audit of this pair can contradict them):")
         for n in notes:
-            say(n)
+            _say(n, width)
     why = [(r["case"], r["audit"]) for r in audits if r.get("audit") and r["audit"].get("verdict") != "consistent"]
     if why:
         print("\nWhy not consistent:")
         for case, a in why:
-            say(f"{case} ({a['verdict']}): {a.get('verdict_reason') or '-'}")
+            _say(f"{case} ({a['verdict']}): {a.get('verdict_reason') or '-'}", width)
     for res in audits:
         if res.get("error"):
-            say(f"ERROR {res['case']}: {res['error']}")
+            _say(f"ERROR {res['case']}: {res['error']}", width)
 
 
 # -- the command --------------------------------------------------------------------------------------------------
@@ -515,16 +549,10 @@ def _print_summary(theorem_rows: list[dict], audits: list[dict], width: int | No
 
 
 def _run(args) -> int:
+    from dpverify.interfaces.cli.output import output_width
     from dpverify.interfaces.cli.progress import Progress
 
-    from dpverify.validation import UsageError
-
-    if args.resume and not args.report:
-        raise UsageError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
-    if args.overwrite and not args.report:
-        raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
-    arguments.check_backend_arguments(args)
-    check_scheduler(args.scheduler, args.workers)
+    _check_run_options(args)
     thms, cases = select(args.only, args.paper, theorems=not args.no_theorems, audits=not args.no_audits)
     # the backend and device asked for (--backend/--device; a case without a device path still runs on numpy, and its
     # row says so): part of the settings a --resume must match, since the numbers are reproducible per backend only
@@ -549,30 +577,20 @@ def _run(args) -> int:
     theorem_rows: list[dict] = []
     audits: list[dict] = []
     workers = 1 if args.workers is None else args.workers
-    if args.scheduler is None:  # local processes (a local cluster's workers are capped by cluster_for)
-        workers = arguments.cap_workers(workers)
     if args.scheduler is not None:
         with cluster_for(args.scheduler, args.workers, checked=True) as client:
             theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save,
                                                    args.backend, args.device, args.dask_resources)
-    if thms and args.scheduler is None:
-        with Progress(len(thms), "theorems") as progress:
-            for thm in thms:
-                row = done["theorem"].get(thm.id)
-                if row is None:
-                    progress.start_item(thm.id)
-                    row = _theorem_row(thm, args.prove_seconds if args.prove else None)
-                    save({"type": "theorem", "id": thm.id, "row": row})
-                theorem_rows.append(row)
-                progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
-    if cases and args.scheduler is None:
-        with Progress(len(cases), "audits") as progress:
-            audits = _run_audits(cases, args.budget, args.seed, workers, progress, done["audit"],
-                                 lambda res: save({"type": "audit", "case": res["case"], "result": res}),
-                                 inherited_fds=run.descriptors() if run is not None else (),
-                                 backend=args.backend, device=args.device)
-
-    from dpverify.interfaces.cli.output import output_width
+    else:
+        capped = arguments.cap_workers(workers)  # local processes (a local cluster's are capped by cluster_for)
+        workers = workers if capped is None else capped
+        theorem_rows = _check_theorems(thms, args, done, save)
+        if cases:
+            with Progress(len(cases), "audits") as progress:
+                audits = _run_audits(cases, args.budget, args.seed, workers, progress, done["audit"],
+                                     lambda res: save({"type": "audit", "case": res["case"], "result": res}),
+                                     inherited_fds=run.descriptors() if run is not None else (),
+                                     backend=args.backend, device=args.device)
 
     width = output_width(args.wide)
     if theorem_rows:
@@ -581,13 +599,48 @@ def _run(args) -> int:
         print_audits(audits, explain=args.explain, width=width)
     failed = _print_summary(theorem_rows, audits, width, time.perf_counter() - start)
     if run is not None:
-        from dpverify.interfaces.report import write_report
-
-        # the bound curves of the papers whose theorems were checked
-        papers = sorted({r["paper"] for r in theorem_rows})
-        paths = write_report(args.report, theorem_rows, audits, settings={**settings, "workers": workers,
-                                                                             "scheduler": args.scheduler,
-                                                                             "dask_resources": args.dask_resources},
-                             run=run, report_dir=report_dir, paper_figures=papers)
-        print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
+        _publish(args, run, report_dir, theorem_rows, audits,
+                 {**settings, "workers": workers, "scheduler": args.scheduler, "dask_resources": args.dask_resources})
     return 1 if failed else 0
+
+
+def _check_run_options(args) -> None:
+    """The options that need another (--resume and --overwrite need --report), the backend and the scheduler:
+    checked before any work."""
+    from dpverify.validation import UsageError
+
+    if args.resume and not args.report:
+        raise UsageError("--resume needs --report DIR: the checkpoint of the interrupted run lives there")
+    if args.overwrite and not args.report:
+        raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
+    arguments.check_backend_arguments(args)
+    check_scheduler(args.scheduler, args.workers)
+
+
+def _check_theorems(thms: list, args, done: dict, save: Callable[[dict], None]) -> list[dict]:
+    """Each theorem's row (checks and proof), from the checkpoint of an interrupted run where it is there."""
+    from dpverify.interfaces.cli.progress import Progress
+
+    rows: list[dict] = []
+    if not thms:
+        return rows
+    with Progress(len(thms), "theorems") as progress:
+        for thm in thms:
+            row = done["theorem"].get(thm.id)
+            if row is None:
+                progress.start_item(thm.id)
+                row = _theorem_row(thm, args.prove_seconds if args.prove else None)
+                save({"type": "theorem", "id": thm.id, "row": row})
+            rows.append(row)
+            progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
+    return rows
+
+
+def _publish(args, run, report_dir, theorem_rows: list[dict], audits: list[dict], settings: dict) -> None:
+    """report.json and report.html of the run, with the bound curves of the papers whose theorems were checked."""
+    from dpverify.interfaces.report import write_report
+
+    papers = sorted({r["paper"] for r in theorem_rows})
+    paths = write_report(args.report, theorem_rows, audits, settings=settings, run=run, report_dir=report_dir,
+                         paper_figures=papers)
+    print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
