@@ -46,6 +46,7 @@ def _read(rel: str) -> str:
     return (DOCS / rel).read_text()
 
 
+@pytest.mark.docs
 def test_site_builds_with_every_page(site):
     for page in ("index.html", "getting-started/index.html", "concepts/index.html", "auditing/index.html",
                  "pytest-plugin/index.html", "errata/index.html", "samplers/index.html", "api/index.html",
@@ -60,6 +61,7 @@ def test_site_builds_with_every_page(site):
         assert (site / "notebooks" / nb.stem / "index.html").is_file(), nb.stem  # the page of its cells
 
 
+@pytest.mark.docs
 def test_theorem_pages_list_every_theorem_with_its_check_status(site):
     pages = {p: _read(f"theorems/{p}.md") for p in {t.paper for t in theorems.all_theorems()}}
     index = _read("theorems/index.md")
@@ -76,6 +78,7 @@ def test_theorem_pages_list_every_theorem_with_its_check_status(site):
         assert ("**Reconstructed:** yes" in section) == t.reconstructed, t.id
 
 
+@pytest.mark.docs
 def test_sampler_page_lists_every_sampler(site):
     page = _read("samplers.md")
     html = (site / "samplers" / "index.html").read_text()
@@ -84,6 +87,7 @@ def test_sampler_page_lists_every_sampler(site):
         assert f'id="{cls.id}"' in html, cls.id
 
 
+@pytest.mark.docs
 def test_errata_page_lists_every_erratum(site):
     page = _read("errata.md")
     n = 0
@@ -119,6 +123,7 @@ def test_getting_started_quotes_the_readme_commands_literally():
         "the markers")
 
 
+@pytest.mark.docs
 def test_getting_started_quotes_the_readme_commands(site):
     import html as html_lib
 

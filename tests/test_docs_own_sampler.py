@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.docs  # the docs extra's slow part (pyproject.toml's markers)
+
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "own-sampler.md"
 
 

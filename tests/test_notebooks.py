@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.docs  # the docs extra's slow part (pyproject.toml's markers)
+
 nbformat = pytest.importorskip("nbformat", reason="the docs extra (pip install -e '.[docs]') runs the notebooks")
 nbclient = pytest.importorskip("nbclient")
 
