@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 
 __all__ = ["Vocabulary", "Release", "NeighbouringRelation", "Adjacency", "Verdict", "Mode", "TestKind",
-           "KnownBadDefect", "WHITE_BOX_BLIND_DEFECTS"]
+           "KnownBadDefect", "WHITE_BOX_BLIND_DEFECTS", "ArrayBackend"]
 
 
 class Vocabulary(str, enum.Enum):
@@ -135,3 +135,11 @@ class KnownBadDefect(Vocabulary):
 #: change is across steps): a black-box statistic must find them.
 WHITE_BOX_BLIND_DEFECTS: tuple[KnownBadDefect, ...] = (KnownBadDefect.SHARED_NOISE, KnownBadDefect.REUSED_NOISE,
                                                         KnownBadDefect.WARM_START)
+
+
+class ArrayBackend(Vocabulary):
+    """The array backends samples are drawn and counted on (:mod:`dpverify.backends`): ``NUMPY``, the reference, and
+    ``TORCH`` (CPU or a CUDA device)."""
+
+    NUMPY = "numpy"
+    TORCH = "torch"

@@ -7,13 +7,16 @@ from typing import Any, Callable, ContextManager, TypeVar
 
 import numpy as np
 
+from dpverify.vocabulary import ArrayBackend
+
 __all__ = ["BACKENDS", "NUMPY", "Backend", "DeviceGenerator", "NumpyBackend", "backend_generic", "check_backend",
            "generator_backend", "is_device_generator"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: The backends ``backend=`` accepts (numpy is the default and the reference).
-BACKENDS = ("numpy", "torch")
+#: The backends' names (:class:`dpverify.vocabulary.ArrayBackend`).
+BACKENDS = ArrayBackend.values()
 #: Fraction of the device's free memory one chunk of outputs and its temporaries may take (:meth:`Backend.chunk_size`);
 #: an audit's two chunks, one per side, share it (``dpverify.audit.core.device_chunk_size``: 20% each).
 MEMORY_FRACTION = 0.4

@@ -19,6 +19,8 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from dpverify.vocabulary import ArrayBackend
+
 #: The most samples per side an audit takes from the command line or the pytest plugin. The auditor plans its
 #: chunks up front (one entry per chunk of 2^20 samples), and 10^12 samples per side is already days of drawing on
 #: a cluster; more is a typo.
@@ -223,9 +225,7 @@ def cli_spelling(message: str, hints: dict[str, str] | None = None) -> str:
 
 def add_backend_arguments(p: Any) -> None:
     """``--backend numpy|torch`` and ``--device cpu|cuda|cuda:K`` (:mod:`dpverify.backends`, docs/gpu.md)."""
-    from dpverify.backends import BACKENDS
-
-    p.add_argument("--backend", choices=BACKENDS, default="numpy",
+    p.add_argument("--backend", choices=ArrayBackend.values(), default="numpy",
                    help="array backend that draws and counts the samples: numpy (default, the reference) or torch "
                         "(needs dpverify[torch]; numbers differ from numpy's, the guarantee does not)")
     p.add_argument("--device", default=None, metavar="cpu|cuda|cuda:K",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-from dpverify.validation import UsageError
 from dpverify.interfaces.cli import arguments
 
 
@@ -52,6 +51,8 @@ def _one_run(args) -> int:
     try:
         experiment, extras = build_case(args.case, args.canaries)
     except ImportError as exc:  # a case whose optional extra is missing: say which, as bad input
+        from dpverify.validation import UsageError
+
         raise UsageError(str(exc)) from None
     result = audit_one_run(experiment, args.canaries, alpha=args.alpha, delta=args.delta, method=args.method,
                            curve=args.curve, guesses=None if args.guesses is None else tuple(args.guesses),
@@ -84,5 +85,7 @@ def _check_guesses(guesses: list[int] | None, canaries: int) -> None:
         return
     k_plus, k_minus = guesses
     if not 1 <= k_plus + k_minus <= canaries:
+        from dpverify.validation import UsageError
+
         raise UsageError(f"--guesses K_PLUS K_MINUS must be integers >= 0 with 1 <= K_PLUS + K_MINUS <= --canaries = "
                          f"{canaries} (at least one guess, at most one per canary); got {k_plus} {k_minus}")
