@@ -34,7 +34,33 @@ from dpverify.samplers.sgmcmc import LangevinSampler
 __all__ = ["ULAFinal", "ULAPath", "NoisySGDFinal", "NoisySGDPath"]
 
 
-class _ULA(LangevinSampler):
+class _TheoremCurveClaim:
+    """The claim of a Bertazzi et al. 2025 sampler: its theorem (``theorem_id``) evaluated at the model's constants
+    (``_theorem_values(delta, alpha)``), whose conclusion is a curve epsilon(delta) and a Renyi bound; the
+    hypotheses are checked when the sampler is built (at delta = 0.5, alpha = 2: they do not depend on either)."""
+
+    unguaranteed: bool
+
+    @property
+    def theorem_id(self) -> str:
+        raise NotImplementedError
+
+    def _theorem_values(self, delta: float, alpha: float) -> dict:
+        raise NotImplementedError
+
+    def _check_hypotheses(self) -> None:
+        evaluate_theorem(self.theorem_id, self._theorem_values(0.5, 2.0), self.unguaranteed)
+
+    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
+        """(epsilon, delta) at the given delta (the theorem gives a curve epsilon(delta)); ``details["conclusion"]``
+        also holds the Rényi bound ``rdp`` at order ``alpha``."""
+        delta = check_delta(delta, allow_zero=False)
+        alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
+        ev = evaluate_theorem(self.theorem_id, self._theorem_values(delta, alpha), True)
+        return claim_from(ev, delta=delta)
+
+
+class _ULA(_TheoremCurveClaim, LangevinSampler):
     """ULA, Bertazzi et al. 2025, eq. (25) (full-batch gradient, beta = 1): ``theta + h (grad log prior + sum_i grad
     log p(x_i | theta)) + sqrt(2h) xi``: the full-batch gradient and the Euler-Maruyama kernel. Mechanism: replace-one, full batch, each step releases ``h sum grad`` of
     sensitivity ``h K_path`` (the model's gradient-difference bound) with noise ``sqrt(2h)``."""
@@ -55,20 +81,9 @@ class _ULA(LangevinSampler):
         K = c["K_path"] if self.output == "path" else c["K"]
         return {"m": c["m"], "M": c["M"], "K": K, "h": self.h, "k": self.n_steps, "delta": delta, "alpha": alpha}
 
-    def _check_hypotheses(self) -> None:
-        evaluate_theorem(self.theorem_id, self._theorem_values(0.5, 2.0), self.unguaranteed)
-
     @property
     def theorem_id(self) -> str:
         return self.theorems[0]
-
-    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
-        """(epsilon, delta) at the given delta (the theorem gives a curve epsilon(delta)); ``details["conclusion"]``
-        also holds the Rényi bound ``rdp`` at order ``alpha``."""
-        delta = check_delta(delta, allow_zero=False)
-        alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
-        ev = evaluate_theorem(self.theorem_id, self._theorem_values(delta, alpha), True)
-        return claim_from(ev, delta=delta)
 
     # -- exact law on the Gaussian target --------------------------------------
     def _gaussian(self, who: str) -> GaussianTarget:
@@ -163,7 +178,7 @@ class ULAPath(_ULA):
     description = "ULA (Bertazzi et al. 2025, eq. 25), whole path; exact Gaussian law on GaussianTarget"
 
 
-class _NoisySGD(LangevinSampler):
+class _NoisySGD(_TheoremCurveClaim, LangevinSampler):
     """Noisy SGD / SGLD, Bertazzi et al. 2025, eq. (31). Mechanism: replace-one, s of N without replacement, each
     step releases ``(h/s) sum grad`` of sensitivity ``(h/s) K_ell`` with noise ``sqrt(2h/beta)``."""
 
@@ -195,16 +210,6 @@ class _NoisySGD(LangevinSampler):
         return {"m": c["m"], "M": c["M"], "K": c["K"], "K_ell": c["K_ell"], "h": self.h, "tau": self.s,
                 "k": self.n_steps, "beta": self.beta, "N": self.N, "delta": delta, "alpha": alpha}
 
-    def _check_hypotheses(self) -> None:
-        evaluate_theorem(self.theorem_id, self._theorem_values(0.5, 2.0), self.unguaranteed)
-
-    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
-        """(epsilon, delta) at the given delta (the theorem gives a curve epsilon(delta)); ``details["conclusion"]``
-        also holds the Rényi bound ``rdp`` at order ``alpha``."""
-        delta = check_delta(delta, allow_zero=False)
-        alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
-        ev = evaluate_theorem(self.theorem_id, self._theorem_values(delta, alpha), True)
-        return claim_from(ev, delta=delta)
 
 
 @register
