@@ -24,6 +24,7 @@ library's API allows nothing else; about 0.2 ms per tool call, 1-4 ms per model 
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import warnings
 from contextlib import contextmanager
@@ -260,28 +261,29 @@ def sklearn_compat() -> Iterator[str]:
         sl.LogisticRegression.__init__ = init  # type: ignore[method-assign]
 
 
+def _model_entry(name: str, make: Callable, code: str, stat: Callable, labelled: bool, features: int,
+                 stat_code: str, *, options: dict | None = None, expected: str = "", tags: tuple = (),
+                 cost: float = 4.0, compat: bool = False, families: tuple[str, ...] = ()) -> LibraryFunction:
+    """A model of diffprivlib as a catalogue entry: ``make(random_state, accountant)`` built, fitted on the data
+    (features and integer labels when ``labelled``; inside :func:`sklearn_compat` when ``compat``), released through
+    ``stat``; ``code``/``stat_code`` are the same in words for the reproduction snippet; the pairs are the model pairs
+    of ``features`` (only the ``families`` named, when given)."""
+    def release(X, rs, acc):
+        with sklearn_compat() if compat else contextlib.nullcontext():
+            m = make(rs, acc)
+            m.fit(X[:, :-1], X[:, -1].astype(int)) if labelled else m.fit(X)
+        return stat(m)
+
+    fit = "m.fit(X[:, :-1], X[:, -1].astype(int))" if labelled else "m.fit(X)"
+    pairs = [p for p in _model_pairs(features, labelled=labelled) if not families or p.label.split(":")[0] in families]
+    return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}", pairs, "replace", cost=cost,
+                  tags=("model",) + tags, options=options, expected=expected)
+
+
 def _models_entries() -> list[LibraryFunction]:
     _, models, _, _ = _import()
     eps = EPSILON
-
-    def model(name: str, make: Callable, code: str, stat: Callable, labelled: bool, features: int,
-              stat_code: str, *, options: dict | None = None, expected: str = "", tags: tuple = (),
-              cost: float = 4.0, compat: bool = False, families: tuple[str, ...] = ()) -> LibraryFunction:
-        def release(X, rs, acc):
-            if compat:
-                with sklearn_compat():
-                    m = make(rs, acc)
-                    m.fit(X[:, :-1], X[:, -1].astype(int)) if labelled else m.fit(X)
-            else:
-                m = make(rs, acc)
-                m.fit(X[:, :-1], X[:, -1].astype(int)) if labelled else m.fit(X)
-            return stat(m)
-
-        fit = "m.fit(X[:, :-1], X[:, -1].astype(int))" if labelled else "m.fit(X)"
-        pairs = [p for p in _model_pairs(features, labelled=labelled)
-                 if not families or p.label.split(":")[0] in families]
-        return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}", pairs, "replace", cost=cost,
-                      tags=("model",) + tags, options=options, expected=expected)
+    model = _model_entry
 
     b1 = ([0.0], [1.0])
     bs = ([-1.0], [1.0])
