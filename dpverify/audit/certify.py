@@ -47,7 +47,7 @@ from dpverify.audit.select import ChosenEvents
 from dpverify.audit.verdicts import verdict_reason
 
 __all__ = ["Ceiling", "Certificate", "event_bounds", "budget_ceiling", "curve_certificate", "certify", "is_trivial",
-           "exact_contradiction"]
+           "exact_contradiction", "decide", "curve_power"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,16 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
     ceiling = budget_ceiling(facts.privacy_loss, counts.n, plan)
     curve = curve_certificate(chosen, counts, plan)
     power = curve_power(chosen, counts.n, plan, facts.privacy_loss)
+    verdict, reason = decide(epsilon_lower, plan, facts, ceiling, curve, power, chosen.events[best].statistic.name)
+    return Certificate(epsilon_lower, best, bounds, ceiling, verdict, reason, curve, power)
+
+
+def decide(epsilon_lower: float, plan: AuditPlan, facts: MechanismFacts, ceiling: Ceiling,
+           curve: CurveCertificate | None, power: CurveCeiling | None, statistic: str) -> tuple[Verdict, str]:
+    """The verdict and its reason from the certified ``epsilon_lower`` (found by ``statistic``), the ``ceiling``, the
+    curve test's certificate and power (module docstring, step 4). A sequential audit
+    (:mod:`dpverify.audit.sequential`) decides with the same rule, from its largest bound and its last round's
+    ceiling and curve power."""
     verdict, reason = verdict_reason(epsilon_lower, plan.epsilon, budget_ceiling=ceiling.value,
                                      saturation=ceiling.saturation, epsilon_exact=facts.exact_epsilon,
                                      power_factor=plan.power_factor, ceiling_exact=ceiling.exact)
@@ -145,7 +155,7 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
                   f"{power.mu_pair:.4g} (expected mu_lower {power.mu_expected:.4g}), and the claimed curve was not "
                   f"refuted; the event test alone: {reason}")
     if plan.mode is Mode.IMPLEMENTATION and verdict is Verdict.VIOLATION:
-        note = violation_note(chosen.events[best].statistic.name)
+        note = violation_note(statistic)
         if note:  # the certificate came from a floating-point statistic: say what that means
             reason = f"{reason}; {note}"
     if facts.exact_epsilon is not None and epsilon_lower > facts.exact_epsilon:
@@ -157,7 +167,7 @@ def certify(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, facts: M
                                                   f"{epsilon_lower:.4g} <= claimed {plan.epsilon:.4g})")
     if plan.delta_note:
         reason = f"{reason}; {plan.delta_note}"
-    return Certificate(epsilon_lower, best, bounds, ceiling, verdict, reason, curve, power)
+    return verdict, reason
 
 
 def is_trivial(curve: CurveCertificate) -> bool:

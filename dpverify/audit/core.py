@@ -99,22 +99,26 @@ chunk has its own seed and the chunks after the fit are reduced to integer count
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from dpverify.backends import Backend, get_backend
 from dpverify.backends.base import MEMORY_FRACTION
-from dpverify.audit.abilities import Mechanism, declared_output_bytes, read_facts
-from dpverify.audit.certify import certify
+from dpverify.audit.abilities import Mechanism, MechanismFacts, declared_output_bytes, read_facts
+from dpverify.audit.certify import Certificate, budget_ceiling, certify, curve_power, decide
 from dpverify.audit.chunk_work import Progress, held_drawer, runner_for
 from dpverify.audit.datasets import check_adjacent, pair_note
-from dpverify.audit.estimate import count_events
+from dpverify.audit.estimate import EventCounts, count_events
 from dpverify.audit.kinds import Mode, TestKind, Verdict
 from dpverify.audit.options import AuditQuestion, Execution, split_options
-from dpverify.audit.plan import make_plan
+from dpverify.audit.plan import AuditPlan, make_plan
 from dpverify.audit.result import AuditResult, assemble_result
-from dpverify.audit.select import choose_events, fit_statistics
-from dpverify.audit.split import DEFAULT_CHUNK_SIZE, ChunkSampler
+from dpverify.audit.select import ChosenEvents, choose_events, fit_statistics
+from dpverify.audit.sequential import (Look, RoundSchedule, StopRule, projected_bound, projected_refutation,
+                                       round_seed)
+from dpverify.audit.split import DEFAULT_CHUNK_SIZE, ChunkSampler, SplitPlan
 
 __all__ = ["AuditResult", "AuditQuestion", "Execution", "audit", "run_audit", "TESTS", "MODES"]
 
@@ -191,6 +195,8 @@ def run_audit(mechanism: Callable, dataset: Any, neighbour: Any, question: Audit
     start = time.perf_counter()
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(dataset, n, rng); got {type(mechanism).__name__}")
+    if not isinstance(q.sequential, (bool, np.bool_)):
+        raise TypeError(f"sequential must be True or False; got {q.sequential!r}")
     array_backend = get_backend(x.backend, x.device)
     if array_backend.name != "numpy" and x.workers != 1:
         raise ValueError(f"workers={x.workers} with backend={x.backend!r}: a device is driven by one process (a CUDA "
@@ -207,20 +213,132 @@ def run_audit(mechanism: Callable, dataset: Any, neighbour: Any, question: Audit
                        accountant=q.accountant, privacy_loss=q.privacy_loss)
     if q.adjacency is not None:
         check_adjacent(dataset, neighbour, q.adjacency)
-    sampler = ChunkSampler(mechanism, (dataset, neighbour), plan.split, plan.seed, backend=array_backend,
-                           check_rng=bool(x.check_rng))
-    first_estimation = len(sampler.selection_sizes)
-    report = Progress(x.progress, sampler.n_chunks)
-    with held_drawer(sampler, plan.held, plan.workers, plan.client, plan.resources) as drawer:
-        fitted = fit_statistics(sampler, plan, mechanism, dataset, neighbour, report, drawer)
-    several = sampler.n_chunks - fitted.chunks_drawn > 1
-    with runner_for(fitted.work(sampler), plan.workers if several else 1, plan.client, plan.resources) as runner:
-        chosen = choose_events(fitted, runner, plan, facts.privacy_loss, first_estimation, report)
-        counts = count_events(chosen, runner, plan, range(first_estimation, sampler.n_chunks), report)
-    certificate = certify(chosen, counts, plan, facts)
-    result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start,
-                             backend=array_backend.name, device=array_backend.device)
+    run = _Run(mechanism, dataset, neighbour, facts, array_backend, x)
+    if q.sequential:
+        result = run.sequential(plan, q.selection_fraction, start)
+    else:
+        report = Progress(x.progress, plan.split.n_chunks)
+        chosen, counts, certificate = run.stages(plan, report, check_rng=bool(x.check_rng))
+        result = assemble_result(plan, facts, chosen, counts, certificate, time.perf_counter() - start,
+                                 backend=array_backend.name, device=array_backend.device)
     note = pair_note(dataset, neighbour, mechanism) if q.adjacency is None else None
     if note is not None and (note[0] == "identical" or result.verdict is Verdict.VIOLATION):
         result = replace(result, verdict_reason=f"{result.verdict_reason}; {note[1]}")
     return result
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One audit's fixed parts: the mechanism and pair, what is known about the pair, the array backend and the
+    execution; :meth:`stages` runs the stages of one plan, :meth:`sequential` the rounds of a sequential audit."""
+
+    mechanism: Callable
+    dataset: Any
+    neighbour: Any
+    facts: MechanismFacts
+    backend: Backend
+    execution: Execution
+
+    def stages(self, plan: AuditPlan, report: Progress, *,
+               check_rng: bool) -> tuple[ChosenEvents, EventCounts, Certificate]:
+        """Stages 2-4 of ``plan`` (the selection, the estimation and the certificate)."""
+        sampler = ChunkSampler(self.mechanism, (self.dataset, self.neighbour), plan.split, plan.seed,
+                               backend=self.backend, check_rng=check_rng)
+        first_estimation = len(sampler.selection_sizes)
+        with held_drawer(sampler, plan.held, plan.workers, plan.client, plan.resources) as drawer:
+            fitted = fit_statistics(sampler, plan, self.mechanism, self.dataset, self.neighbour, report, drawer)
+        several = sampler.n_chunks - fitted.chunks_drawn > 1
+        with runner_for(fitted.work(sampler), plan.workers if several else 1, plan.client, plan.resources) as runner:
+            chosen = choose_events(fitted, runner, plan, self.facts.privacy_loss, first_estimation, report)
+            counts = count_events(chosen, runner, plan, range(first_estimation, sampler.n_chunks), report)
+        return chosen, counts, certify(chosen, counts, plan, self.facts)
+
+    def sequential(self, plan: AuditPlan, selection_fraction: float, start: float) -> AuditResult:
+        """The rounds of a sequential audit of ``plan``'s budget until a stopping rule holds
+        (:mod:`dpverify.audit.sequential`), as one result: the largest bound of the rounds run, the verdict of the
+        fixed rule at the last round's capacity (or the violation), the outputs used, the rule and the rounds."""
+        schedule = RoundSchedule.make(plan.samples, plan.alpha)
+        plans = [round_plan(plan, r, schedule, selection_fraction) for r in range(schedule.rounds)]
+        report = Progress(self.execution.progress, sum(p.split.n_chunks for p in plans))
+        looks: list[Look] = []
+        best: tuple[AuditPlan, ChosenEvents, EventCounts, Certificate] | None = None
+        rule = StopRule.BUDGET
+        for r, round_ in enumerate(plans):
+            chosen, counts, certificate = self.stages(round_, report,
+                                                      check_rng=bool(self.execution.check_rng) and r == 0)
+            looks.append(Look(r, round_.samples, round_.alpha, certificate.epsilon_lower, str(certificate.verdict)))
+            if best is None or certificate.epsilon_lower >= best[3].epsilon_lower or \
+                    certificate.verdict is Verdict.VIOLATION:
+                best = (round_, chosen, counts, certificate)
+            if certificate.verdict is Verdict.VIOLATION:
+                rule = StopRule.VIOLATION
+                break
+            if r < len(plans) - 1 and futile(chosen, counts, plan, plans[-1], self.facts):
+                rule = StopRule.FUTILITY
+                break
+        assert best is not None
+        if report.callback is not None and report.done < report.total:
+            report.callback(report.total, report.total)  # a stop ends the progress: the later rounds are not drawn
+        return sequential_result(plan, plans[-1], best, self.facts, looks, rule, time.perf_counter() - start,
+                                 self.backend, rounds=len(plans))
+
+
+def round_plan(plan: AuditPlan, r: int, schedule: RoundSchedule, selection_fraction: float) -> AuditPlan:
+    """Round ``r`` of ``schedule`` as a fixed audit's plan: its outputs per side, its share of alpha (as its
+    confidence), its own seed (:func:`~.sequential.round_seed`) and split; the claim, the delta and every other
+    parameter are the audit's."""
+    size = schedule.sizes[r]
+    return replace(plan, samples=size, confidence=1.0 - schedule.alphas[r], seed=round_seed(plan.seed, r),
+                   split=SplitPlan.make(size, selection_fraction, plan.split.chunk_size))
+
+
+def futile(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, last: AuditPlan,
+           facts: MechanismFacts) -> bool:
+    """The futility rule (:mod:`dpverify.audit.sequential`): no chosen event of this round could certify more than
+    the claim -- nor more than the pair's stated exact epsilon -- in the last round ``last``, and its curve test could
+    not refute the claim there, even with the round's rates at the optimistic ends of their intervals."""
+    target = plan.epsilon if facts.exact_epsilon is None else min(plan.epsilon, facts.exact_epsilon)
+    n, n_final = counts.n, last.split.n_estimation
+    share = last.alpha / (2.0 * chosen.tests)
+    for j, found in enumerate(chosen.events):
+        projected = projected_bound(int(counts.dataset[j]), int(counts.neighbour[j]), n,
+                                    complement=found.event.complement, d_high=found.event.d_high, n_final=n_final,
+                                    alpha_final=share, delta=plan.delta)
+        if projected > target:
+            return False
+    if chosen.curve is not None and chosen.curve.claim is not None:
+        j = len(chosen.events)
+        if projected_refutation(int(counts.dataset[j]), int(counts.neighbour[j]), n, d_high=chosen.curve.test.d_high,
+                                claim=chosen.curve.claim, n_final=n_final, alpha_final=share):
+            return False
+    return True
+
+
+def sequential_result(plan: AuditPlan, last: AuditPlan, best: tuple[AuditPlan, ChosenEvents, EventCounts, Certificate],
+                      facts: MechanismFacts, looks: list[Look], rule: str, wall_time: float,
+                      backend: Backend, *, rounds: int) -> AuditResult:
+    """One result for the rounds run: the round with the largest bound (or the violation) gives the event, its
+    counts and the curve test; the verdict is the fixed rule (:func:`~.certify.decide`) at the capacity of the last
+    round (its budget ceiling, saturation and curve power) -- a violation of the round is one here too, since no
+    violation depends on the ceiling or the power; the budget, confidence and seed are the audit's."""
+    round_, chosen, counts, certificate = best
+    result = assemble_result(round_, facts, chosen, counts, certificate, wall_time, backend=backend.name,
+                             device=backend.device)
+    capacity = budget_ceiling(facts.privacy_loss, last.split.n_estimation, last)
+    power = curve_power(chosen, last.split.n_estimation, last, facts.privacy_loss)
+    # a violation does not depend on the ceiling or the curve's power, so the round's violation is found again here,
+    # its reason stated at the audit's confidence (every round's bound holds with the others at that confidence)
+    verdict, reason = decide(certificate.epsilon_lower, plan, facts, capacity, certificate.curve, power,
+                             chosen.events[certificate.best].statistic.name)
+    assert (verdict is Verdict.VIOLATION) == (certificate.verdict is Verdict.VIOLATION)
+    used = sum(look.samples for look in looks)
+    stop = {StopRule.VIOLATION: f"stopped at round {len(looks)} of {rounds}: violation",
+            StopRule.FUTILITY: (f"stopped at round {len(looks)} of {rounds}: futility (the "
+                                "last round could not certify above the claim even at the optimistic ends of this "
+                                "round's rates)"),
+            StopRule.BUDGET: "ran every round"}[rule]
+    reason = f"{reason}; sequential audit, {used} of {plan.samples} samples per side used, {stop}"
+    return replace(result, verdict=verdict, verdict_reason=reason, samples=plan.samples, confidence=plan.confidence,
+                   seed=plan.seed, budget_ceiling=capacity.value, ceiling_basis=capacity.basis,
+                   ceiling_exact=capacity.exact, saturation=capacity.saturation, samples_used=used,
+                   stopping_rule=rule, looks=tuple(looks))

@@ -27,8 +27,9 @@ __all__ = ["AuditQuestion", "Execution", "split_options", "QUESTION_FIELDS", "EX
 class AuditQuestion:
     """What an audit tests: the claim (``claim``, or the shorthand ``epsilon``/``delta``) at ``delta``, with
     ``samples`` outputs per side and ``confidence``, from ``seed``, with which ``test`` in which ``mode``, what is
-    known about the pair (``exact_epsilon``, ``accountant``, ``privacy_loss``, ``adjacency``) and the statistical
-    knobs (``selection_fraction``, ``candidates``, ``power_factor``, ``fit_cap``, ``threshold_sample``)."""
+    known about the pair (``exact_epsilon``, ``accountant``, ``privacy_loss``, ``adjacency``), the statistical
+    knobs (``selection_fraction``, ``candidates``, ``power_factor``, ``fit_cap``, ``threshold_sample``) and whether
+    the budget is spent in rounds that stop when the verdict is decided (``sequential``)."""
 
     claim: Any = None
     epsilon: float | None = None
@@ -47,6 +48,8 @@ class AuditQuestion:
     power_factor: float = POWER_FACTOR
     fit_cap: int = FIT_CAP
     threshold_sample: int = THRESHOLD_SAMPLE
+    #: spend the budget in rounds that stop when the verdict is decided (:mod:`dpverify.audit.sequential`)
+    sequential: bool = False
 
     def but(self, **changes: Any) -> AuditQuestion:
         """A copy with ``changes`` (a ``TypeError`` naming an unknown field)."""

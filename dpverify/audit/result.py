@@ -74,6 +74,15 @@ class AuditResult:
     #: each worker's own device): the numbers are reproducible per backend and device only (docs/gpu.md)
     backend: str = "numpy"
     device: str = "cpu"
+    #: outputs per side the audit drew: ``samples`` for a fixed audit; for a sequential one the rounds it ran
+    #: (:mod:`.sequential`), at most ``samples`` (the budget)
+    samples_used: int = 0
+    #: why a sequential audit stopped: "violation", "futility" or "budget" (:class:`~.sequential.StopRule`); "" for
+    #: a fixed audit
+    stopping_rule: str = ""
+    #: a sequential audit's rounds (:class:`~.sequential.Look`: outputs per side, alpha share, certified bound,
+    #: verdict); () for a fixed audit
+    looks: tuple = ()
 
     @property
     def claimed(self) -> ApproxDP:
@@ -106,6 +115,8 @@ class AuditResult:
                 text = repr(value)
                 if len(text) > 80:  # a profile's functions, a theorem's hypotheses: named by type only
                     text = f"<{type(value).__name__}>"
+            elif f.name == "looks":
+                text = f"<{len(value)} round{'s' if len(value) != 1 else ''}>"
             elif f.name == "wall_time":
                 text = f"{value:.3g}"
             else:
@@ -139,6 +150,7 @@ class AuditResult:
                if f.name not in ("claim", "curve", "curve_ceiling")}
         out["verdict"] = str(self.verdict)
         out["mode"] = str(self.mode)
+        out["looks"] = [look.to_dict() for look in self.looks]
         out["detectable_factor"] = self.detectable_factor
         out["claim"] = describe_claim(self.claim if self.claim is not None else self.claimed)
         if self.curve is not None:
@@ -223,4 +235,5 @@ def assemble_result(plan: AuditPlan, facts: MechanismFacts, chosen: ChosenEvents
         curve_ceiling=certificate.curve_ceiling,
         backend=str(backend),
         device=str(device),
+        samples_used=plan.samples,
     )

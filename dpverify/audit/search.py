@@ -179,7 +179,7 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
                         search_budget: int, final_samples: int, confidence: float = 0.95, seed: int = 0,
                         test="auto", top: int = 1, min_screen: int = 40, adjacency: str | None = None,
                         mode: str = "mathematical", skip: tuple = (ValueError, ArithmeticError),
-                        check_rng: bool | str = True) -> CertifiedSearch:
+                        check_rng: bool | str = True, sequential: bool = False) -> CertifiedSearch:
     """Screen every candidate pair under one total budget, then certify the best on fresh samples.
 
     1. Screening: each of the ``K`` pairs gets ``max(min_screen, search_budget // K)`` samples per side (so the
@@ -194,6 +194,9 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
     ``check_rng``: True runs the rng probe (:func:`dpverify.audit.split.check_rng_use`) in every audit; ``"first"``
     only in the first audit that completes (the probe is a property of the mechanism; it draws from its own seed
     child, so skipping it changes no sample and no bound; on a model fit it is 96 releases per audit); False never.
+
+    ``sequential``: the final audits spend their ``final_samples`` in rounds that stop when the verdict is decided
+    (:mod:`dpverify.audit.sequential`); the screening, which only ranks, stays fixed.
 
     ``claim`` is the guarantee object every audit tests (as :func:`~dpverify.audit.core.audit` takes it, e.g. a
     library's :class:`~dpverify.libraries.base.Claimed`); ``epsilon``/``delta`` remain the shorthand for an
@@ -247,7 +250,7 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
     per_final = 1.0 - (1.0 - confidence) / len(chosen)
     finals = tuple(audit(mechanism, pairs[k][0], pairs[k][1], claim=claim, epsilon=epsilon, delta=delta,
                          samples=final_samples, confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode,
-                         check_rng=probe[0]) for k, s in zip(chosen, final_seeds))
+                         check_rng=probe[0], sequential=sequential) for k, s in zip(chosen, final_seeds))
     j = int(np.argmax([r.epsilon_lower for r in finals]))
     k = chosen[j]
     return CertifiedSearch(pairs[k][0], pairs[k][1], k, finals[j], finals, tuple(screening), per_pair,

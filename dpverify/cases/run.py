@@ -185,6 +185,7 @@ def run_case(
     backend: str = "numpy",
     device: str | None = None,
     resources: dict | None = None,
+    sequential: bool = False,
 ) -> CaseResult:
     """Audit ``case``'s implementation against the privacy its declared algorithm has on the case's pair
     (:func:`~dpverify.cases.reference.declared_reference`), or against an explicit ``epsilon`` at ``delta``.
@@ -199,7 +200,8 @@ def run_case(
     (:mod:`dpverify.backends`): the numbers then differ (another generator), the guarantee of the bound does not; a
     case whose sampler has no device path (OPS, the hybrid sampler, the mechanisms that are not gradient samplers)
     runs on numpy; the result records the backend and device the case ran on (``CaseResult.backend``/``device``,
-    error rows included). ``progress(done, total)`` likewise. Errors while building or sampling are captured in the
+    error rows included). ``progress(done, total)`` likewise. ``sequential``: the budget is spent in rounds that stop
+    when the verdict is decided (:mod:`dpverify.audit.sequential`; the result says how many samples were used). Errors while building or sampling are captured in the
     result (``verdict == "error"``), never lost.
     """
     from dpverify.audit import AuditQuestion, Execution, run_audit
@@ -218,7 +220,7 @@ def run_case(
                 where = {"backend": "numpy", "device": "cpu"}
         question = AuditQuestion(claim=prepared.reference.guarantee, delta=prepared.delta,
                                  samples=case.samples(budget), confidence=confidence, seed=seed, test=case.test,
-                                 mode=mode, **prepared.audit_facts())
+                                 mode=mode, sequential=sequential, **prepared.audit_facts())
         execution = Execution(workers=workers, client=client, backend=backend, device=device, resources=resources,
                               progress=progress)
         result = run_audit(prepared.sampler, prepared.dataset, prepared.neighbour, question, execution)

@@ -120,6 +120,31 @@ def audit_row(a: dict, marks: dict[str, int]) -> tuple[Cell, ...]:
     return cells
 
 
+def samples_text(a: dict) -> str:
+    """The samples per side of an audit (an ``AuditResult.to_dict()``): its budget, or ``used/budget`` for a
+    sequential audit (:mod:`dpverify.audit.sequential`), e.g. ``1250/20000``."""
+    if a.get("stopping_rule"):
+        return f"{a.get('samples_used')}/{a.get('samples')}"
+    return str(a.get("samples"))
+
+
+def samples_used(a: dict) -> float | None:
+    """The outputs per side an audit drew (its budget for a fixed audit): what the samples column sorts by."""
+    return number(a.get("samples_used") or a.get("samples"))
+
+
+def sequential_text(a: dict) -> str | None:
+    """One line on a sequential audit's stop, e.g. ``violation after round 1 of 4 (1250 of 20000 samples per
+    side)``; None for a fixed audit."""
+    rule = a.get("stopping_rule")
+    if not rule:
+        return None
+    looks = a.get("looks") or []
+    rounds = ", ".join(f"{look.get('samples')}: {fmt_epsilon(look.get('epsilon_lower'))}" for look in looks)
+    return (f"stopped by {rule} after {len(looks)} round{'s' if len(looks) != 1 else ''} "
+            f"({a.get('samples_used')} of {a.get('samples')} samples per side; certified per round {rounds})")
+
+
 def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
     """The texts of :func:`audit_row` (for the CLI tables)."""
     return [c.text for c in audit_row(a, marks)]

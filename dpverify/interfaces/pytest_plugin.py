@@ -14,7 +14,8 @@
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
   mathematical|implementation``, ``--dp-workers W`` and ``--dp-backend numpy|torch`` / ``--dp-device cpu|cuda`` (the
   array backend of the gradient samplers' audits, :mod:`dpverify.backends`; other mechanisms stay on numpy) (passed
-  to :func:`dpverify.audit.audit`), each checked as it is parsed (:mod:`dpverify.interfaces.cli.arguments`: a usage error names the option and its range);
+  to :func:`dpverify.audit.audit`), ``--dp-sequential`` (every audit spends its budget in rounds that stop when the
+  verdict is decided, :mod:`dpverify.audit.sequential`), each checked as it is parsed (:mod:`dpverify.interfaces.cli.arguments`: a usage error names the option and its range);
 - option ``--dp-scheduler ADDRESS|local``: every audit's samples are drawn and counted on a Dask cluster (the
   ``distributed`` extra; :mod:`dpverify.audit.distributed`): a running one at ADDRESS (``tcp://host:8786``) or, with
   ``local``, a LocalCluster of ``--dp-workers`` processes (default 2) started at the first audit of the session and
@@ -100,6 +101,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dp-resources", type=arguments.dask_resources(), default=None, metavar="NAME=AMOUNT",
                     help="with --dp-scheduler: draw every audit's chunks only on Dask workers started with these "
                          "resources, e.g. GPU=1 (docs/distributed.md)")
+    group.addoption("--dp-sequential", action="store_true", default=False,
+                    help="spend each audit's --dp-samples in rounds that stop as soon as the verdict is decided "
+                         "(dpverify.audit.sequential; valid whenever it stops); the table's samples column then shows "
+                         "used/budget")
     group.addoption("--dp-explain", action="store_true", default=False,
                     help="after the session's audit table, also print what each column means")
 
@@ -319,6 +324,8 @@ class DpAuditor:
                           ("device", "--dp-device")):
             if opt(flag) is not None and not (scheduled and key == "workers"):  # then the Dask workers
                 out[key] = opt(flag)
+        if opt("--dp-sequential", default=False):
+            out["sequential"] = True
         if scheduled and "workers" not in overrides:
             out["client"] = session_client(self.config)
             if opt("--dp-resources") is not None:
@@ -421,6 +428,7 @@ def report_settings(config: pytest.Config) -> dict:
         ("workers", "--dp-workers"), ("scheduler", "--dp-scheduler"), ("dask_resources", "--dp-resources"))}
     out["backend"] = opt("--dp-backend", default=None) or "numpy"
     out["device"] = opt("--dp-device", default=None) or "cpu"
+    out["sequential"] = bool(opt("--dp-sequential", default=False))
     return out
 
 
@@ -441,11 +449,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
 
 def _print_audits(terminalreporter, config: pytest.Config, rows: list[dict]) -> None:
     """The session's audit table, its verdict counts, the audits that need a look, loose claims and the legend."""
-    from dpverify.interfaces.presentation import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, loose_claim_notes, summary_counts
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, samples_text, loose_claim_notes, summary_counts
 
     marks = accountant_marks(rows)
     headers = ["audit", *AUDIT_HEADERS, "samples", "time [s]"]
-    table = [[r["name"], *audit_cells(r, marks), str(r["samples"]), f"{r.get('wall_time', 0.0):.2f}"] for r in rows]
+    table = [[r["name"], *audit_cells(r, marks), samples_text(r), f"{r.get('wall_time', 0.0):.2f}"] for r in rows]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(headers)]
     terminalreporter.section("dpverify audits")
     terminalreporter.write_line("  ".join(h.ljust(w) for h, w in zip(headers, widths)))

@@ -44,6 +44,9 @@ from dpverify.interfaces.presentation import (
     loose_claim_notes,
     number,
     run_status,
+    samples_text,
+    samples_used,
+    sequential_text,
     split_known_bad,
     summary_counts,
     tested_epsilon,
@@ -375,7 +378,7 @@ def _audit_row_cells(r: dict, marks: dict) -> list[Cell]:
         cells[-1] = Cell(v.header, f"{v.text} (known-bad: {'flagged' if r.get('passed') else 'NOT flagged'})",
                          v.sort, False)
     cells += [Cell("reason", str(a.get("verdict_reason") or ""), None, False),
-              Cell("samples", str(a["samples"]), number(a["samples"])), Cell("seed", str(a["seed"]), number(a["seed"])),
+              Cell("samples", samples_text(a), samples_used(a)), Cell("seed", str(a["seed"]), number(a["seed"])),
               Cell("test", str(a["test"]), None, False)]
     return cells
 
@@ -469,7 +472,8 @@ def _audit_detail(r: dict) -> str:
                   + (f" ({a.get('accountant_method')})" if a.get("accountant_method") else "")),
                  ("exact", fmt_epsilon(a.get("epsilon_exact"))), ("budget ceiling", fmt_epsilon(a.get("budget_ceiling"))),
                  ("certified", fmt_epsilon(a.get("epsilon_lower"))), ("confidence", a.get("confidence")),
-                 ("samples per side", a.get("samples")), ("seed", a.get("seed")), ("test", a.get("test")),
+                 ("samples per side", samples_text(a)), ("sequential", sequential_text(a)), ("seed", a.get("seed")),
+                 ("test", a.get("test")),
                  ("event", a.get("event")), ("counts", json.dumps(jsonable(a.get("counts")))),
                  ("mode", a.get("mode"))]
     rows.append(("backend", _where(r)))

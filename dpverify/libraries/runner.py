@@ -194,19 +194,21 @@ def _add_ledger(row: dict, fn: LibraryFunction, index: int, seed: int) -> None:
 
 
 def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confidence: float = 0.95,
-                 progress: Callable[[str], None] | None = None) -> dict:
+                 progress: Callable[[str], None] | None = None, sequential: bool = False) -> dict:
     """Search, final audit and confirmation of one function (module docstring); the report row.
 
     The native thread pools (BLAS, OpenMP: :data:`LIBRARY_THREADS`, through ``threadpoolctl``) are limited for the
     call: a library call audits a few records at a time, where a pool only hands tiny vector operations between
     threads. Measured on 2 shared cores: one ``LogisticRegression`` fit (8 records) took 103 ms of CPU with
-    OpenBLAS' 2 threads and 6.7 ms with one; the catalogue runs its functions in parallel with ``jobs``."""
+    OpenBLAS' 2 threads and 6.7 ms with one; the catalogue runs its functions in parallel with ``jobs``.
+    ``sequential``: the final audit and its confirmation stop when their verdicts are decided
+    (:mod:`dpverify.audit.sequential`; the row's ``audit`` then says how many samples each used)."""
     with threadpool_limits(limits=LIBRARY_THREADS):
-        return _run_function(fn, budget, seed=seed, confidence=confidence, progress=progress)
+        return _run_function(fn, budget, seed=seed, confidence=confidence, progress=progress, sequential=sequential)
 
 
 def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence: float,
-                  progress: Callable[[str], None] | None) -> dict:
+                  progress: Callable[[str], None] | None, sequential: bool = False) -> dict:
     start = time.perf_counter()
     row: dict[str, Any] = {"case": fn.qualified_name, "library": fn.library, "version": fn.version,
                            "function": fn.name, "adjacency": fn.adjacency, "expected": fn.expected,
@@ -225,14 +227,15 @@ def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence:
                 warnings.simplefilter("ignore", NonReproducibleMechanismWarning)
             if progress:
                 progress(f"{fn.qualified_name}: screening {len(fn.pairs)} pairs")
-            found = certify(fn, search_budget=search, final_samples=final_n, confidence=confidence, seed=seed)
+            found = certify(fn, search_budget=search, final_samples=final_n, confidence=confidence, seed=seed,
+                            sequential=sequential)
             final = found.final.to_dict()
             conf = None
             if found.final.is_violation:
                 if progress:
                     progress(f"{fn.qualified_name}: confirming on fresh samples")
                 conf = confirm(fn, found.dataset, found.neighbour, samples=final_n, seed=seed,
-                               confidence=confidence, probe=False).to_dict()
+                               confidence=confidence, probe=False, sequential=sequential).to_dict()
     except Exception as exc:
         row.update(verdict="error", label="error", error=f"{type(exc).__name__}: {exc}",
                    seconds=time.perf_counter() - start)
@@ -254,7 +257,8 @@ def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence:
         worst_pair=_pair_dict(pair, label_name, note), pair=label_name, audit=final, confirm=conf,
         screening=list(found.screening),
         budget={"name": budget.name, "search_per_side": search, "final_per_side": final_n,
-                "screen_per_pair": found.search_samples, "confidence": confidence, "seed": seed},
+                "screen_per_pair": found.search_samples, "confidence": confidence, "seed": seed,
+                "sequential": sequential},
         snippet=_reproduction(fn, found.dataset, found.neighbour, final) if violation else "",
         seconds=time.perf_counter() - start,
     )
@@ -267,17 +271,18 @@ def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence:
     return row
 
 
-_FORKED: tuple = ()  # (functions, budget, seed, confidence, progress) for the forked workers of run_catalogue
+_FORKED: tuple = ()  # (functions, budget, seed, confidence, progress, sequential) for run_catalogue's forked workers
 
 
 def _run_forked(index: int) -> dict:
-    fns, budget, seed, confidence, progress = _FORKED
-    return run_function(fns[index], budget, seed=seed, confidence=confidence, progress=progress)
+    fns, budget, seed, confidence, progress, sequential = _FORKED
+    return run_function(fns[index], budget, seed=seed, confidence=confidence, progress=progress, sequential=sequential)
 
 
 def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "quick", *, seed: int = 0,
                   confidence: float = 0.95, progress: Callable[[str], None] | None = None,
-                  on_row: Callable[[dict], None] | None = None, jobs: int = 1) -> list[dict]:
+                  on_row: Callable[[dict], None] | None = None, jobs: int = 1,
+                  sequential: bool = False) -> list[dict]:
     """:func:`run_function` on each function in order; ``budget`` a name of :data:`BUDGETS` or a :class:`Budget`.
 
     ``jobs`` > 1 runs the functions in that many forked worker processes (POSIX ``fork``: the catalogue's closures
@@ -293,7 +298,7 @@ def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "
     rows = []
     if jobs > 1 and len(fns) > 1:
         global _FORKED
-        _FORKED = (fns, budget, seed, confidence, progress)
+        _FORKED = (fns, budget, seed, confidence, progress, sequential)
         try:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(fns))) as pool:
                 for row in pool.imap(_run_forked, range(len(fns))):
@@ -304,7 +309,7 @@ def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "
             _FORKED = ()
         return rows
     for fn in fns:
-        row = run_function(fn, budget, seed=seed, confidence=confidence, progress=progress)
+        row = run_function(fn, budget, seed=seed, confidence=confidence, progress=progress, sequential=sequential)
         rows.append(row)
         if on_row:
             on_row(row)

@@ -110,23 +110,26 @@ def record_pairs(low: Any, high: Any, *, adjacency: str = "replace", size: int =
 
 
 def certify(fn: LibraryFunction, *, search_budget: int, final_samples: int, confidence: float = 0.95,
-            seed: int = 0, top: int = 1, pairs: Sequence[tuple] | None = None) -> CertifiedSearch:
+            seed: int = 0, top: int = 1, pairs: Sequence[tuple] | None = None,
+            sequential: bool = False) -> CertifiedSearch:
     """Worst-pair search for one library function: screen ``fn.pairs`` (or ``pairs``) with ``search_budget``
     samples per side in total, re-audit the best ``top`` on fresh samples at the claim read from the library on
     that pair (:func:`dpverify.audit.search.search_then_certify`; the claim is read once on the first pair for
     the screening, which only ranks). The rng probe runs in the first audit only (``check_rng="first"``: the same
     mechanism on every pair; skipping it changes no sample).
 
-    Every audit is checked against ``fn.adjacency`` (a catalogue whose pairs are not adjacent is a ValueError)."""
+    Every audit is checked against ``fn.adjacency`` (a catalogue whose pairs are not adjacent is a ValueError).
+    ``sequential``: the final audit stops when its verdict is decided (:mod:`dpverify.audit.sequential`)."""
     pairs = list(fn.pairs if pairs is None else pairs)
     claim = fn.claim(pairs[0][0])
     return search_then_certify(fn.mechanism, pairs, claim=claim,
                                search_budget=search_budget, final_samples=final_samples, confidence=confidence,
-                               seed=seed, test=fn.test, top=top, adjacency=fn.adjacency, check_rng="first")
+                               seed=seed, test=fn.test, top=top, adjacency=fn.adjacency, check_rng="first",
+                               sequential=sequential)
 
 
 def confirm(fn: LibraryFunction, dataset: Any, neighbour: Any, *, samples: int, seed: int,
-            confidence: float = 0.95, probe: bool = True) -> AuditResult:
+            confidence: float = 0.95, probe: bool = True, sequential: bool = False) -> AuditResult:
     """One more audit of the chosen pair, on fresh samples (seed ``SeedSequence([seed, 2])``): a violation counts
     as a finding only if it reproduces here (for a library seeded from ``rng`` the samples are new because the seed
     is; for OpenDP, which draws from the operating system, they are new anyway). ``probe``: run the rng probe
@@ -134,7 +137,8 @@ def confirm(fn: LibraryFunction, dataset: Any, neighbour: Any, *, samples: int, 
     claim = fn.claim(dataset)
     s = int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
     return audit(fn.mechanism, dataset, neighbour, claim=claim, samples=samples,
-                 confidence=confidence, seed=s, test=fn.test, adjacency=fn.adjacency, check_rng=probe)
+                 confidence=confidence, seed=s, test=fn.test, adjacency=fn.adjacency, check_rng=probe,
+                 sequential=sequential)
 
 
 def array_code(a: Any) -> str:

@@ -232,6 +232,15 @@ def add_backend_arguments(p: Any) -> None:
                    help="device of --backend torch (default cpu)")
 
 
+def add_sequential_argument(p: Any, what: str) -> None:
+    """``--sequential`` (:mod:`dpverify.audit.sequential`): ``what`` names the audits that then stop when decided."""
+    p.add_argument("--sequential", action="store_true",
+                   help=f"spend the budget of {what} in rounds of growing size that stop as soon as the verdict is "
+                        "decided (a violation, or futility: the rest of the budget cannot reach the claim); valid "
+                        "whenever it stops, at the same confidence; the result says how many samples it used "
+                        "(docs/sequential.md)")
+
+
 def dask_resources() -> Callable[[str], dict]:
     """``--dask-resources NAME=AMOUNT[,NAME=AMOUNT...]`` (e.g. ``GPU=1``): the Dask worker resources each task needs
     (:func:`dpverify.audit.distributed.check_resources`), as a dict."""

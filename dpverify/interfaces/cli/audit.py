@@ -74,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"{arguments.SCHEDULER_PROBE_HELP}")
     arguments.add_dask_resources_argument(p, "draw and count the chunks")
     arguments.add_backend_arguments(p)
+    arguments.add_sequential_argument(p, "the audit")
     p.add_argument("--json", action="store_true", help="print the result object as JSON")
     p.add_argument("--explain", action="store_true", help="also print what each column of the table means")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
@@ -256,7 +257,7 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     """Run and print the audit of ``case`` (with ``workers`` local processes or on the Dask cluster of ``client``)."""
     from dpverify.interfaces.cli.output import format_table, output_width, print_json, wrap
     from dpverify.interfaces.cli.progress import Progress
-    from dpverify.interfaces.presentation import AUDIT_HEADERS, accountant_marks, audit_cells, legend_lines, loose_claim_notes
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, accountant_marks, audit_cells, samples_text, legend_lines, loose_claim_notes
     from dpverify.interfaces.suite import case_settings
 
     # progress lines on stderr for an audit that runs longer than a few seconds (with an ETA, and a warning when
@@ -278,6 +279,7 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
             client=client,
             backend=args.backend,
             device=args.device,
+            sequential=args.sequential,
             **({"resources": args.dask_resources} if args.dask_resources is not None else {}),
         )
     finally:
@@ -300,7 +302,7 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     print(wrap(f"audit case {case.id}: sampler {case.sampler}; pair: {case.pair}", width))
     print(wrap(f"parameters: {case_settings(case, params)}", width, indent="  ", subsequent="    "))
     print(format_table(list(AUDIT_HEADERS), [audit_cells(a, marks)]))
-    print(wrap(f"samples per side {r.samples}; confidence {r.confidence}; seed {r.seed}; backend {r.backend} on "
+    print(wrap(f"samples per side {samples_text(a)}; confidence {r.confidence}; seed {r.seed}; backend {r.backend} on "
                f"{r.device}; time {res.seconds:.2f} s", width))
     print(wrap(f"verdict: {r.verdict}: {r.verdict_reason or '-'}", width))
     for note in loose_claim_notes(res.case, a):

@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=arguments.workers(), default=1,
                    metavar="N", help="run the catalogue's functions in N forked worker processes (default 1; the "
                                      "rows are the same); e.g. --jobs 2 on 2 cores")
+    arguments.add_sequential_argument(p, "each function's final audit and its confirmation")
     p.add_argument("--json", action="store_true", help="print the result rows as JSON instead of the table")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.set_defaults(func=_run)
@@ -177,7 +178,7 @@ def _run(args) -> int:
 
     budget = BUDGETS[args.budget] if args.scale == 1.0 else BUDGETS[args.budget].scaled(args.scale)
     rows = run_catalogue(chosen, budget, seed=args.seed, confidence=args.confidence, progress=progress,
-                         jobs=args.jobs)
+                         jobs=args.jobs, sequential=args.sequential)
     if args.json:
         from dpverify.interfaces.cli.output import print_json
         from dpverify.interfaces.files import jsonable
@@ -225,6 +226,6 @@ def _write_library_report(args, report_dir, rows: list[dict], missing: list[str]
 
     settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,
                 "seed": args.seed, "jobs": args.jobs, "only": args.only, "confidence": args.confidence,
-                "unavailable": missing}
+                "sequential": args.sequential, "unavailable": missing}
     paths = write_report(args.report, [], rows, settings=settings, paper_figures=False, report_dir=report_dir)
     print("report: " + ", ".join(str(p) for p in paths), file=sys.stderr)

@@ -75,6 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-audits", action="store_true", help="skip the audits")
     arguments.add_backend_arguments(p)
     arguments.add_dask_resources_argument(p, "run each audit case")
+    arguments.add_sequential_argument(p, "each audit")
     p.set_defaults(func=_run)
 
 
@@ -166,6 +167,8 @@ def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None
     kwargs: dict[str, Any] = {"progress": progress} if progress is not None and run_case_accepts_progress() else {}
     if len(job) > 3 and job[3] != "numpy":  # (..., backend, device): the gradient samplers' cases on that backend
         kwargs.update(backend=job[3], device=job[4])
+    if len(job) > 5 and job[5]:  # (..., sequential): rounds that stop when the verdict is decided
+        kwargs["sequential"] = True
     return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
 
 
@@ -183,13 +186,13 @@ def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
 
 def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, dict],
                 on_result: Callable[[dict], None], inherited_fds: tuple[int, ...] = (), backend: str = "numpy",
-                device: str | None = None) -> list[dict]:
+                device: str | None = None, sequential: bool = False) -> list[dict]:
     """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume);
     ``inherited_fds``: descriptors worker processes must close (see :func:`_worker_init`)."""
     results: dict[str, dict] = dict(done)
     for case_id in done:
         progress.advance(case_id, f"{done[case_id].get('verdict')} (from the checkpoint)")
-    jobs = [(c.id, budget, seed, backend, device) for c in cases if c.id not in done]
+    jobs = [(c.id, budget, seed, backend, device, sequential) for c in cases if c.id not in done]
 
     def finish(res: dict) -> None:
         results[res["case"]] = res
@@ -246,7 +249,7 @@ def _paper_rows(paper: str, ids: list[str]) -> list[dict]:
 
 def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int, done: dict[str, dict],
                     save: Callable[[dict], None], backend: str = "numpy", device: str | None = None,
-                    resources: dict | None = None) -> tuple[list[dict], list[dict]]:
+                    resources: dict | None = None, sequential: bool = False) -> tuple[list[dict], list[dict]]:
     """(theorem rows, audit results) computed as tasks on the cluster of ``client``: one task per paper's theorems and
     one per audit case, each result saved and shown as it completes; ``done`` holds what the checkpoint has. An audit
     case runs whole on its worker, on ``backend``/``device`` there (a GPU worker's own GPU with ``device="cuda"``),
@@ -279,7 +282,7 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
         futures[fut] = ("theorems", paper)
     for case in cases:
         if case.id not in results:
-            fut = client.submit(_run_case_job, (case.id, budget, seed, backend, device),
+            fut = client.submit(_run_case_job, (case.id, budget, seed, backend, device, sequential),
                                 key=f"dpverify-audit-{case.id}-{token}", pure=False, retries=RETRIES,
                                 resources=resources)
             futures[fut] = ("audit", case.id)
@@ -442,7 +445,7 @@ def _say(text: str, width: int | None, indent: str = "  ") -> None:
 def _audit_table(results: list[dict], marks: dict, width: int | None) -> str:
     """One row per audit: its name (and release), the :data:`AUDIT_HEADERS` cells, samples and seconds."""
     from dpverify.interfaces.cli.output import format_table
-    from dpverify.interfaces.presentation import AUDIT_HEADERS, audit_cells
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, audit_cells, samples_text
 
     rows = []
     for res in results:
@@ -451,7 +454,7 @@ def _audit_table(results: list[dict], marks: dict, width: int | None) -> str:
         if a is None:
             rows.append([name] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
         else:
-            rows.append([name] + audit_cells(a, marks) + [a["samples"], f"{res['seconds']:.1f}"])
+            rows.append([name] + audit_cells(a, marks) + [samples_text(a), f"{res['seconds']:.1f}"])
     return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
                         above=("audit", "samples", "time [s]"))
 
@@ -558,14 +561,15 @@ def _run(args) -> int:
     # row says so): part of the settings a --resume must match, since the numbers are reproducible per backend only
     settings = {"budget": args.budget, "seed": args.seed, "only": args.only, "paper": args.paper,
                 "theorems": not args.no_theorems, "audits": not args.no_audits, "backend": args.backend,
-                "device": args.device or "cpu"}
+                "device": args.device or "cpu", "sequential": args.sequential}
 
     run, report_dir, done = _start_run(args, settings)
     if run is not None:
         on_interrupt(hint=lambda: (f"{sum(r.get('type') in ('theorem', 'audit') for r in run.records)} completed "
                                    f"results are saved in {args.report}; run the same command with --resume to "
                                    "continue"))
-    print(f"verify: {len(thms)} theorems, {len(cases)} audits (budget {args.budget}, seed {args.seed})",
+    print(f"verify: {len(thms)} theorems, {len(cases)} audits (budget {args.budget}"
+          f"{', sequential' if args.sequential else ''}, seed {args.seed})",
           file=sys.stderr, flush=True)
 
     def save(record: dict) -> None:
@@ -580,7 +584,8 @@ def _run(args) -> int:
     if args.scheduler is not None:
         with cluster_for(args.scheduler, args.workers, checked=True) as client:
             theorem_rows, audits = _run_on_cluster(client, thms, cases, args.budget, args.seed, done, save,
-                                                   args.backend, args.device, args.dask_resources)
+                                                   args.backend, args.device, args.dask_resources,
+                                                   sequential=args.sequential)
     else:
         capped = arguments.cap_workers(workers)  # local processes (a local cluster's are capped by cluster_for)
         workers = workers if capped is None else capped
@@ -590,7 +595,7 @@ def _run(args) -> int:
                 audits = _run_audits(cases, args.budget, args.seed, workers, progress, done["audit"],
                                      lambda res: save({"type": "audit", "case": res["case"], "result": res}),
                                      inherited_fds=run.descriptors() if run is not None else (),
-                                     backend=args.backend, device=args.device)
+                                     backend=args.backend, device=args.device, sequential=args.sequential)
 
     width = output_width(args.wide)
     if theorem_rows:
