@@ -21,6 +21,11 @@ choice is biased towards events the fit overfitted, again a power loss, not a va
 the tests can and cannot see. Mutations that *do* break validity (counting on the selection samples, re-drawing them)
 are in ``mutation/auditor.py``, whose glob ``tests/test_audit_validity*.py`` includes the vector validity test.
 
+The degenerate-side statistics of :mod:`dpverify.audit.degenerate_statistics` (issue 38) add two power bugs, caught by
+``tests/test_audit_degenerate_statistics.py``: ``no_degenerate_candidates`` (the selection no longer offers them: the
+shared-noise final release is then not flagged, the blind spot) and ``degenerate_no_floor`` (rounding on the
+degenerate side counts as "off the set").
+
 Measured (2026-11-23): the unmutated copy passes (28 tests); sign_flip, no_whitening, no_shrinkage, inverted_stein,
 no_screening, gate_all_weak, no_monotone and wrong_direction are each caught by 1-13 tests of
 ``test_audit_vector_statistics.py`` (wrong_direction also by the validity file's power test); fit_on_scoring passes
@@ -32,7 +37,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TESTS = ("test_audit_vector_statistics.py", "test_audit_validity_vector.py")
+TESTS = ("test_audit_vector_statistics.py", "test_audit_validity_vector.py", "test_audit_degenerate_statistics.py")
 
 
 sys.path.insert(0, str(REPO / "mutation"))  # run as a script or imported: the sibling auditor.py's machinery
@@ -57,6 +62,11 @@ BUGS: tuple = (
         (Edit(VS, r"table = monotone_tables\(table, var\)", "table = table"),)),
     Bug("wrong_direction", "isotonic smoothing keeps the direction that fits worse",
         (Edit(VS, r"out\[j\] = up if err_up <= err_down else down", "out[j] = down if err_up <= err_down else up"),)),
+    Bug("no_degenerate_candidates", "audit/select.py no longer offers the degenerate-side statistics (issue 38)",
+        (Edit("audit/select.py", r"found\.extend\(degenerate_candidates\(f0, f1\)\)", "pass"),)),
+    Bug("degenerate_no_floor", "the affine-hull distance without its rounding floor (every output off the set)",
+        (Edit("audit/degenerate_statistics.py", r"return np\.where\(r > floor, r / scale, 0\.0\)",
+              "return r / scale"),)),
     Bug("fit_on_scoring", "audit/select.py fits the statistics on the threshold sample instead of the fit part",
         (Edit("audit/select.py",
               r"candidate_statistics\(plan, mechanism, dataset, neighbour, sel0\[:n_fit\], sel1\[:n_fit\]\)",

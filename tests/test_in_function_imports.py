@@ -153,6 +153,7 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     # the audit suite
     ("dpverify.cases.catalogue", "dpverify.models.logistic"): f"{_SUITE}: models are built on first use; +266 modules (scipy)",
     ("dpverify.cases.catalogue", "dpverify.models.targets"): f"{_SUITE}: models are built on first use; +490 modules, ~0.7 s",
+    ("dpverify.cases.catalogue", "dpverify.models.least_squares"): f"{_SUITE}: models are built on first use; +246 modules (scipy)",
     ("dpverify.cases.reference", "dpverify.audit.abilities"): f"{_SUITE}: +756 modules (the auditor), ~1.8 s",
     ("dpverify.cases.run", "dpverify.audit"): f"{_SUITE}: +756 modules (the auditor), ~1.7 s",
     ("dpverify.cases.run", "dpverify.audit.abilities"): f"{_SUITE}: +756 modules (the auditor)",

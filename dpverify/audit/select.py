@@ -23,7 +23,10 @@ Clopper-Pearson certificate of :mod:`dpverify.audit.certify` is valid for any me
 Candidate statistics (:func:`candidate_statistics`): a callable ``test`` is used alone; a named one
 (:class:`~dpverify.audit.kinds.TestKind`) forces one statistic; ``auto`` takes every cheap black-box proxy -- the
 output itself or a difference-of-means projection, the outcome frequencies of discrete outputs, a logistic classifier
-and the vector statistics for vector outputs -- and, when the mechanism declares its Neyman-Pearson statistic (a
+and the vector statistics for vector outputs, and for continuous outputs one side of which lies on a lower-dimensional
+affine set or a few points, the distance to that set (:mod:`dpverify.audit.degenerate_statistics`, issue 38: the
+final iterate of a DP-SGLD whose noise is shared by its coordinates; added only where the fit outputs show such a
+side, so other audits keep their candidates) -- and, when the mechanism declares its Neyman-Pearson statistic (a
 white-box ``log_likelihood_ratio``, else ``log_density``), that one *beside* them, never alone: a statistic computed
 from the declared algorithm is blind to every way the code departs from the declaration (issue 21: a DP-SGLD whose
 noise was broadcast over its coordinates was certified 0.12, "consistent", by its declared likelihood ratio alone, and
@@ -51,6 +54,7 @@ from dpverify.audit.ceiling import ceiling_event
 from dpverify.audit.chunk_work import ChunkWork, DeviceChunk, Progress, held_chunks, score_chunk
 from dpverify.audit.classifier import learned_log_odds
 from dpverify.audit.curve import CurveClaim, CurveTest, curve_claim, select_test
+from dpverify.audit.degenerate_statistics import degenerate_candidates
 from dpverify.audit.events import is_discrete, outcome_log_ratio
 from dpverify.audit.floating_point import implementation_statistics
 from dpverify.audit.kinds import Mode, TestKind
@@ -109,9 +113,12 @@ def mathematical_statistics(test: Test, mechanism: Any, dataset: Any, neighbour:
     found.append(threshold(f0, f1))
     if is_discrete(f0, f1):
         found.append(outcome_log_ratio(f0, f1))
-    elif not scalar:
+        return found
+    if not scalar:
         found.append(learned_log_odds(f0, f1, model="logistic", seed=seed))
         found.extend(vector_candidates(f0, f1, seed=seed))
+    # a side whose law lies on a lower-dimensional affine set or a few points (issue 38); none for most outputs
+    found.extend(degenerate_candidates(f0, f1))
     return found
 
 

@@ -325,5 +325,7 @@ def additive_log_ratio(x0: np.ndarray, x1: np.ndarray, *, bins: int = DEFAULT_BI
 
 
 def vector_candidates(x0: np.ndarray, x1: np.ndarray, *, seed: int = 0) -> list[Statistic]:
-    """The statistics the auditor's ``test="auto"`` adds for continuous vector outputs."""
+    """The statistics the auditor's ``test="auto"`` adds for continuous vector outputs (beside them the selection adds
+    the degenerate-side statistics of :mod:`dpverify.audit.degenerate_statistics` where one side's fit outputs lie on a
+    lower-dimensional affine set, issue 38)."""
     return [additive_log_ratio(x0, x1, seed=seed)]

@@ -161,6 +161,25 @@ def _gaussian_target(**kwargs: Any):
     return GaussianTarget(**kwargs)
 
 
+def _least_squares(**kwargs: Any):
+    from dpverify.models.least_squares import LeastSquares
+
+    return LeastSquares(**kwargs)
+
+
+def _record_among_nulls(model_kwargs: dict, N: int, side: int) -> Callable[[], np.ndarray]:
+    """Least squares: the record ``(R e_1, 0)`` followed by N - 1 null records ``(0, 0)`` (side 0), or N null records
+    (side 1)."""
+
+    def build() -> np.ndarray:
+        data = np.zeros((N, model_kwargs["dim"] + 1))
+        if side == 0:
+            data[0, 0] = model_kwargs["R"]
+        return data
+
+    return build
+
+
 def _canary(factory: Callable, model_kwargs: dict, N: int, kind: str, side: int) -> Callable[[], np.ndarray]:
     def build() -> np.ndarray:
         return model_canary_pair(factory(**model_kwargs), N, kind=kind)[side]
@@ -278,6 +297,22 @@ KNOWN_BAD_DEFECTS = KnownBadDefect.values()
 for _defect in KNOWN_BAD_DEFECTS:
     _gradient_case(f"dp_sgld_broken_{_defect}", "dp_sgld_broken", _logistic, _SGLD_MODEL,
                    {**_SGLD_PATH, "defect": _defect}, 100, kind="null", known_bad=True)
+# The shared-noise defect on a final release (issue 38, "the blind spot of final releases"): least squares (records
+# (x, y), gradient (y - x . theta) x, clipped), the record (R e_1, 0) among null records vs N null records, theta0 = 0.
+# Without the record every coordinate of the chain moves by the same noise: the final iterate lies on the diagonal
+# (theta_1 - theta_2 = 0 exactly); the record pulls theta_1 towards 0 from either side, so it leaves the line by a
+# tiny amount of either sign (sd 6e-5 against a spread of 0.47 along the line; mean zero): the pair's epsilon is
+# unbounded, the means agree, and only the distance to the neighbour's affine hull sees it
+# (dpverify.audit.degenerate_statistics: certified 8.19 at the quick budget; 0.73-0.88 without it, seeds 0-3).
+# The logistic canary above is no such case on a final release: its gradient pushes one way, so the departure has a
+# mean and the classifier already certifies 8.19 there (release="final", quick budget, seed 0).
+_LEAST_SQUARES = {"dim": 2, "R": 0.03, "Y": 1.0, "prior_variance": 100.0}
+_case(id="dp_sgld_broken_shared_noise_final", sampler="dp_sgld_broken",
+      params={"model": _LazyModel(_least_squares, **_LEAST_SQUARES), "N": 100,
+              **{**_SGLD_PATH, "theta0": (0.0, 0.0)}, "defect": "shared_noise", "release": "final"},
+      dataset=_record_among_nulls(_LEAST_SQUARES, 100, 0), neighbour=_record_among_nulls(_LEAST_SQUARES, 100, 1),
+      pair="least-squares record (R e_1, 0) among null records vs N null records (Poisson batches, add/remove); "
+           "final iterate", known_bad=True)
 # Wang et al.'s DP-SGLD without its privacy noise (plain SGLD, noise variance eta), at a step size where that noise
 # is far below Alg. 2's (eta = 1e-2: privacy variance 550 vs 0.01): the claim of Theorem 4 is then violated.
 _gradient_case("dp_sgld_wang_no_privacy_noise", "dp_sgld_wang", _logistic, _LOGISTIC,

@@ -242,7 +242,7 @@ class Model(ABC):
         (:mod:`dpverify.backends`). What the samplers' device path calls (batches as 0/1 weight rows). Models without
         it raise ``NotImplementedError`` naming themselves."""
         raise NotImplementedError(f"{type(self).__name__} has no backend-generic gradient (dense_gradient_sum): "
-                                  "backend='torch' supports LogisticRegression, GaussianTarget and LinearLoss")
+                                  "backend='torch' supports LogisticRegression, GaussianTarget, LinearLoss and LeastSquares")
 
     def dense_record_gradients(self, prepared, idx, theta):
         """``grad_theta log p(x_i | theta_c)`` of the records ``idx[c]`` (``(chains, b)``), ``(chains, b, d)``,

@@ -20,7 +20,10 @@ the data term's two means along the canary direction, each step on its own): the
 in the noise's structure, not in the means.
 
 - ``shared_noise``: a shape bug, the noise drawn with shape ``(chains, 1)`` and broadcast over the d coordinates: every
-  coordinate gets the same noise, so a difference of coordinates reveals the data term exactly;
+  coordinate gets the same noise, so a difference of coordinates reveals the data term exactly. Released as a final
+  iterate, the chain without the differing record lies on an affine line and the chain with it does not: the case
+  ``dp_sgld_broken_shared_noise_final`` (issue 38), where only the distance to one side's affine hull
+  (:mod:`dpverify.audit.degenerate_statistics`) sees the departure;
 - ``reused_noise``: the noise vector is drawn once per run and added at every step (the draw sits outside the loop):
   consecutive increments then share their noise, and their differences reveal every inclusion of the canary;
 - ``warm_start``: the chains start one full-batch gradient step from ``theta0`` (the declared drift at ``theta0`` on

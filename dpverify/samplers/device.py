@@ -187,7 +187,7 @@ def device_kernel(sampler) -> Kernel:
               else "dense_gradient_sum")
     if not {needed, "dense_grad_log_prior"} <= model.dense_capabilities():
         raise NotImplementedError(f"{sid}: the model {type(model).__name__} has no backend-generic gradient "
-                                  "(backend='torch' supports LogisticRegression, GaussianTarget and LinearLoss)")
+                                  "(backend='torch' supports LogisticRegression, GaussianTarget, LinearLoss and LeastSquares)")
     return Kernel(dense_estimator(kernel.estimator), kernel.integrator)
 
 
