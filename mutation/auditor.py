@@ -119,7 +119,26 @@ CURVE_BUGS: tuple[Bug, ...] = (
               "return clopper_pearson_upper(fp, n1, a), clopper_pearson_lower(fn, n0, a)")),
     ),
 )
-BUGS = BUGS + CURVE_BUGS
+
+
+#: Bugs of sequential audits (issue 38; ``dpverify/audit/sequential.py`` and the rounds in ``dpverify/audit/core.py``),
+#: caught by ``tests/test_audit_validity_sequential.py``.
+SEQUENTIAL_BUGS: tuple[Bug, ...] = (
+    Bug(
+        "sequential_full_alpha",
+        "every round of a sequential audit is certified at the full alpha instead of its share (no spending: the "
+        "false-violation rate grows with the number of rounds)",
+        (Edit("audit/sequential.py", r"alphas = tuple\(alpha \* \(1\.0 - 1e-12\) \* b / samples for b in sizes\)",
+              "alphas = tuple(alpha for b in sizes)"),),
+    ),
+    Bug(
+        "sequential_same_round_seed",
+        "every round draws the first round's outputs again (its seed ignores the round): the rounds are not fresh, "
+        "so the union bound over them is spent on one sample",
+        (Edit("audit/core.py", r"seed=round_seed\(plan\.seed, r\)", "seed=round_seed(plan.seed, 0)"),),
+    ),
+)
+BUGS = BUGS + CURVE_BUGS + SEQUENTIAL_BUGS
 
 
 class PatchError(RuntimeError):

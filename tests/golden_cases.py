@@ -178,9 +178,11 @@ CASES: dict[str, Callable[[], Any]] = {
 
 #: Keys ``AuditResult.to_dict()`` gained after the file was recorded, and what each must hold for these cases: every
 #: case uses the shorthand epsilon=/delta=, so the claim is ``ApproxDP(epsilon_claimed, delta)``; every case runs on
-#: the numpy backend, on the CPU (issue 26: the backend and device every audit row records).
+#: the numpy backend, on the CPU (issue 26: the backend and device every audit row records); every case is a fixed
+#: audit, which uses its whole budget, names no stopping rule and has no rounds (issue 38: sequential audits).
 ADDED_KEYS = {"claim": lambda r: {"type": "ApproxDP", "epsilon": r["epsilon_claimed"], "delta": r["delta"]},
-              "backend": lambda r: "numpy", "device": lambda r: "cpu"}
+              "backend": lambda r: "numpy", "device": lambda r: "cpu", "samples_used": lambda r: r["samples"],
+              "stopping_rule": lambda r: "", "looks": lambda r: []}
 
 
 def differences(found: dict, expected: dict) -> dict:

@@ -38,7 +38,8 @@ def test_the_comparison_names_what_moved():
     backend or device other than the numpy CPU the cases run on."""
     expected = GOLDEN["laplace_streamed"]
     found = {"result": dict(expected["result"], claim={"type": "ApproxDP", "epsilon": "f:1.0", "delta": "f:0.0"},
-                            backend="numpy", device="cpu")}
+                            backend="numpy", device="cpu", samples_used=expected["result"]["samples"],
+                            stopping_rule="", looks=[])}
     assert golden_cases.differences(found, expected) == {}
     changed = {"result": dict(found["result"], epsilon_lower="f:0.5")}
     assert set(golden_cases.differences(changed, expected)) == {"epsilon_lower"}
@@ -50,6 +51,8 @@ def test_the_comparison_names_what_moved():
     assert set(golden_cases.differences(on_torch, expected)) == {"backend"}
     unrecorded = {"result": {k: v for k, v in found["result"].items() if k != "device"}}
     assert set(golden_cases.differences(unrecorded, expected)) == {"device"}
+    stopped_early = {"result": dict(found["result"], samples_used=1000, stopping_rule="violation")}
+    assert set(golden_cases.differences(stopped_early, expected)) == {"samples_used", "stopping_rule"}
 
 
 def test_the_canonical_form_tells_apart_what_a_comparison_must():

@@ -17,7 +17,7 @@ documented rule, not read from the package, so a broken schedule is caught, not 
 **Limits** as in ``test_audit_validity``: the count X of exceedances in K seeded audits is Binomial(K, r_seq) (or
 stochastically smaller); the test fails if X > c_hi (P[X > c_hi] <= 1e-3) or, exact, X < c_lo. Power against the
 spending bug "every round at the full alpha" (:func:`broken_rate`, printed by ``python mutation/auditor.py``):
-at confidence 0.5 and 400 audits r_seq = 0.193 (limits 54 to 102) against 0.527 broken: P[caught] > 1 - 1e-12.
+at confidence 0.5 and 400 audits r_seq = 0.210 (limits 60 to 110) against 0.529 broken: P[caught] > 1 - 1e-12.
 
 The ``slow`` test repeats it at the default confidence 0.95 with 10^4 audits of four correct mechanisms (randomized
 response, Laplace, Gaussian, a two-point mixture) at their exact epsilons: the share of false violations must stay
@@ -37,10 +37,10 @@ from dpverify.calculus.mechanisms.gaussian import GaussianMechanism
 from test_audit_validity import exceed_rate, gaussian_epsilon_at, lower_limit, power, upper_limit
 
 RR_EPS = 3.0
-SAMPLES = 8000
-#: The documented schedule of 8000 outputs per side (first round samples // 2^R with R the most rounds whose first
-#: has >= 1000 outputs: R = 3; doubling; the last takes the rest), written out independently of the package.
-ROUNDS = (1000, 2000, 5000)
+SAMPLES = 16_000
+#: The documented schedule of 16000 outputs per side (early rounds doubling from max(1000, 4000 // 127) = 1000 while
+#: they fit in a quarter of the budget; the last takes the rest), written out independently of the package.
+ROUNDS = (1000, 2000, 13000)
 SELECTION_FRACTION = 0.2
 
 
@@ -87,6 +87,25 @@ def test_the_schedule_spends_alpha_in_proportion_to_the_rounds():
     assert sum(look.alpha for look in r.looks) <= 0.1
     for look, size in zip(r.looks, ROUNDS):
         assert look.alpha == pytest.approx(0.1 * size / SAMPLES, rel=1e-9)
+
+
+def test_every_round_draws_fresh_outputs():
+    """Each round is a fixed audit on outputs no other round saw (the union bound over the rounds needs their
+    certificates to be valid one by one; a round that redraws another's outputs wastes its share). The first output
+    of every call of the mechanism is recorded: none repeats (continuous outputs). Bug caught: a round seed that
+    ignores the round (``sequential_same_round_seed`` in ``mutation/auditor.py``)."""
+    firsts: list[float] = []
+
+    def mechanism(dataset, n, rng):
+        x = rng.standard_normal(n)
+        firsts.append(float(x[0]))
+        return x + float(np.asarray(dataset).reshape(-1)[0])
+
+    # two identical sides: no round separates them, so futility never stops the audit and every round runs
+    r = audit(mechanism, np.array([0.0]), np.array([0.0]), epsilon=1.0, samples=SAMPLES, seed=0, sequential=True,
+              check_rng=False)
+    assert len(r.looks) == len(ROUNDS)
+    assert len(firsts) >= 2 * len(ROUNDS) and len(set(firsts)) == len(firsts)
 
 
 def test_false_violations_at_the_exact_rate_of_the_documented_rounds():

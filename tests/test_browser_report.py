@@ -273,7 +273,7 @@ SORT_VALUES = {
     "certified": lambda r: (r.get("audit") or {}).get("epsilon_lower"),
     "ratio": lambda r: (r["audit"]["epsilon_lower"] / r["audit"]["epsilon_claimed"]
                         if r.get("audit") and r["audit"]["epsilon_claimed"] else None),
-    "samples": lambda r: (r.get("audit") or {}).get("samples"),
+    "samples": lambda r: (r.get("audit") or {}).get("samples_used") or (r.get("audit") or {}).get("samples"),
     "seed": lambda r: (r.get("audit") or {}).get("seed"),
 }
 
@@ -295,8 +295,14 @@ def _report_with_every_row(tmp_path) -> dict:
 
     sgnht = {**fake_audit(epsilon_claimed=0.0126, epsilon_accountant=0.011, budget_ceiling=0.02, epsilon_lower=0.004,
                           seed=7, samples=40_000), "claim_epsilon": 0.7277, "tested_kind": "upper bound"}
-    write_report(tmp_path, [], CASES + [fake_case("dp_sgnht", sgnht)], settings={"budget": "quick"},
-                 paper_figures=False)
+    from dpverify.audit.sequential import Look
+
+    # a sequential audit (issue 38): its samples cell reads used/budget and sorts by the samples it used
+    sequential = fake_audit(epsilon_claimed=1.615, epsilon_lower=3.4, verdict="violation", samples=20_000,
+                            samples_used=1000, stopping_rule="violation", seed=3,
+                            looks=(Look(0, 1000, 0.0025, 3.4, "violation"),))
+    write_report(tmp_path, [], CASES + [fake_case("dp_sgnht", sgnht), fake_case("dp_sgld_sequential", sequential)],
+                 settings={"budget": "quick"}, paper_figures=False)
     return json.loads((tmp_path / "report.json").read_text())
 
 
@@ -317,6 +323,7 @@ def test_every_audit_row_has_one_cell_per_header(browser, tmp_path, width):
     assert broken.nth(HEADERS.index("ratio")).inner_text() == f"{3.1 / 0.73:.3g}"
     assert broken.nth(HEADERS.index("verdict")).inner_text() == "violation"
     assert broken.nth(HEADERS.index("samples")).inner_text() == "20000"
+    assert page.locator("#row-dp_sgld_sequential td").nth(HEADERS.index("samples")).inner_text() == "1000/20000"
     page.close()
 
 

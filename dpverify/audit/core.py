@@ -116,7 +116,7 @@ from dpverify.audit.options import AuditQuestion, Execution, split_options
 from dpverify.audit.plan import AuditPlan, make_plan
 from dpverify.audit.result import AuditResult, assemble_result
 from dpverify.audit.select import ChosenEvents, choose_events, fit_statistics
-from dpverify.audit.sequential import (Look, RoundSchedule, StopRule, projected_bound, projected_refutation,
+from dpverify.audit.sequential import (FUTILITY_FROM, Look, RoundSchedule, StopRule, projected_bound, projected_refutation,
                                        round_seed)
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, ChunkSampler, SplitPlan
 
@@ -273,7 +273,8 @@ class _Run:
             if certificate.verdict is Verdict.VIOLATION:
                 rule = StopRule.VIOLATION
                 break
-            if r < len(plans) - 1 and futile(chosen, counts, plan, plans[-1], self.facts):
+            if (r < len(plans) - 1 and round_.samples >= FUTILITY_FROM * plan.samples
+                    and certificate.epsilon_lower > 0 and futile(chosen, counts, plan, plans[-1], self.facts)):
                 rule = StopRule.FUTILITY
                 break
         assert best is not None
