@@ -201,3 +201,17 @@ def test_broken(dp_auditor):
     assert data["settings"]["sequential"] is True and row["stopping_rule"] == "violation"
     assert row["samples_used"] < 100_000
     result.stdout.fnmatch_lines(["*test_broken*violation*/100000*"])
+
+
+def test_the_library_search_passes_sequential_to_its_final_audits():
+    """``audit-library --sequential``: the screening stays fixed (it only ranks), the final audit stops when decided.
+    Bug caught: the option dropped on its way to the final audit."""
+    from dpverify.audit.search import search_then_certify
+
+    pairs = [(np.array([0.0]), np.array([0.5])), (np.array([0.0]), np.array([1.0]))]
+    found = search_then_certify(laplace_query(1.0, noise_factor=0.1), pairs, epsilon=1.0, search_budget=2000,
+                                final_samples=100_000, seed=0, sequential=True)
+    assert found.index == 1 and found.final.stopping_rule == "violation" and found.final.samples_used < 100_000
+    fixed = search_then_certify(laplace_query(1.0, noise_factor=0.1), pairs, epsilon=1.0, search_budget=2000,
+                                final_samples=100_000, seed=0)
+    assert fixed.final.stopping_rule == "" and fixed.final.samples_used == 100_000

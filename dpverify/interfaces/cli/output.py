@@ -68,7 +68,8 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, width
     table = [["" if v is None else str(v) for v in r] for r in rows]
     natural = _natural_widths(headers, table)
     too_wide = width is not None and _total(natural) > width
-    if above and too_wide and all(a in headers for a in above):
+    if above and too_wide and all(a in headers for a in above) and len(set(above)) < len(headers):
+        # (when ``above`` names every column, nothing would stay below: the table is printed as it is)
         return _columns_above(headers, table, natural, [list(headers).index(a) for a in above])
     flex = [i for i, h in enumerate(headers) if h in flexible]
     if width is None or not too_wide or not flex:
@@ -92,7 +93,7 @@ def _columns_above(headers: Sequence[str], table: list[list[str]], natural: list
     the others' as ``header value`` in parentheses."""
     keep = [i for i in range(len(headers)) if i not in moved]
     rest = _render([headers[i] for i in keep], [[r[i] for i in keep] for r in table],
-                   [natural[i] for i in keep], []).splitlines()
+                   [natural[i] for i in keep], []).split("\n")  # (not splitlines: a row of empty cells is an empty line)
     first, extra = moved[0], moved[1:]
     lines = [headers[first] + "".join(f", {headers[i]}" for i in extra), "  " + rest[0], "  " + rest[1]]
     for r, numbers in zip(table, rest[2:]):  # one line per row: no column of the rest wraps
@@ -117,7 +118,7 @@ def _stacked(headers: Sequence[str], table: list[list[str]], natural: list[int],
     """The fixed columns as a table, each flexible cell wrapped on its own line below its row."""
     keep = [i for i in range(len(headers)) if i not in flex]
     out = _render([headers[i] for i in keep], [[r[i] for i in keep] for r in table],
-                  [natural[i] for i in keep], []).splitlines()
+                  [natural[i] for i in keep], []).split("\n")  # (not splitlines: a row of empty cells is an empty line)
     lines = out[:2]
     for k, r in enumerate(table):
         lines.append(out[2 + k])
