@@ -122,9 +122,10 @@ def summary(rows: list[Row]) -> list[str]:
     for name, group in (("violation", violations), ("consistent", consistent), ("inconclusive", inconclusive)):
         if group:
             savings = [r.saving for r in group]
+            fixed_s, seq_s = sum(r.fixed_seconds for r in group), sum(r.seq_seconds for r in group)
             lines.append(f"fixed {name}: {len(group)} cases, median saving {statistics.median(savings):.1f}x "
-                         f"(min {min(savings):.1f}x, max {max(savings):.1f}x); time {sum(r.fixed_seconds for r in group):.1f} s "
-                         f"fixed, {sum(r.seq_seconds for r in group):.1f} s sequential")
+                         f"(min {min(savings):.1f}x, max {max(savings):.1f}x); time {fixed_s:.1f} s fixed, "
+                         f"{seq_s:.1f} s sequential")
     turned = [r.case for r in consistent + inconclusive if r.seq_verdict == "violation"]
     missed = [r.case for r in violations if r.seq_verdict != "violation"]
     changed = [f"{r.case} ({r.fixed_verdict} -> {r.seq_verdict})" for r in consistent + inconclusive

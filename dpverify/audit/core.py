@@ -116,8 +116,8 @@ from dpverify.audit.options import AuditQuestion, Execution, split_options
 from dpverify.audit.plan import AuditPlan, make_plan
 from dpverify.audit.result import AuditResult, assemble_result
 from dpverify.audit.select import ChosenEvents, choose_events, fit_statistics
-from dpverify.audit.sequential import (FUTILITY_FROM, Look, RoundSchedule, StopRule, projected_bound, projected_refutation,
-                                       round_seed)
+from dpverify.audit.sequential import (FUTILITY_FROM, Look, RoundSchedule, StopRule, projected_bound,
+                                       projected_refutation, round_seed)
 from dpverify.audit.split import DEFAULT_CHUNK_SIZE, ChunkSampler, SplitPlan
 
 __all__ = ["AuditResult", "AuditQuestion", "Execution", "audit", "run_audit", "TESTS", "MODES"]
@@ -315,9 +315,10 @@ def futile(chosen: ChosenEvents, counts: EventCounts, plan: AuditPlan, last: Aud
     return True
 
 
-def sequential_result(plan: AuditPlan, last: AuditPlan, best: tuple[AuditPlan, ChosenEvents, EventCounts, Certificate],
-                      facts: MechanismFacts, looks: list[Look], rule: str, wall_time: float,
-                      backend: Backend, *, rounds: int) -> AuditResult:
+def sequential_result(plan: AuditPlan, last: AuditPlan,
+                      best: tuple[AuditPlan, ChosenEvents, EventCounts, Certificate], facts: MechanismFacts,
+                      looks: list[Look], rule: str, wall_time: float, backend: Backend, *,
+                      rounds: int) -> AuditResult:
     """One result for the rounds run: the round with the largest bound (or the violation) gives the event, its
     counts and the curve test; the verdict is the fixed rule (:func:`~.certify.decide`) at the capacity of the last
     round (its budget ceiling, saturation and curve power) -- a violation of the round is one here too, since no

@@ -8,8 +8,9 @@ reach the claim. ``audit(..., sequential=True)`` spends the same budget in **rou
   in :data:`EARLY_SHARE` (a quarter) of the budget, then one last round with the rest (at least three quarters):
   ``b_0 = max(MIN_ROUND, (samples / 4) // (2^(MAX_ROUNDS - 1) - 1))``, the smallest first round of at least
   :data:`MIN_ROUND` outputs per side whose ``MAX_ROUNDS - 1`` doublings fit in the early share (a budget whose first
-  round would not fit there is one round: the fixed audit). The schedule depends on ``samples`` only, never on the data. Small early rounds stop large violations after
-  a few thousand outputs; the large last round keeps most of the fixed audit's power for the small ones.
+  round would not fit there is one round: the fixed audit). The schedule depends on ``samples`` only, never on the
+  data. Small early rounds stop large violations after a few thousand outputs; the large last round keeps most of the
+  fixed audit's power for the small ones.
 - **Each round is a complete fixed audit** on fresh outputs (its own seed, :func:`round_seed`): its own selection
   (so an event chosen on a small round is replaced by the one a larger round chooses -- the selection is never final)
   and its own estimation, certified by the one-sided Clopper-Pearson bounds of :mod:`dpverify.audit.bounds` at the
@@ -31,9 +32,9 @@ reach the claim. ``audit(..., sequential=True)`` spends the same budget in **rou
   * ``futility``: after a round of at least :data:`FUTILITY_FROM` of the budget whose events separated the two sides
     (it certified more than 0: a round whose selection found nothing is no evidence), no event of this round, nor its
     curve test, could reach the claim in the last round even if the round's rates were at the optimistic ends of
-    their :data:`FUTILITY_LEVEL` intervals (:func:`projected_bound`): stop without a violation. Futility only ever stops an audit without claiming anything, so it cannot make a
-    violation false; it can cost power (a later, larger selection might have found a better event), which
-    ``benchmarks/sequential.py`` measures on the known-bad cases;
+    their :data:`FUTILITY_LEVEL` intervals (:func:`projected_bound`): stop without a violation. Futility only ever
+    stops an audit without claiming anything, so it cannot make a violation false; it can cost power (a later,
+    larger selection might have found a better event), which ``benchmarks/sequential.py`` measures;
   * ``budget``: the last round ran.
 
   The verdict of an audit that stops without a violation is the fixed audit's rule (:mod:`dpverify.audit.verdicts`)
@@ -51,8 +52,8 @@ from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.audit.curve import CurveClaim, error_counts, refutes
 from dpverify.validation import check_positive_int, check_probability
 
-__all__ = ["MIN_ROUND", "MAX_ROUNDS", "EARLY_SHARE", "FUTILITY_FROM", "FUTILITY_LEVEL", "RoundSchedule", "round_seed", "projected_bound",
-           "projected_refutation", "StopRule", "Look"]
+__all__ = ["MIN_ROUND", "MAX_ROUNDS", "EARLY_SHARE", "FUTILITY_FROM", "FUTILITY_LEVEL", "RoundSchedule", "round_seed",
+           "projected_bound", "projected_refutation", "StopRule", "Look"]
 
 #: The fewest outputs per side of the first round: about 200 choose its event (the selection fraction 0.2), 800
 #: certify it.
