@@ -82,8 +82,9 @@ def test_to_dict_is_the_edge_where_the_result_becomes_plain_data():
     assert r.verdict is Verdict.VIOLATION and r.verdict == "violation" and r.is_violation
     assert r.mode is Mode.MATHEMATICAL
     out = r.to_dict()
-    assert set(out) == OLD_KEYS | {"claim", "backend", "device"}
+    assert set(out) == OLD_KEYS | {"claim", "backend", "device", "samples_used", "stopping_rule", "looks"}
     assert (out["backend"], out["device"]) == ("numpy", "cpu")  # the default backend, recorded (issue 26)
+    assert (out["stopping_rule"], out["looks"]) == ("", [])  # a fixed audit (issue 38: sequential audits)
     assert type(out["verdict"]) is str and type(out["mode"]) is str
     assert out["claim"] == {"type": "Claim", "epsilon": 0.5, "delta": 1e-5, "theorem": "wang2015.thm4"}
     assert json.loads(json.dumps(out))["verdict"] == "violation"
