@@ -102,10 +102,22 @@ def _finite_pair(x0: Any, x1: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return f0, f1
 
 
-def _check_side(side: int) -> int:
+def _oriented_pair(x0: Any, x1: Any, side: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(fit outputs of side ``side``, of the other side)`` as ``(n, d)`` float matrices (:func:`_finite_pair`), or
+    None when they cannot be compared; a ``side`` other than 0 or 1 is a ``ValueError`` naming it."""
     if side not in (0, 1):
         raise ValueError(f"side must be 0 (the fit outputs of M(dataset)) or 1 (of M(neighbour)); got {side!r}")
-    return side
+    pair = _finite_pair(x0, x1)
+    if pair is None:
+        return None
+    return pair if side == 0 else (pair[1], pair[0])
+
+
+def _enough_off(off: np.ndarray, min_off_fraction: float) -> bool:
+    """Whether at least :data:`MIN_OFF_COUNT` and ``min_off_fraction`` of the other side's fit outputs (``off``: a
+    mask over them) lie off the degenerate side's set."""
+    n_off = int(np.count_nonzero(off))
+    return n_off >= MIN_OFF_COUNT and n_off >= min_off_fraction * off.size
 
 
 def degenerate_directions(outputs: np.ndarray, reference_variance: float, *,
@@ -140,11 +152,10 @@ def affine_hull_distance(x0: np.ndarray, x1: np.ndarray, *, side: int, rtol: flo
     (module docstring), fitted on ``x0`` (fit outputs of M(dataset)) and ``x1`` (of M(neighbour)); None when it
     cannot matter (one-value or longer than :data:`MAX_DIM` outputs, too few outputs, no degenerate direction, or too
     few outputs of the other side off the set)."""
-    side = _check_side(side)
-    pair = _finite_pair(x0, x1)
+    pair = _oriented_pair(x0, x1, side)
     if pair is None:
         return None
-    fa, fb = pair if side == 0 else pair[::-1]
+    fa, fb = pair
     d = fa.shape[1]
     if not 2 <= d <= MAX_DIM or fa.shape[0] <= 2 * (d + 1) or fb.shape[0] < MIN_OFF_COUNT:
         return None
@@ -158,8 +169,7 @@ def affine_hull_distance(x0: np.ndarray, x1: np.ndarray, *, side: int, rtol: flo
     largest_norm2 = max(float(np.einsum("ij,ij->i", f, f).max()) for f in (fa, fb))
     floor = max(FLOOR_FACTOR * float(ra.max()), ROUNDING_RTOL ** 2 * largest_norm2)
     off = rb > floor
-    n_off = int(np.count_nonzero(off))
-    if n_off < MIN_OFF_COUNT or n_off < min_off_fraction * fb.shape[0]:
+    if not _enough_off(off, min_off_fraction):
         return None
     scale = float(np.median(rb[off]))
 
@@ -213,11 +223,10 @@ def support_indicator(x0: np.ndarray, x1: np.ndarray, *, side: int,
     ``x0`` (fit outputs of M(dataset)) and ``x1`` (of M(neighbour)); None when side ``side`` is not discrete (more
     than :data:`MAX_SUPPORT_ROWS` distinct rows, or fewer than 4 outputs per row) or too few of the other side's fit
     outputs fall outside its rows."""
-    side = _check_side(side)
-    pair = _finite_pair(x0, x1)
+    pair = _oriented_pair(x0, x1, side)
     if pair is None:
         return None
-    fa, fb = pair if side == 0 else pair[::-1]
+    fa, fb = pair
     d = fa.shape[1]
     if d > MAX_DIM:
         return None
@@ -233,9 +242,7 @@ def support_indicator(x0: np.ndarray, x1: np.ndarray, *, side: int,
         at = np.minimum(np.searchsorted(support_keys, keys), support_keys.size - 1)
         return (support_keys[at] == keys) & np.all(support[at] == flat, axis=1)
 
-    off = ~members(fb)
-    n_off = int(np.count_nonzero(off))
-    if n_off < MIN_OFF_COUNT or n_off < min_off_fraction * fb.shape[0]:
+    if not _enough_off(~members(fb), min_off_fraction):
         return None
 
     def outside(x: np.ndarray) -> np.ndarray:

@@ -195,8 +195,7 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
     only in the first audit that completes (the probe is a property of the mechanism; it draws from its own seed
     child, so skipping it changes no sample and no bound; on a model fit it is 96 releases per audit); False never.
 
-    ``sequential``: the final audits spend their ``final_samples`` in rounds that stop when the verdict is decided
-    (:mod:`dpverify.audit.sequential`); the screening, which only ranks, stays fixed.
+    ``sequential``: the final audits stop when decided (:mod:`dpverify.audit.sequential`); the screening stays fixed.
 
     ``claim`` is the guarantee object every audit tests (as :func:`~dpverify.audit.core.audit` takes it, e.g. a
     library's :class:`~dpverify.libraries.base.Claimed`); ``epsilon``/``delta`` remain the shorthand for an
