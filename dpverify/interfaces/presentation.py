@@ -44,6 +44,8 @@ LEGEND: tuple[str, ...] = (
     "verdict: violation = certified > tested, or the tested curve refuted by the curve-level test; inconclusive = no "
     "violation, but this budget could not have detected one (reason given); consistent = no violation, and the audit "
     "had power against what it tested.",
+    "samples: outputs per side; used/budget for a sequential audit, which stops when its verdict is decided "
+    "(docs/sequential.md).",
 )
 
 #: A claim this many times the exact or accountant epsilon is called out ("claim 4000x the exact value").
