@@ -55,3 +55,24 @@ def test_unknown_and_doubled_options_are_named():
         split_options({"samples": 10})  # type: ignore[arg-type]
     question, execution = split_options(AuditQuestion(samples=10), workers=2, seed=4)
     assert question == AuditQuestion(samples=10, seed=4) and execution == Execution(workers=2)
+
+
+def test_search_then_certify_takes_the_option_objects():
+    """The worst-pair search passes the question and the execution through: the objects and the keyword form give the
+    same search (same screening, same final audit), ``final_samples`` is the question's ``samples``, and a field set
+    twice is named. A search that dropped the question's seed or confidence on the way would differ here."""
+    from dpverify.audit.search import search_then_certify
+
+    pairs = [(D, D2), (np.array([0, 0, 0]), np.array([0, 0, 1]))]
+    by_keywords = search_then_certify(laplace, pairs, epsilon=1.0, search_budget=2_000, final_samples=3_000, seed=7,
+                                      confidence=0.9)
+    by_objects = search_then_certify(laplace, pairs, AuditQuestion(epsilon=1.0, samples=3_000, seed=7, confidence=0.9),
+                                     Execution(workers=1), search_budget=2_000)
+    assert by_keywords.screening == by_objects.screening
+    assert by_keywords.final.epsilon_lower == by_objects.final.epsilon_lower
+    assert by_objects.final.samples == 3_000 and by_objects.final.confidence == 0.9
+    reseeded = search_then_certify(laplace, pairs, AuditQuestion(epsilon=1.0, samples=3_000, seed=8, confidence=0.9),
+                                   search_budget=2_000)
+    assert reseeded.final.counts != by_objects.final.counts
+    with pytest.raises(TypeError, match=r"\['seed'\] given both"):
+        search_then_certify(laplace, pairs, AuditQuestion(epsilon=1.0, seed=7), search_budget=2_000, seed=3)

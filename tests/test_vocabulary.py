@@ -84,3 +84,29 @@ def _literal_tuples(words: tuple[str, ...]) -> list[str]:
 def test_no_module_keeps_its_own_copy_of_a_vocabulary(vocabulary: type[Vocabulary]):
     """The audit mode was listed three times and the known-bad defects twice; a copy is now a test failure."""
     assert _literal_tuples(vocabulary.values()) == []
+
+
+def test_library_relations_are_the_vocabulary():
+    """The library layer speaks NeighbouringRelation: "replace" (the old spelling) is read as "replace_one" by a
+    LibraryFunction, a ledger's composition and the pair builder; a word outside it is refused, naming the argument
+    (a broken parse that kept "replace" as a third relation, or dropped the disjoint-parts rule, fails here)."""
+    import numpy as np
+
+    from dpverify.libraries.base import ADJACENCIES, Claimed, LibraryFunction
+    from dpverify.libraries.ledger import LedgerEntry, compose
+    from dpverify.libraries.search import record_pairs
+
+    assert ADJACENCIES == NeighbouringRelation.values()
+    fn = LibraryFunction("lib", "1", "f", lambda d, n, rng: np.zeros(n), lambda d: Claimed(1.0, 0.0, "arg"),
+                         [(np.zeros(2), np.ones(2))], adjacency="replace")
+    assert fn.adjacency is NeighbouringRelation.REPLACE_ONE
+    with pytest.raises(ValueError, match="adjacency must be one of"):
+        LibraryFunction("lib", "1", "f", lambda d, n, rng: np.zeros(n), lambda d: Claimed(1.0, 0.0, "arg"),
+                        [(np.zeros(2), np.ones(2))], adjacency="swap")
+    parts = [LedgerEntry("laplace", 0.5, 0.0, 1.0, 2.0, "lib/m.py:1", "f", partition=("disjoint", "loop", k)) for k in range(3)]
+    assert compose(parts, "replace").epsilon == compose(parts, "replace_one").epsilon == 1.0  # two largest parts
+    assert compose(parts, "add_remove").epsilon == 0.5
+    assert [p.label for p in record_pairs(0.0, 1.0, adjacency="replace_one", families=("empty", "size1"))] == \
+        ["size1:replace"]
+    with pytest.raises(ValueError, match="adjacency must be one of"):
+        record_pairs(0.0, 1.0, adjacency="bounded")

@@ -31,7 +31,8 @@ from scipy import optimize
 
 from dpverify.validation import check_positive_int, check_probability
 from dpverify.calculus.claimed import Guarantee
-from dpverify.audit.core import AuditResult, audit
+from dpverify.audit.core import AuditResult, audit, run_audit
+from dpverify.audit.options import AuditQuestion, Execution, split_options
 from dpverify.audit.datasets import check_adjacent, replace_one
 
 __all__ = ["PairSearch", "random_pairs", "search_audits", "search_hypothesis", "search_exact", "CertifiedSearch",
@@ -174,64 +175,61 @@ def _score(result: AuditResult) -> tuple[float, float]:
     return float(result.epsilon_lower), float(sel if np.isfinite(sel) else 0.0)
 
 
-def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: Guarantee | None = None,
-                        epsilon: float | None = None, delta: float | None = None,
-                        search_budget: int, final_samples: int, confidence: float = 0.95, seed: int = 0,
-                        test="auto", top: int = 1, min_screen: int = 40, adjacency: str | None = None,
-                        mode: str = "mathematical", skip: tuple = (ValueError, ArithmeticError),
-                        check_rng: bool | str = True, sequential: bool = False) -> CertifiedSearch:
+def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], question: AuditQuestion | None = None,
+                        execution: Execution | None = None, *, search_budget: int, final_samples: int | None = None,
+                        top: int = 1, min_screen: int = 40, skip: tuple = (ValueError, ArithmeticError),
+                        check_rng: bool | str = True, **keywords: Any) -> CertifiedSearch:
     """Screen every candidate pair under one total budget, then certify the best on fresh samples.
 
+    ``question`` (an :class:`~dpverify.audit.options.AuditQuestion`) is the final audit's question: its claim (or
+    ``epsilon``/``delta``), ``samples`` per side (``final_samples`` is the same option, kept as a keyword), confidence,
+    seed, test, mode, ``adjacency`` and ``sequential``; ``execution`` (an :class:`~dpverify.audit.options.Execution`)
+    is how every audit runs. As for :func:`~dpverify.audit.core.audit`, the fields of both may be given as keywords
+    instead (a field set twice, or a keyword of neither, is a ``TypeError``).
+
     1. Screening: each of the ``K`` pairs gets ``max(min_screen, search_budget // K)`` samples per side (so the
-       total is ``search_budget``, up to the floor) and one audit (seed ``SeedSequence([seed, 0])`` child ``k``);
-       pairs are ranked by the screening bound, ties by the selection score. With ``adjacency`` given, every pair
-       is checked first (a pair that is not adjacent is a ValueError naming it). A pair on which the mechanism raises
-       one of ``skip`` (e.g. the library refuses an empty dataset, or returns NaN/inf, which
+       total is ``search_budget``, up to the floor) and one fixed audit (seed ``SeedSequence([seed, 0])`` child
+       ``k``); pairs are ranked by the screening bound, ties by the selection score. With ``adjacency`` given, every
+       pair is checked first (a pair that is not adjacent is a ValueError naming it). A pair on which the mechanism
+       raises one of ``skip`` (e.g. the library refuses an empty dataset, or returns NaN/inf, which
        :func:`dpverify.audit.split.check_outputs` rejects) is recorded as skipped with the reason.
-    2. Final audit: the ``top`` best pairs are audited again with ``final_samples`` per side and fresh seeds
-       (``SeedSequence([seed, 1])``), each at confidence ``1 - alpha/top``, alpha = 1 - confidence.
+    2. Final audit: the ``top`` best pairs are audited again with the question's samples per side and fresh seeds
+       (``SeedSequence([seed, 1])``), each at confidence ``1 - alpha/top``, alpha = 1 - confidence; with
+       ``sequential`` they stop when decided (:mod:`dpverify.audit.sequential`).
 
     ``check_rng``: True runs the rng probe (:func:`dpverify.audit.split.check_rng_use`) in every audit; ``"first"``
     only in the first audit that completes (the probe is a property of the mechanism; it draws from its own seed
     child, so skipping it changes no sample and no bound; on a model fit it is 96 releases per audit); False never.
-
-    ``sequential``: the final audits stop when decided (:mod:`dpverify.audit.sequential`); the screening stays fixed.
-
-    ``claim`` is the guarantee object every audit tests (as :func:`~dpverify.audit.core.audit` takes it, e.g. a
-    library's :class:`~dpverify.libraries.base.Claimed`); ``epsilon``/``delta`` remain the shorthand for an
-    ``ApproxDP``.
 
     Validity: the choice of pairs is a function of the screening samples alone, independent of the final
     samples, so conditional on the choice each final bound is a valid Clopper-Pearson bound; the union bound
     over the ``top`` final audits makes their maximum valid with probability >= ``confidence``. The screening
     budget therefore buys power (a better pair), never confidence; the confidence is paid only by ``top``.
     """
+    if final_samples is not None:
+        keywords["samples"] = check_positive_int(final_samples, "final_samples", minimum=4)
+    asked, how = split_options(question, execution, **keywords)
     if len(pairs) == 0:
         raise ValueError("pairs must contain at least one (dataset, neighbour) pair")
     search_budget = check_positive_int(search_budget, "search_budget", minimum=4)
-    final_samples = check_positive_int(final_samples, "final_samples", minimum=4)
+    check_positive_int(asked.samples, "final_samples", minimum=4)
     top = check_positive_int(top, "top")
     min_screen = check_positive_int(min_screen, "min_screen", minimum=4)
-    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
-    if adjacency is not None:  # a non-adjacent candidate is a bug of the caller, not a pair to skip
-        for k, (d, n) in enumerate(pairs):
-            try:
-                check_adjacent(d, n, adjacency)
-            except ValueError as exc:
-                raise ValueError(f"candidate pair {getattr(pairs[k], 'label', k)}: {exc}") from None
+    confidence = check_probability(asked.confidence, "confidence", open_low=True, open_high=True)
+    _check_candidates(pairs, asked.adjacency)
     if check_rng not in (True, False, "first"):
         raise ValueError(f"check_rng must be True, False or 'first'; got {check_rng!r}")
     probe = [check_rng is not False]
     per_pair = max(min_screen, search_budget // len(pairs))
-    screen_seeds = [int(s) for s in np.random.SeedSequence([seed, 0]).generate_state(len(pairs))]
-    final_seeds = [int(s) for s in np.random.SeedSequence([seed, 1]).generate_state(top)]
+    screen_seeds = [int(s) for s in np.random.SeedSequence([asked.seed, 0]).generate_state(len(pairs))]
+    final_seeds = [int(s) for s in np.random.SeedSequence([asked.seed, 1]).generate_state(top)]
     screening: list[dict] = []
     ranked: list[tuple[tuple[float, float], int]] = []
     for k, ((d, n), s) in enumerate(zip(pairs, screen_seeds)):
         label = getattr(pairs[k], "label", f"pair {k}")
         try:
-            r = audit(mechanism, d, n, claim=claim, epsilon=epsilon, delta=delta, samples=per_pair,
-                      confidence=confidence, seed=s, test=test, adjacency=adjacency, mode=mode, check_rng=probe[0])
+            r = run_audit(mechanism, d, n, asked.but(samples=per_pair, seed=s, sequential=False),
+                          how.but(check_rng=probe[0]))
             if check_rng == "first":
                 probe[0] = False
         except skip as exc:
@@ -247,10 +245,21 @@ def search_then_certify(mechanism: Callable, pairs: Sequence[tuple], *, claim: G
     ranked.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
     chosen = [k for _, k in ranked[:top]]
     per_final = 1.0 - (1.0 - confidence) / len(chosen)
-    finals = tuple(audit(mechanism, pairs[k][0], pairs[k][1], claim=claim, epsilon=epsilon, delta=delta,
-                         samples=final_samples, confidence=per_final, seed=s, test=test, adjacency=adjacency, mode=mode,
-                         check_rng=probe[0], sequential=sequential) for k, s in zip(chosen, final_seeds))
+    finals = tuple(run_audit(mechanism, pairs[k][0], pairs[k][1], asked.but(confidence=per_final, seed=s),
+                             how.but(check_rng=probe[0])) for k, s in zip(chosen, final_seeds))
     j = int(np.argmax([r.epsilon_lower for r in finals]))
     k = chosen[j]
     return CertifiedSearch(pairs[k][0], pairs[k][1], k, finals[j], finals, tuple(screening), per_pair,
-                           final_samples)
+                           asked.samples)
+
+
+def _check_candidates(pairs: Sequence[tuple], adjacency: str | None) -> None:
+    """With ``adjacency`` given, every candidate pair is checked first: a pair that is not adjacent is a bug of the
+    caller, not a pair to skip (a ValueError naming it)."""
+    if adjacency is None:
+        return
+    for k, (d, n) in enumerate(pairs):
+        try:
+            check_adjacent(d, n, adjacency)
+        except ValueError as exc:
+            raise ValueError(f"candidate pair {getattr(pairs[k], 'label', k)}: {exc}") from None

@@ -14,11 +14,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from dpverify.calculus.guarantees import ApproxDP
+from dpverify.vocabulary import NeighbouringRelation
 
 __all__ = ["Claimed", "LibraryFunction", "LabelledPair", "ADJACENCIES"]
 
-#: Neighbouring relations a library may declare.
-ADJACENCIES = ("add_remove", "replace")
+#: Neighbouring relations a library may declare (:class:`dpverify.vocabulary.NeighbouringRelation`; "replace", the
+#: older spelling, is read as "replace_one").
+ADJACENCIES = NeighbouringRelation.values()
 
 
 class LabelledPair(tuple):
@@ -80,7 +82,7 @@ class LibraryFunction:
     mechanism: Callable[[Any, int, np.random.Generator], np.ndarray]
     claim: Callable[[Any], Claimed]
     pairs: Sequence[tuple[Any, Any]]
-    adjacency: str = "add_remove"
+    adjacency: str = NeighbouringRelation.ADD_REMOVE
     expected: str = ""
     snippet: Callable[[Any, Any], str] | None = None
     test: Any = "auto"
@@ -91,8 +93,7 @@ class LibraryFunction:
     options: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        if self.adjacency not in ADJACENCIES:
-            raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {self.adjacency!r}")
+        object.__setattr__(self, "adjacency", NeighbouringRelation.parse(self.adjacency, "adjacency"))
         if not self.pairs:
             raise ValueError(f"{self.library} {self.name}: pairs must hold at least one (dataset, neighbour) pair")
         if not self.cost > 0:
@@ -118,7 +119,7 @@ class LibraryFunction:
                 "mylib", mylib.__version__, "private_sum(bounds=(0, 1))",
                 release=lambda d, seed: mylib.private_sum(d, epsilon=1.0, bounds=(0, 1), seed=seed),
                 claim=lambda d: Claimed(1.0, 0.0, "the epsilon argument"),
-                pairs=record_pairs(0.0, 1.0, adjacency="replace"), adjacency="replace")
+                pairs=record_pairs(0.0, 1.0, adjacency="replace_one"), adjacency="replace_one")
             row = run_function(fn, BUDGETS["standard"])
         """
 

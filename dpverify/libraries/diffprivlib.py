@@ -37,6 +37,9 @@ from dpverify.calculus.guarantees import ApproxDP
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
 from dpverify.libraries.ledger import Ledger, Partition, diffprivlib_ledger
 from dpverify.libraries.search import array_code, record_pairs
+from dpverify.vocabulary import NeighbouringRelation
+
+REPLACE_ONE = NeighbouringRelation.REPLACE_ONE
 
 __all__ = ["catalogue", "version", "EPSILON", "float_sum_probe", "PARTITIONS"]
 
@@ -167,11 +170,11 @@ def _model_pairs(features: int, *, labelled: bool) -> list[LabelledPair]:
 def _tools_entries() -> list[LibraryFunction]:
     tools, _, _, _ = _import()
     eps, b = EPSILON, (0.0, 1.0)
-    rep = record_pairs(0.0, 1.0, adjacency="replace")
+    rep = record_pairs(0.0, 1.0, adjacency=REPLACE_ONE)
     add = record_pairs(0.0, 1.0, adjacency="add_remove")
     rep_small = [p for p in rep if not p.label.startswith("many")]  # quantiles are O(n log n) per call
 
-    def tool(fname: str, extra: str, release, pairs, adjacency="replace", **kw) -> LibraryFunction:
+    def tool(fname: str, extra: str, release, pairs, adjacency=REPLACE_ONE, **kw) -> LibraryFunction:
         code = f"return tools.{fname}(X{extra}, random_state=s)"
         return _entry(f"tools.{fname}({extra.lstrip(', ')})", release, code, pairs, adjacency, **kw)
 
@@ -204,7 +207,7 @@ def _tools_entries() -> list[LibraryFunction]:
                lambda X, rs, acc: tools.histogram(X, epsilon=eps, bins=4, range=b, random_state=rs,
                                                   accountant=acc)[0],
                f"return tools.histogram(X, epsilon={eps}, bins=4, range={b}, random_state=s)[0]",
-               record_pairs(0.0, 1.0, adjacency="replace", families=("bounds", "size1")), "replace",
+               record_pairs(0.0, 1.0, adjacency=REPLACE_ONE, families=("bounds", "size1")), REPLACE_ONE,
                expected=_CROSS + " (replace-one moves a record between two bins: sensitivity 2)", tags=("cross",)),
         _entry(f"tools.sum(epsilon={eps}, bounds={b}) [add/remove]",
                lambda X, rs, acc: tools.sum(X, epsilon=eps, bounds=b, random_state=rs, accountant=acc),
@@ -219,15 +222,15 @@ def _tools_entries() -> list[LibraryFunction]:
         # no bounds: the documented leak
         tool("mean", f", epsilon={eps}",
              lambda X, rs, acc: tools.mean(X, epsilon=eps, random_state=rs, accountant=acc),
-             record_pairs(0.0, 1.0, adjacency="replace", families=("outlier", "bounds")),
+             record_pairs(0.0, 1.0, adjacency=REPLACE_ONE, families=("outlier", "bounds")),
              expected=_NO_BOUNDS, tags=("no-bounds",)),
         tool("var", f", epsilon={eps}",
              lambda X, rs, acc: tools.var(X, epsilon=eps, random_state=rs, accountant=acc),
-             record_pairs(0.0, 1.0, adjacency="replace", families=("outlier", "bounds")),
+             record_pairs(0.0, 1.0, adjacency=REPLACE_ONE, families=("outlier", "bounds")),
              expected=_NO_BOUNDS, tags=("no-bounds",)),
         tool("sum", f", epsilon={eps}",
              lambda X, rs, acc: tools.sum(X, epsilon=eps, random_state=rs, accountant=acc),
-             record_pairs(0.0, 1.0, adjacency="replace", families=("outlier", "bounds")),
+             record_pairs(0.0, 1.0, adjacency=REPLACE_ONE, families=("outlier", "bounds")),
              expected=_NO_BOUNDS, tags=("no-bounds",)),
     ]
     return out
@@ -276,7 +279,7 @@ def _model_entry(name: str, make: Callable, code: str, stat: Callable, labelled:
 
     fit = "m.fit(X[:, :-1], X[:, -1].astype(int))" if labelled else "m.fit(X)"
     pairs = [p for p in _model_pairs(features, labelled=labelled) if not families or p.label.split(":")[0] in families]
-    return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}", pairs, "replace", cost=cost,
+    return _entry(name, release, f"m = {code}\n{fit}\nreturn {stat_code}", pairs, REPLACE_ONE, cost=cost,
                   tags=("model",) + tags, options=options, expected=expected)
 
 

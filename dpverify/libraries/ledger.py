@@ -36,6 +36,7 @@ from typing import Any
 
 from dpverify.calculus.composition import basic_composition
 from dpverify.calculus.guarantees import ApproxDP
+from dpverify.vocabulary import NeighbouringRelation
 
 __all__ = ["Ledger", "LedgerEntry", "Partition", "PARTITION_KINDS", "compose", "diff", "diffprivlib_ledger", "library_site"]
 
@@ -99,7 +100,8 @@ class Partition:
 class Ledger:
     """The calls of one public call (:class:`LedgerEntry` each, in order), the spends the accountants recorded, and
     the budget asked for. ``partitions``: the loops over disjoint parts (:class:`Partition`) the catalogue declares;
-    ``adjacency``: the neighbouring relation ``spent`` is composed under ("add_remove" or "replace")."""
+    ``adjacency``: the neighbouring relation ``spent`` is composed under (a
+    :class:`~dpverify.vocabulary.NeighbouringRelation`: "add_remove" or "replace_one")."""
 
     library: str
     entries: list[LedgerEntry] = field(default_factory=list)
@@ -108,7 +110,7 @@ class Ledger:
     recorded: ApproxDP | None = None
     asked: ApproxDP | None = None
     partitions: tuple[Partition, ...] = ()
-    adjacency: str = "replace"
+    adjacency: str = NeighbouringRelation.REPLACE_ONE
     package_dir: str = ""  # the installed library package (its source locates causes)
     accounted: ApproxDP | None = None  # dpverify's accountant of calls without a per-call epsilon (Gaussian steps)
 
@@ -126,7 +128,7 @@ class Ledger:
         so a spend above the record under *every* relation is a mismatch (:attr:`mismatch`)."""
         if self.accounted is not None:
             return self.accounted
-        options = [c for c in (compose(self.entries, a) for a in ("add_remove", "replace")) if c is not None]
+        options = [c for c in (compose(self.entries, a) for a in NeighbouringRelation) if c is not None]
         return min(options, key=lambda g: (g.epsilon, g.delta)) if options else None
 
     @property
@@ -172,13 +174,12 @@ class Ledger:
                 "partitions": [asdict(p) for p in self.partitions], "mismatch": self.mismatch}
 
 
-def compose(entries: Sequence[LedgerEntry], adjacency: str = "replace") -> ApproxDP | None:
+def compose(entries: Sequence[LedgerEntry], adjacency: str = NeighbouringRelation.REPLACE_ONE) -> ApproxDP | None:
     """dpverify's composition of the calls (``None`` when there are none): basic composition
     (:func:`~dpverify.calculus.composition.basic_composition`) of the unpartitioned calls and of one guarantee per
     partitioned loop invocation (:class:`Partition`: sequential within a part; across parts the maximum, or under
     replace-one the sum of the two largest for disjoint parts)."""
-    if adjacency not in ("add_remove", "replace"):
-        raise ValueError(f"adjacency must be 'add_remove' or 'replace'; got {adjacency!r}")
+    relation = NeighbouringRelation.parse(adjacency, "adjacency")
     if not entries:
         return None
     parts: list[ApproxDP] = []
@@ -200,7 +201,7 @@ def compose(entries: Sequence[LedgerEntry], adjacency: str = "replace") -> Appro
     for scope, by_part in scopes.items():
         each = sorted((basic_composition([ApproxDP(e.epsilon, e.delta) for e in es]) for es in by_part.values()),
                       key=lambda g: (g.epsilon, g.delta), reverse=True)
-        take = 2 if kinds[scope] == "disjoint" and adjacency == "replace" else 1
+        take = 2 if kinds[scope] == "disjoint" and relation is NeighbouringRelation.REPLACE_ONE else 1
         parts.append(basic_composition(each[:take]))
     return basic_composition(parts)
 
@@ -259,7 +260,8 @@ def _number(x: Any) -> float | None:
 
 @contextmanager
 def diffprivlib_ledger(accountant: Any = None, *, asked: ApproxDP | None = None,
-                       partitions: Sequence[Partition] = (), adjacency: str = "replace") -> Iterator[Ledger]:
+                       partitions: Sequence[Partition] = (),
+                       adjacency: str = NeighbouringRelation.REPLACE_ONE) -> Iterator[Ledger]:
     """Record diffprivlib's mechanism calls and accountant spends inside the block; ``accountant`` is the one the
     caller passed (its spends are the ``recorded`` budget; its total after the block is ``ledger.recorded``)."""
     import diffprivlib

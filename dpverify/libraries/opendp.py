@@ -30,6 +30,7 @@ import numpy as np
 from dpverify.libraries.base import Claimed, LabelledPair, LibraryFunction
 from dpverify.libraries.opendp_ledger import opendp_ledger, read_claim
 from dpverify.libraries.search import array_code, record_pairs
+from dpverify.vocabulary import NeighbouringRelation
 
 __all__ = ["DELTA", "SOURCES", "catalogue", "read_claim", "release_ledger", "version"]
 
@@ -145,7 +146,7 @@ def _entry(name: str, source: str, kind: str, tags: tuple, ver: str) -> LibraryF
                 "a = np.array([meas(D) for _ in range(2000)], dtype=float)\n"
                 "b = np.array([meas(D2) for _ in range(2000)], dtype=float)")
 
-    adjacency = "replace" if kind in ("bool", "scores") else "add_remove"
+    adjacency = NeighbouringRelation.REPLACE_ONE if kind in ("bool", "scores") else NeighbouringRelation.ADD_REMOVE
 
     def ledger(dataset: Any, seed: int = 0) -> Any:
         # ``seed`` is unused: OpenDP draws its noise from the operating system (module docstring)

@@ -29,11 +29,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from dpverify.validation import check_positive_int
-from dpverify.audit.core import AuditResult, audit
+from dpverify.audit.core import AuditResult, run_audit
+from dpverify.audit.options import AuditQuestion, Execution
 from dpverify.audit.search import CertifiedSearch, search_then_certify
-from dpverify.libraries.base import ADJACENCIES, LabelledPair, LibraryFunction
+from dpverify.libraries.base import LabelledPair, LibraryFunction
+from dpverify.vocabulary import NeighbouringRelation
 
-__all__ = ["FAMILIES", "record_pairs", "certify", "confirm", "array_code"]
+__all__ = ["FAMILIES", "record_pairs", "certify", "confirm", "function_question", "array_code"]
 
 #: Pair families (module docstring), in the order :func:`record_pairs` builds them.
 FAMILIES = ("bounds", "outlier", "duplicates", "size1", "empty", "many", "float_max")
@@ -45,20 +47,20 @@ def _stack(records: Sequence[Any], like: np.ndarray) -> np.ndarray:
     return np.asarray(np.stack([np.asarray(r, dtype=float) for r in records]), dtype=float)
 
 
-def record_pairs(low: Any, high: Any, *, adjacency: str = "replace", size: int = 8, many: int = 1000,
+def record_pairs(low: Any, high: Any, *, adjacency: str = NeighbouringRelation.REPLACE_ONE, size: int = 8, many: int = 1000,
                  outlier_scale: float = 1e6, families: Sequence[str] = FAMILIES,
                  mid: Any = None) -> list[LabelledPair]:
     """Candidate pairs of datasets (records on axis 0) between the records ``low`` and ``high`` (scalars or
     equal-shape arrays: the declared bounds, or two typical records when there are none).
 
-    ``adjacency``: "replace" (one record changed, the size is public) or "add_remove" (one record added);
+    ``adjacency``: a :class:`~dpverify.vocabulary.NeighbouringRelation`, "replace_one" (one record changed, the size
+    is public; "replace" is read the same) or "add_remove" (one record added);
     ``size``: records in the small datasets; ``many``: records in the ``many`` family; ``outlier_scale``: the
     outlier is ``high`` times it (plus 1, so a bound of 0 still gives an outlier); ``families``: which of
     :data:`FAMILIES` to build; ``mid``: the typical record (default (low + high) / 2).
-    Families that do not exist under an adjacency (``empty`` under "replace") are left out.
+    Families that do not exist under an adjacency (``empty`` under "replace_one") are left out. The labels end in ``:replace`` or ``:add``.
     """
-    if adjacency not in ADJACENCIES:
-        raise ValueError(f"adjacency must be one of {ADJACENCIES}; got {adjacency!r}")
+    replace = NeighbouringRelation.parse(adjacency, "adjacency") is NeighbouringRelation.REPLACE_ONE
     size = check_positive_int(size, "size", minimum=2)
     many = check_positive_int(many, "many", minimum=2)
     unknown = set(families) - set(FAMILIES)
@@ -75,7 +77,7 @@ def record_pairs(low: Any, high: Any, *, adjacency: str = "replace", size: int =
 
     def pair(base: list, new: Any, label: str, note: str) -> LabelledPair:
         d = _stack(base, lo)
-        if adjacency == "replace":
+        if replace:
             n = d.copy()
             n[-1] = np.asarray(new, dtype=float)
             return LabelledPair(d, n, f"{label}:replace", note)
@@ -91,16 +93,16 @@ def record_pairs(low: Any, high: Any, *, adjacency: str = "replace", size: int =
             out.append(pair([md] * size, outlier, fam, f"{size} typical records and an outlier {outlier_scale:g}x "
                                                        "the upper bound"))
         elif fam == "duplicates":
-            if adjacency == "replace":
+            if replace:
                 out.append(pair([md] * size, lo, fam, f"{size} copies of one value, one changed to the lower bound"))
             else:
                 out.append(pair([md] * size, md, fam, f"{size} copies of one value, and one more copy"))
         elif fam == "size1":
             out.append(pair([lo], hi, fam, "one record"))
-        elif fam == "empty" and adjacency == "add_remove":
+        elif fam == "empty" and not replace:
             out.append(pair([], hi, fam, "the empty dataset and one record"))
         elif fam == "many":
-            if adjacency == "replace":
+            if replace:
                 out.append(pair([hi] * many, lo, fam, f"{many} records at the upper bound, one moved to the lower"))
             else:
                 out.append(pair([hi] * many, hi, fam, f"{many} records at the upper bound, and one more"))
@@ -121,11 +123,10 @@ def certify(fn: LibraryFunction, *, search_budget: int, final_samples: int, conf
     Every audit is checked against ``fn.adjacency`` (a catalogue whose pairs are not adjacent is a ValueError).
     ``sequential``: the final audit stops when its verdict is decided (:mod:`dpverify.audit.sequential`)."""
     pairs = list(fn.pairs if pairs is None else pairs)
-    claim = fn.claim(pairs[0][0])
-    return search_then_certify(fn.mechanism, pairs, claim=claim,
-                               search_budget=search_budget, final_samples=final_samples, confidence=confidence,
-                               seed=seed, test=fn.test, top=top, adjacency=fn.adjacency, check_rng="first",
-                               sequential=sequential)
+    question = function_question(fn, fn.claim(pairs[0][0]), samples=final_samples, confidence=confidence, seed=seed,
+                                 sequential=sequential)
+    return search_then_certify(fn.mechanism, pairs, question, search_budget=search_budget, top=top,
+                               check_rng="first")
 
 
 def confirm(fn: LibraryFunction, dataset: Any, neighbour: Any, *, samples: int, seed: int,
@@ -134,11 +135,18 @@ def confirm(fn: LibraryFunction, dataset: Any, neighbour: Any, *, samples: int, 
     as a finding only if it reproduces here (for a library seeded from ``rng`` the samples are new because the seed
     is; for OpenDP, which draws from the operating system, they are new anyway). ``probe``: run the rng probe
     (the runner turns it off: :func:`certify` probed the same mechanism in its first audit)."""
-    claim = fn.claim(dataset)
     s = int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
-    return audit(fn.mechanism, dataset, neighbour, claim=claim, samples=samples,
-                 confidence=confidence, seed=s, test=fn.test, adjacency=fn.adjacency, check_rng=probe,
-                 sequential=sequential)
+    question = function_question(fn, fn.claim(dataset), samples=samples, confidence=confidence, seed=s,
+                                 sequential=sequential)
+    return run_audit(fn.mechanism, dataset, neighbour, question, Execution(check_rng=probe))
+
+
+def function_question(fn: LibraryFunction, claim: Any, *, samples: int, confidence: float, seed: int,
+                      sequential: bool) -> AuditQuestion:
+    """The question every audit of ``fn`` asks: its ``claim`` (read from the library), its test and its declared
+    neighbouring relation, at ``samples`` per side, ``confidence`` and ``seed``."""
+    return AuditQuestion(claim=claim, samples=samples, confidence=confidence, seed=seed, test=fn.test,
+                         adjacency=fn.adjacency, sequential=sequential)
 
 
 def array_code(a: Any) -> str:

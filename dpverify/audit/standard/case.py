@@ -4,10 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dpverify.vocabulary import NeighbouringRelation
+
 __all__ = ["BenchmarkCase", "ADJACENCIES"]
 
-#: Short adjacency tags used by the suite (each case also states its relation in words, ``adjacency_text``).
-ADJACENCIES = ("add_remove", "replace", "linf_shift", "l1_shift", "monotone_shift", "value_change")
+#: Short adjacency tags used by the suite (each case also states its relation in words, ``adjacency_text``): the
+#: neighbouring relations of :class:`dpverify.vocabulary.NeighbouringRelation`, and the query-answer relations of the
+#: DP-Sniper / StatDP benchmarks (answers that move by at most 1 in the named norm, monotonically, or one value).
+ADJACENCIES = NeighbouringRelation.values() + ("linf_shift", "l1_shift", "monotone_shift", "value_change")
 
 
 @dataclass(frozen=True)
