@@ -23,7 +23,7 @@ import numpy as np
 from dpverify.audit.one_run import GaussianCanaries, audit_one_run
 from dpverify.audit.one_run_bounds import gaussian_mu
 from dpverify.interfaces.cli.output import format_table
-from dpverify.interfaces.one_run_cases import build_case
+from dpverify.cases.one_run import build_case
 
 DELTA = 1e-5
 

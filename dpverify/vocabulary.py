@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 
 __all__ = ["Vocabulary", "Release", "NeighbouringRelation", "Adjacency", "Verdict", "Mode", "TestKind",
-           "KnownBadDefect", "WHITE_BOX_BLIND_DEFECTS", "ArrayBackend"]
+           "KnownBadDefect", "WHITE_BOX_BLIND_DEFECTS", "ArrayBackend", "CaseKind"]
 
 
 class Vocabulary(str, enum.Enum):
@@ -143,3 +143,15 @@ class ArrayBackend(Vocabulary):
 
     NUMPY = "numpy"
     TORCH = "torch"
+
+
+class CaseKind(Vocabulary):
+    """The kinds of named case :func:`dpverify.cases.run_case` runs (:mod:`dpverify.cases.model`): a reference
+    sampler's ``AUDIT`` on its worst known pair (the suite of ``dpverify verify``), a ``BENCHMARK`` mechanism of the
+    standard suite (DP-Sniper / StatDP rows, with the pair's exact epsilon), a ``CORPUS`` case (a reported bug of a
+    DP library) and a ``ONE_RUN`` audit (m canaries in one training run)."""
+
+    AUDIT = "audit"
+    BENCHMARK = "benchmark"
+    CORPUS = "corpus"
+    ONE_RUN = "one_run"

@@ -489,7 +489,7 @@ def test_internal_errors_and_failed_audits_are_not_bad_input(monkeypatch, capsys
     assert "internal error: ValueError: a bug" in error_of(capsys)
     monkeypatch.undo()
 
-    def failing(case, **kwargs):
+    def failing(case, *options, **kwargs):
         return suite.CaseResult(case.id, case.sampler, {}, case.pair, {}, None, 0.0, error="RuntimeError: boom")
 
     monkeypatch.setattr(suite, "run_case", failing)

@@ -7,7 +7,7 @@ import pytest
 
 from dpverify.audit.one_run import GaussianCanaries
 from dpverify.interfaces.cli import main
-from dpverify.interfaces.one_run_cases import CASES, build_case
+from dpverify.cases.one_run import CASES, build_case
 from dpverify.interfaces.testing import InconclusiveAuditWarning, assert_dp_one_run
 
 

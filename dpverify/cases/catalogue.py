@@ -26,14 +26,14 @@ import difflib
 import fnmatch
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from dpverify.models.canary import model_canary_pair
 from dpverify.models.linear import LinearLoss
 from dpverify.samplers import registry
-from dpverify.vocabulary import KnownBadDefect
+from dpverify.vocabulary import CaseKind, KnownBadDefect
 
 __all__ = ["BUDGETS", "AuditCase", "KNOWN_BAD_DEFECTS", "cases", "cases_of", "case_settings", "get_case", "select"]
 
@@ -47,8 +47,11 @@ class AuditCase:
 
     ``dataset``/``neighbour`` are zero-argument callables (so the suite imports cheaply and each case
     builds its data on demand). ``budget_scale`` multiplies the named budgets for expensive samplers
-    (iterative chains), so that the quick suite stays within its time limit.
+    (iterative chains), so that the quick suite stays within its time limit. A case of
+    :class:`~dpverify.cases.model.Case`'s model: its ``title`` is the pair.
     """
+
+    case_kind: ClassVar[CaseKind] = CaseKind.AUDIT
 
     id: str
     sampler: str
@@ -62,6 +65,10 @@ class AuditCase:
     known_bad: bool = False
     #: natural data instead of the worst known pair
     average_case: bool = False
+
+    @property
+    def title(self) -> str:
+        return self.pair
 
     def samples(self, budget: str | int) -> int:
         if isinstance(budget, (int, np.integer)):

@@ -1,24 +1,28 @@
-"""Running an audit case: :func:`prepare_case` builds the sampler once, reads its claim and the reference the audit
-tests (once: the pair's exact privacy, the accountant's bound or the claim), and :func:`run_case` audits it, returning
-a typed :class:`CaseResult` (JSON only at the writer: :meth:`CaseResult.to_dict`).
+"""Running a suite case: :func:`prepare_case` builds the sampler once, reads its claim and the reference the audit
+tests (once: the pair's exact privacy, the accountant's bound or the claim), and :func:`run_audit_case` audits it,
+returning a typed :class:`CaseResult` (JSON only at the writer: :meth:`CaseResult.to_dict`).
 
 The command line (``dpverify audit``, ``dpverify verify``), the audit suite's pytest fixture (``audits/conftest.py``)
-and the benchmarks go through these two functions, so a case is built, accounted and audited the same way
-everywhere.
+and the benchmarks go through these two functions (by way of :func:`dpverify.cases.run_case`), so a case is built,
+accounted and audited the same way everywhere.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from dpverify.calculus.claimed import claimed_epsilon
 from dpverify.calculus.guarantees import ApproxDP
 from dpverify.calculus.releases import SampleSet
 from dpverify.cases.catalogue import AuditCase, get_case
+from dpverify.cases.options import CaseOptions
 from dpverify.cases.reference import ClaimCheck, Reference, claim_check, declared_reference
 
-__all__ = ["PreparedCase", "CaseResult", "prepare_case", "run_case"]
+if TYPE_CHECKING:  # the auditor is imported when a case runs: importing the suite stays cheap
+    from dpverify.audit.options import Execution
+
+__all__ = ["PreparedCase", "CaseResult", "prepare_case", "run_audit_case"]
 
 
 @dataclass(frozen=True)
@@ -169,60 +173,43 @@ def _claim_at(claim: Any, delta: float | None) -> float | None:
         return None
 
 
-def run_case(
-    case: AuditCase | str,
-    *,
-    budget: str | int = "quick",
-    seed: int = 0,
-    confidence: float = 0.95,
-    params: dict | None = None,
-    epsilon: float | None = None,
-    delta: float | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    mode: str = "mathematical",
-    workers: int = 1,
-    client: Any = None,
-    backend: str = "numpy",
-    device: str | None = None,
-    resources: dict | None = None,
-    sequential: bool = False,
-) -> CaseResult:
+def run_audit_case(case: AuditCase | str, options: CaseOptions | None = None,
+                   execution: Execution | None = None) -> CaseResult:
     """Audit ``case``'s implementation against the privacy its declared algorithm has on the case's pair
-    (:func:`~dpverify.cases.reference.declared_reference`), or against an explicit ``epsilon`` at ``delta``.
+    (:func:`~dpverify.cases.reference.declared_reference`), or against an explicit ``options.epsilon`` at
+    ``options.delta`` (:class:`~dpverify.cases.options.CaseOptions`); run as ``execution`` says (an
+    :class:`~dpverify.audit.options.Execution`). Users call it as :func:`dpverify.cases.run_case`.
 
     ``delta`` (default: the claim's) is where the reference is read: a reference that is a curve or a
     privacy-loss distribution gives its epsilon at any delta (``dpverify audit dp_sgld_path --delta 1e-6`` tests the
     run's exact epsilon there, 2.93, not the 1.615 of delta = 1e-3); the sampler's (epsilon, delta) claim only at
     deltas at least its own (below, with no curve known for the pair, the case's result says why in its error).
-    ``mode`` ("mathematical" or "implementation"), ``workers`` (processes that draw and count the samples) and
-    ``client`` (a ``dask.distributed.Client``, and the Dask ``resources`` its chunk tasks need) are passed to
-    :func:`dpverify.audit.audit`; the numbers depend on none of them. ``backend``/``device`` too
-    (:mod:`dpverify.backends`): the numbers then differ (another generator), the guarantee of the bound does not; a
-    case whose sampler has no device path (OPS, the hybrid sampler, the mechanisms that are not gradient samplers)
-    runs on numpy; the result records the backend and device the case ran on (``CaseResult.backend``/``device``,
-    error rows included). ``progress(done, total)`` likewise. ``sequential``: the budget is spent in rounds that stop
-    when the verdict is decided (:mod:`dpverify.audit.sequential`; the result says how many samples were used). Errors while building or sampling are captured in the
-    result (``verdict == "error"``), never lost.
+    The numbers depend on no execution option but the backend and the chunk size (:mod:`dpverify.audit.options`):
+    with ``backend``/``device`` (:mod:`dpverify.backends`) the numbers differ (another generator), the guarantee of
+    the bound does not; a case whose sampler has no device path (OPS, the hybrid sampler, the mechanisms that are not
+    gradient samplers) runs on numpy, and the result records the backend and device the case ran on
+    (``CaseResult.backend``/``device``, error rows included). ``sequential``: the budget is spent in rounds that stop
+    when the verdict is decided (:mod:`dpverify.audit.sequential`; the result says how many samples were used).
+    Errors while building or sampling are captured in the result (``verdict == "error"``), never lost.
     """
     from dpverify.audit import AuditQuestion, Execution, run_audit
+    from dpverify.samplers.device import has_device_path
 
     case = get_case(case) if isinstance(case, str) else case
+    options, execution = options or CaseOptions(), execution or Execution()
     start = time.perf_counter()
-    merged = {**case.params, **(params or {})}
-    where = {"backend": backend, "device": device or "cpu"}
+    merged = {**case.params, **(options.params or {})}
+    where = {"backend": execution.backend, "device": execution.device or "cpu"}
     try:
-        prepared = prepare_case(case, params, delta=delta, epsilon=epsilon)
-        if backend != "numpy":
-            from dpverify.samplers.device import has_device_path
-
-            if not has_device_path(prepared.sampler):  # e.g. OPS, the hybrid sampler, a plain mechanism
-                backend, device = "numpy", None
-                where = {"backend": "numpy", "device": "cpu"}
+        prepared = prepare_case(case, options.params, delta=options.delta, epsilon=options.epsilon)
+        if execution.backend != "numpy" and not has_device_path(prepared.sampler):
+            # e.g. OPS, the hybrid sampler, a plain mechanism
+            execution = execution.but(backend="numpy", device=None)
+            where = {"backend": "numpy", "device": "cpu"}
         question = AuditQuestion(claim=prepared.reference.guarantee, delta=prepared.delta,
-                                 samples=case.samples(budget), confidence=confidence, seed=seed, test=case.test,
-                                 mode=mode, sequential=sequential, **prepared.audit_facts())
-        execution = Execution(workers=workers, client=client, backend=backend, device=device, resources=resources,
-                              progress=progress)
+                                 samples=case.samples(options.budget), confidence=options.confidence,
+                                 seed=options.seed, test=case.test, mode=options.mode,
+                                 sequential=options.sequential, **prepared.audit_facts())
         result = run_audit(prepared.sampler, prepared.dataset, prepared.neighbour, question, execution)
         return CaseResult(case.id, case.sampler, _printable(merged), case.pair, prepared.claim, result,
                           time.perf_counter() - start, known_bad=case.known_bad, reference=prepared.reference,

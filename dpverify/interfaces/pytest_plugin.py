@@ -309,11 +309,9 @@ class DpAuditor:
         self.claim = marker_claim(node)
 
     def settings(self, **overrides: Any) -> dict:
-        """Claim and budget for one audit: explicit overrides > command-line options > marker > defaults.
-
-        Command-line options override the marker's budget (that is what ``--dp-samples`` is for),
-        never its claim.
-        """
+        """Claim and budget for one audit, as keywords: explicit overrides > command-line options > marker >
+        defaults. Command-line options override the marker's budget (that is what ``--dp-samples`` is for),
+        never its claim. :meth:`options` is the same as the auditor's two option objects."""
         __tracebackhide__ = True
         opt = self.config.getoption
         out = {"delta": 0.0, "samples": DEFAULT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, "seed": DEFAULT_SEED}
@@ -338,18 +336,29 @@ class DpAuditor:
             )
         return out
 
+    def options(self, mechanism: Any = None, **overrides: Any) -> tuple[Any, Any]:
+        """The audit's :class:`~dpverify.audit.options.AuditQuestion` and :class:`~dpverify.audit.options.Execution`
+        from :meth:`settings` (an override that names neither is a ``TypeError`` naming it). ``--dp-backend``
+        applies to the gradient samplers only: a ``mechanism`` without a device path runs on numpy unless the
+        test itself asked for a backend."""
+        __tracebackhide__ = True
+        from dpverify.audit.options import split_options
+        from dpverify.samplers.device import has_device_path
+
+        keywords = self.settings(**overrides)
+        question, execution = split_options(**keywords)
+        if execution.backend != "numpy" and "backend" not in overrides and not has_device_path(mechanism):
+            execution = execution.but(backend="numpy", device=None)
+        return question, execution
+
     def __call__(self, mechanism, dataset, neighbour, **overrides: Any):
         __tracebackhide__ = True  # a failure points at the test's call, not at the plugin
 
-        kwargs = self.settings(**overrides)
-        kwargs.setdefault("name", self.node.nodeid)
-        if kwargs.get("backend", "numpy") != "numpy" and "backend" not in overrides:
-            from dpverify.samplers.device import has_device_path
-
-            if not has_device_path(mechanism):  # --dp-backend applies to the gradient samplers only
-                kwargs.pop("backend")
-                kwargs.pop("device", None)
-        return assert_dp(mechanism, dataset, neighbour, **kwargs)
+        name = overrides.pop("name", self.node.nodeid)
+        on_inconclusive = overrides.pop("on_inconclusive", "warn")
+        question, execution = self.options(mechanism, **overrides)
+        return assert_dp(mechanism, dataset, neighbour, name=name, on_inconclusive=on_inconclusive,
+                         question=question, execution=execution)
 
 
 @pytest.fixture

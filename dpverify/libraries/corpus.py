@@ -54,7 +54,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib.metadata import version
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.stats import norm
@@ -67,6 +67,7 @@ from dpverify.libraries import diffprivlib as dpl
 from dpverify.libraries import opacus as lib
 from dpverify.libraries.causes import locate
 from dpverify.libraries.ledger import diff
+from dpverify.vocabulary import CaseKind
 
 __all__ = ["CASES", "CorpusCase", "failed", "run_case", "run_corpus"]
 
@@ -84,6 +85,9 @@ class CorpusCase:
     upstream_status: str
     kind: str
     check: Callable[[], dict]
+
+    #: the case model's kind (:class:`dpverify.cases.model.Case`; ``kind`` says how the bug is reproduced)
+    case_kind: ClassVar[CaseKind] = CaseKind.CORPUS
 
 
 def _version(dist: str) -> str:

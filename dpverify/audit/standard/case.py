@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from dpverify.vocabulary import NeighbouringRelation
+from dpverify.vocabulary import CaseKind, NeighbouringRelation
 
 __all__ = ["BenchmarkCase", "ADJACENCIES"]
 
@@ -44,3 +44,13 @@ class BenchmarkCase:
     #: table), None where not measured
     dpsniper_ratio: float | None = None
     notes: str = ""
+
+    case_kind: ClassVar[CaseKind] = CaseKind.BENCHMARK
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+    @property
+    def title(self) -> str:
+        return f"{self.source} ({'private' if self.private else 'not private'} for {self.adjacency})"

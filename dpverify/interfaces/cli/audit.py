@@ -258,6 +258,8 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     from dpverify.interfaces.cli.output import format_table, output_width, print_json, wrap
     from dpverify.interfaces.cli.progress import Progress
     from dpverify.interfaces.presentation import AUDIT_HEADERS, accountant_marks, audit_cells, samples_text, legend_lines, loose_claim_notes
+    from dpverify.audit.options import Execution
+    from dpverify.cases import CaseOptions
     from dpverify.interfaces.suite import case_settings
 
     # progress lines on stderr for an audit that runs longer than a few seconds (with an ETA, and a warning when
@@ -265,23 +267,12 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     progress = Progress(1, "audit", item_lines=False)
     progress.start_item(case.id)
     try:
-        res = run_case(
-            case,
-            budget=args.samples if args.samples is not None else "quick",
-            seed=args.seed,
-            confidence=args.confidence,
-            params=params,
-            epsilon=args.epsilon,
-            delta=args.delta,
-            progress=progress.chunk_callback(case.id),
-            mode=args.mode,
-            workers=workers,
-            client=client,
-            backend=args.backend,
-            device=args.device,
-            sequential=args.sequential,
-            **({"resources": args.dask_resources} if args.dask_resources is not None else {}),
-        )
+        options = CaseOptions(budget=args.samples if args.samples is not None else "quick", seed=args.seed,
+                              confidence=args.confidence, params=params, epsilon=args.epsilon, delta=args.delta,
+                              mode=args.mode, sequential=args.sequential)
+        execution = Execution(workers=workers, client=client, backend=args.backend, device=args.device,
+                              resources=args.dask_resources, progress=progress.chunk_callback(case.id))
+        res = run_case(case, options, execution)
     finally:
         progress.close()
     if res.error:

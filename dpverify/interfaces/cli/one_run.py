@@ -4,7 +4,7 @@ al. 2025), beside the run's accountant.
     dpverify one-run dp_sgld_breast_cancer --canaries 10000
     dpverify one-run opacus_digits --canaries 1000 --json
 
-Cases: :mod:`dpverify.interfaces.one_run_cases` (``dpverify one-run --list``). Exit status 0 when the verdict is not
+Cases: :mod:`dpverify.cases.one_run` (``dpverify one-run --list``), run by :func:`dpverify.cases.run_case`. Exit status 0 when the verdict is not
 "violation", 1 when it is (the run is less private than claimed), 2 on bad input.
 """
 from __future__ import annotations
@@ -39,28 +39,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _one_run(args) -> int:
-    from dpverify.audit.one_run import audit_one_run
     from dpverify.audit.verdicts import fmt_epsilon
+    from dpverify.cases import find_case, run_case
+    from dpverify.cases.one_run import CASES, OneRunOptions
     from dpverify.interfaces.cli.output import format_table, print_json
-    from dpverify.interfaces.one_run_cases import CASES, build_case
+    from dpverify.validation import UsageError
 
     if args.list or not args.case:
         print(format_table(["case", "needs", "what"], [(c.name, c.needs or "-", c.summary) for c in CASES.values()]))
         return 0
     _check_guesses(args.guesses, args.canaries)
     try:
-        experiment, extras = build_case(args.case, args.canaries)
-    except ImportError as exc:  # a case whose optional extra is missing: say which, as bad input
-        from dpverify.validation import UsageError
-
-        raise UsageError(str(exc)) from None
-    result = audit_one_run(experiment, args.canaries, alpha=args.alpha, delta=args.delta, method=args.method,
-                           curve=args.curve, guesses=None if args.guesses is None else tuple(args.guesses),
-                           seed=args.seed)
-    extra = extras(experiment)
-    record = {**result.to_dict(), **extra}
+        case = find_case(args.case, "one_run")
+    except ValueError as exc:
+        raise UsageError(str(exc).replace("unknown one_run case", "unknown one-run case")) from None
+    options = OneRunOptions(canaries=args.canaries, alpha=args.alpha, delta=args.delta, method=args.method,
+                            curve=args.curve, guesses=None if args.guesses is None else tuple(args.guesses),
+                            seed=args.seed)
+    outcome = run_case(case, options)
+    result, extra = outcome.result, outcome.extras
     if args.json:
-        print_json(record)
+        print_json(outcome.to_dict())
     else:
         rows = [("case", result.case), ("method", f"{result.method} {result.curve}".strip()),
                 ("canaries (included)", f"{result.m} ({result.included})"),

@@ -157,7 +157,8 @@ def run_case_accepts_progress() -> bool:
     """Whether :func:`dpverify.interfaces.suite.run_case` takes ``progress=`` (passed through to :func:`dpverify.audit.audit`)."""
     from dpverify.interfaces.suite import run_case
 
-    return "progress" in inspect.signature(run_case).parameters
+    parameters = inspect.signature(run_case).parameters.values()
+    return any(p.name == "progress" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None) -> dict:

@@ -1,4 +1,5 @@
-"""The named one-run audit cases (``dpverify one-run CASE``, ``assert_dp_one_run``, notebook 08, the benchmark).
+"""The named one-run audit cases (``dpverify one-run CASE``, notebook 08, ``benchmarks/one_run.py``), and running one
+(:func:`run_one_run_case`, reached through :func:`dpverify.cases.run_case`).
 
 Each case builds a :class:`~dpverify.audit.one_run.OneRunExperiment` for m canaries on real data that ships with
 scikit-learn (no download):
@@ -18,21 +19,26 @@ scikit-learn (no download):
   (``opacus_digits_loss``: black-box loss scores). Needs the ``opacus`` extra.
 
 :func:`build_case` returns the experiment and a function of it giving the case's extra facts after a run (test
-accuracy, Opacus' own accountant).
+accuracy, Opacus' own accountant); :func:`run_one_run_case` builds it and audits one run
+(:func:`dpverify.audit.one_run.audit_one_run`) with the options of a :class:`OneRunOptions`, returning a typed
+:class:`OneRunCaseResult`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar
 
 from dpverify.libraries.opacus import DPSGDConfig
 from dpverify.libraries.opacus_one_run import OpacusCanaryRun
 from dpverify.validation import UsageError
-from dpverify.audit.one_run import GaussianCanaries, OneRunExperiment
+from dpverify.audit.one_run import GaussianCanaries, OneRunExperiment, OneRunResult, audit_one_run
+from dpverify.audit.one_run_bounds import CurveArgument, Method
 from dpverify.models.packaged_data import breast_cancer, digits, train_test_split
 from dpverify.samplers.one_run_canaries import DPSGLDCanaryRun, InputCanaryRun, calibrated_step_size
+from dpverify.vocabulary import CaseKind
 
-__all__ = ["CASES", "OneRunCase", "build_case", "case_names"]
+__all__ = ["CASES", "OneRunCase", "OneRunOptions", "OneRunCaseResult", "build_case", "case_names",
+           "run_one_run_case"]
 
 #: Seed of the train/test splits (fixed: the data, not the run).
 SPLIT_SEED = 0
@@ -42,12 +48,23 @@ DP_SGLD_STEPS, DP_SGLD_MU = 1000, 0.5
 
 @dataclass(frozen=True)
 class OneRunCase:
-    """A named case: ``build(m) -> (experiment, extras)`` with ``extras(experiment) -> dict`` read after the run."""
+    """A named case: ``build(m) -> (experiment, extras)`` with ``extras(experiment) -> dict`` read after the run;
+    ``needs`` names the optional extra it needs ("" for none)."""
+
+    case_kind: ClassVar[CaseKind] = CaseKind.ONE_RUN
 
     name: str
     summary: str
     build: Callable[[int], tuple[OneRunExperiment, Callable[[Any], dict]]]
     needs: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+    @property
+    def title(self) -> str:
+        return self.summary
 
 
 def _breast_cancer_split():
@@ -121,3 +138,60 @@ def build_case(name: str, m: int) -> tuple[OneRunExperiment, Callable[[Any], dic
     if name not in CASES:
         raise UsageError(f"unknown one-run case {name!r}; choose one of {', '.join(CASES)}")
     return CASES[name].build(m)
+
+
+@dataclass(frozen=True)
+class OneRunOptions:
+    """What a one-run audit of a case asks (:func:`dpverify.audit.one_run.audit_one_run`'s options): ``canaries``
+    (m), the miss probability ``alpha`` in (0, 0.5), ``delta``, the ``method`` ("fdp" or "steinke"), the f-DP
+    ``curve`` family (None: chosen from the release), fixed ``guesses`` ``(k_plus, k_minus)`` (None: planned),
+    the claim ``epsilon`` (None: the run's accountant) and the ``seed`` of the coins and the run."""
+
+    canaries: int = 1000
+    alpha: float = 0.05
+    delta: float = 1e-5
+    method: Method = "fdp"
+    curve: CurveArgument = None
+    guesses: tuple[int, int] | None = None
+    epsilon: float | None = None
+    seed: int = 0
+
+    def but(self, **changes: Any) -> OneRunOptions:
+        """A copy with ``changes`` (a ``TypeError`` naming an unknown field)."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class OneRunCaseResult:
+    """A one-run audit of a named case: the audit (:class:`~dpverify.audit.one_run.OneRunResult`) and the case's
+    extra facts read after the run (test accuracy, the library's own accountant; :data:`CASES`)."""
+
+    kind: ClassVar[CaseKind] = CaseKind.ONE_RUN
+
+    case: str
+    result: OneRunResult
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        return str(self.result.verdict)
+
+    def to_dict(self) -> dict:
+        """The audit's JSON with the extras beside it (``dpverify one-run --json``)."""
+        return {**self.result.to_dict(), **self.extras}
+
+
+def run_one_run_case(case: OneRunCase | str, options: OneRunOptions | None = None) -> OneRunCaseResult:
+    """Build ``case``'s experiment for ``options.canaries`` canaries and audit one run of it. An unknown case name is
+    a :class:`~dpverify.validation.UsageError` listing the cases; a case whose optional extra is missing one naming
+    the import that failed."""
+    options = options or OneRunOptions()
+    name = case if isinstance(case, str) else case.name
+    try:
+        experiment, extras = build_case(name, options.canaries)
+    except ImportError as exc:  # a case whose optional extra is missing: say which, as bad input
+        raise UsageError(str(exc)) from None
+    result = audit_one_run(experiment, options.canaries, alpha=options.alpha, delta=options.delta,
+                           method=options.method, curve=options.curve, guesses=options.guesses,
+                           epsilon_claimed=options.epsilon, seed=options.seed)
+    return OneRunCaseResult(name, result, extras(experiment))
