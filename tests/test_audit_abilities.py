@@ -25,6 +25,7 @@ from dpverify.audit.abilities import (
     white_box_statistic_of,
 )
 from dpverify.audit.known_bad import laplace_query
+from dpverify.calculus.accounting import descriptions
 from dpverify.calculus.accounting.pld import PldAccountant, PrivacyLossDistribution, gaussian_pld
 from dpverify.calculus.guarantees import Conversion
 from dpverify.calculus.mechanism_description import PairPrivacyLoss
@@ -174,7 +175,7 @@ def test_descriptions_built_and_accountant_runs_per_sampler_audit(monkeypatch):
     monkeypatch.setattr(md.MechanismDescription, "__post_init__", counting_post_init)
     monkeypatch.setattr(md.MechanismDescription, "account", counting_account)
     monkeypatch.setattr(PldAccountant, "compose", counting_compose)
-    md._composed_pld.cache_clear()
+    descriptions.composed_pld.cache_clear()
     audit(sampler, d0, d1, epsilon=claim.epsilon, delta=claim.delta, samples=1_000, seed=0)
     assert counts["account"] == 1
     assert counts["PLD accountant runs"] == 1

@@ -10,7 +10,10 @@ body of a module under :data:`FOLDERS` must be one of:
   :func:`test_light_paths_stay_light`): ``dpverify --help`` (it imports every command module, and must not get
   heavier), the pytest plugin (pytest loads it, and ``pytest_configure`` imports :mod:`dpverify.interfaces.testing`,
   in every session of an environment where dpverify is installed), the audit suite (``dpverify.cases``: "importing
-  the suite stays cheap") and the sampler registry (listing or building a sampler loads no theorem catalogue);
+  the suite stays cheap"), the sampler registry (listing or building a sampler loads no theorem catalogue), the
+  auditor (``import dpverify.audit``, which every library adapter does: no scikit-learn, hypothesis or Dask runner
+  until a statistic, a search or a cluster needs them) and the prover (``import dpverify.prove``: no scipy, no
+  theorem package);
 - a genuine **import cycle** (:data:`CYCLE`; none today: ``tests/test_architecture.py`` finds no cycle, lazy imports
   counted);
 - an import that must run **after other code** at import time (:data:`ORDER`).
@@ -38,8 +41,11 @@ else:  # Python 3.10: pytest itself depends on tomli there
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The folders whose modules are checked (dpverify/audit, dpverify/calculus and dpverify/prove are to be added).
+#: The folders whose modules are checked: all of the package's folders.
 FOLDERS: tuple[str, ...] = (
+    "dpverify/calculus",
+    "dpverify/audit",
+    "dpverify/prove",
     "dpverify/theorems",
     "dpverify/libraries",
     "dpverify/samplers",
@@ -62,6 +68,8 @@ IMPORT_NAMES: dict[str, tuple[str, ...]] = {
 #: Optional modules no extra names directly.
 UNDECLARED: dict[str, str] = {
     "psutil": "a dependency of distributed (the distributed extra), not of dpverify",
+    "cloudpickle": "a dependency of dask (the distributed extra), not of dpverify: audit.parallel.start_method asks",
+    "prv_accountant": "Microsoft's prv-accountant, for `dpverify prove --accountant` when installed; in no extra",
 }
 
 # -- the allowlists -------------------------------------------------------------------------------------------------
@@ -77,6 +85,10 @@ _NUMPY = "cli: command modules import no numpy at module level (validation impor
 _PLUGIN = "pytest plugin: loaded in every pytest session, numpy-free"
 _SUITE = "suite: importing dpverify.cases stays cheap (catalogue.py)"
 _SAMPLERS = "samplers: registry.all_samplers() (`dpverify samplers list`, every case build) stays light"
+#: `import dpverify.audit` (every library adapter: LIGHT_PATHS["a library adapter"]).
+_AUDITOR = "auditor: `import dpverify.audit` (every library adapter) loads no sklearn, hypothesis or Dask side"
+#: `import dpverify.prove`: `dpverify prove`, proofs and the certificate checker (LIGHT_PATHS["the prover"]).
+_PROVER = "prover: `import dpverify.prove` loads no theorem package and no scipy"
 
 IMPORT_COST: dict[tuple[str, str], str] = {
     # `import dpverify.interfaces.cli` and dpverify.interfaces.cli.arguments (imported by the pytest plugin)
@@ -114,7 +126,7 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     ("dpverify.interfaces.cli.prove", "dpverify.validation"): _NUMPY,
     ("dpverify.interfaces.cli.prove", "dpverify.interfaces.cli.output"): f"{_HELP}: +16 modules",
     ("dpverify.interfaces.cli.prove", "dpverify.prove"): f"{_HELP}: +576 modules (sympy, flint), ~0.8 s",
-    ("dpverify.interfaces.cli.prove", "dpverify.prove.accountants"): f"{_HELP}: +577 modules",
+    ("dpverify.interfaces.cli.prove", "dpverify.prove.accountants"): f"{_HELP}: +1152 modules (scipy, the accountants)",
     ("dpverify.interfaces.cli.prove", "dpverify.prove.catalogue"): f"{_HELP}: +576 modules",
     ("dpverify.interfaces.cli.prove", "dpverify.prove.hypotheses"): f"{_HELP}: +577 modules",
     ("dpverify.interfaces.cli.prove", "dpverify.prove.problem"): f"{_HELP}: +576 modules",
@@ -170,6 +182,24 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     # the sampler registry
     ("dpverify.samplers.claims", "dpverify.theorems.registry"): f"{_SAMPLERS}: no theorem catalogue; +471 modules (sympy), ~0.5 s",
     ("dpverify.samplers.sgmcmc", "dpverify.samplers.release_statistic"): f"{_SAMPLERS}: +44 modules, ~0.15 s",
+    # the auditor
+    ("dpverify.audit.classifier", "sklearn.linear_model"): f"{_AUDITOR}: +586 modules, ~1 s (the logistic classifier)",
+    ("dpverify.audit.classifier", "sklearn.pipeline"): f"{_AUDITOR}: +506 modules (the logistic classifier)",
+    ("dpverify.audit.classifier", "sklearn.preprocessing"): f"{_AUDITOR}: +503 modules (the logistic classifier)",
+    ("dpverify.audit.classifier", "sklearn.ensemble"): f"{_AUDITOR}: +660 modules, ~1 s (the boosting classifier)",
+    ("dpverify.audit.classifier", "sklearn.exceptions"): f"{_AUDITOR}: +488 modules (the logistic classifier's fit)",
+    ("dpverify.audit.vector_statistics", "sklearn.isotonic"): f"{_AUDITOR}: +490 modules, ~0.8 s (monotone tables)",
+    ("dpverify.audit.datasets", "hypothesis"): f"{_AUDITOR}: +91 modules, ~0.3 s (only adjacent_pairs needs it)",
+    ("dpverify.audit.search", "hypothesis"): f"{_AUDITOR}: +91 modules, ~0.3 s (only search_hypothesis needs it)",
+    ("dpverify.audit.plan", "dpverify.audit.distributed"): f"{_AUDITOR}: +3 modules (uuid); for client= only",
+    ("dpverify.audit.chunk_work", "dpverify.audit.distributed"): f"{_AUDITOR}: +3 modules (uuid); for client= only",
+    # the calculus
+    ("dpverify.calculus.accounting.pld", "scipy.signal"): f"{_SAMPLERS}: it loads pld; +41 modules, ~0.25 s",
+    ("dpverify.calculus.mechanism_description", "dpverify.calculus.accounting.descriptions"):
+        f"{_SUITE}: it loads mechanism_description; +771 modules (scipy, the accountants), ~2.7 s",
+    # the prover
+    ("dpverify.prove.forms.li2019", "dpverify.theorems.li2019.common"):
+        f"{_PROVER}: +545 modules (the li2019 package: scipy, the accountants), ~2 s",
     # the library adapters
     ("dpverify.libraries.diffprivlib", "sklearn"): "libraries: sklearn serves only the diffprivlib shim; +490 modules, ~0.4 s",
     ("dpverify.libraries.diffprivlib", "sklearn.linear_model"): "libraries: sklearn serves only the diffprivlib shim; +588 modules",
@@ -385,7 +415,10 @@ LIGHT_PATHS: dict[str, tuple[str, tuple[str, ...]]] = {
         "from dpverify.samplers import registry; registry.all_samplers()",
         ("sympy", "statsmodels", "dpverify.audit", "dpverify.theorems", "dpverify.samplers.release_statistic")),
     "a library adapter": (
-        "import dpverify.libraries.diffprivlib", ("sklearn", "diffprivlib")),
+        "import dpverify.libraries.diffprivlib", ("sklearn", "diffprivlib", "hypothesis", "dpverify.audit.distributed")),
+    "the prover": (
+        "import dpverify.prove", ("scipy", "statsmodels", "matplotlib", "dpverify.audit", "dpverify.samplers",
+                                  "dpverify.calculus.accounting", "dpverify.theorems.li2019")),
 }
 
 

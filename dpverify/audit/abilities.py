@@ -37,7 +37,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from dpverify.validation import check_real
+from dpverify.validation import check_real, describe_value
 
 __all__ = [
     "Mechanism", "HasLogDensity", "HasWhiteBoxStatistic", "HasPairPrivacyLoss", "HasAccountant", "HasExactEpsilon",
@@ -241,8 +241,6 @@ ACCOUNTANT_NAMES = ("pld", "rdp")
 
 
 def _accountant_text(got: Any) -> str:
-    from dpverify.validation import describe_value
-
     return (f"accountant must be one of {', '.join(repr(n) for n in ACCOUNTANT_NAMES)} (the mechanism's own "
             "account(delta, method=name)), an accountant's answer (an object with .epsilon and .method, e.g. the "
             f"Conversion of RdpAccountant/PldAccountant.get_epsilon(delta)), or None; got {describe_value(got)}")

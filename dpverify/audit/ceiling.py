@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from scipy.optimize import minimize_scalar
+from scipy.special import ndtr, ndtri
 
 from dpverify.validation import check_delta, check_positive_int, check_probability
 from dpverify.audit.bounds import clopper_pearson_lower, clopper_pearson_upper
@@ -211,9 +213,6 @@ def gaussian_fit(fpr, fnr) -> tuple[float, float]:
     ``sup_x |G_mu(x) - f(x)|`` is evaluated on :data:`_FIT_GRID` and minimised over mu by a grid search on [0, 8]
     refined by bounded Brent iteration (:func:`scipy.optimize.minimize_scalar`). Each ``|G_mu(x) - f(x)|`` is
     monotone in mu on either side of the mu where it vanishes, so their maximum is unimodal in mu."""
-    from scipy.optimize import minimize_scalar
-    from scipy.special import ndtr, ndtri
-
     x = np.clip(np.asarray(fpr, dtype=float).reshape(-1), 0.0, 1.0)
     y = np.clip(np.asarray(fnr, dtype=float).reshape(-1), 0.0, 1.0)
     if x.size == 0 or x.size != y.size:
@@ -247,8 +246,6 @@ def curve_ceiling(losses, p, q, *, n: int, alpha: float = 0.05, tests: int = 1, 
     likelihood-ratio threshold tests ``{L >= t}`` are the most powerful at every size (Neyman-Pearson), so their
     error rates trace the pair's trade-off curve; both readings of each test are scored (the curve is symmetric in
     its roles). Thresholds: :data:`_COARSE_THRESHOLDS` evenly spaced grid points."""
-    from scipy.special import ndtri
-
     n = check_positive_int(n, "n")
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     tests = check_positive_int(tests, "tests")

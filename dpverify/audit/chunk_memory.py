@@ -16,6 +16,8 @@ next chunk faults the same amount in again, page by page:
 """
 from __future__ import annotations
 
+import ctypes
+
 __all__ = ["MMAP_THRESHOLD", "TRIM_THRESHOLD", "keep_chunk_memory"]
 
 #: glibc's ``mallopt`` parameters (``malloc.h``).
@@ -33,8 +35,6 @@ def keep_chunk_memory() -> bool:
     Called in every worker that counts chunks: a Dask worker (:func:`dpverify.audit.distributed.malloc_tuning_plugin`)
     and a process of :class:`dpverify.audit.parallel.ChunkRunner`'s pool. The cost: a worker keeps up to 256 MiB of
     freed memory per arena instead of returning it at once."""
-    import ctypes
-
     try:
         libc = ctypes.CDLL("libc.so.6")
         mallopt = libc.mallopt

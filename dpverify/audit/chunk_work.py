@@ -25,7 +25,8 @@ import numpy as np
 
 from dpverify.audit.parallel import ChunkRunner
 from dpverify.audit.split import ChunkSampler
-from dpverify.audit.statistics import DistinctRows, Statistic, count_at_least
+from dpverify.audit.statistics import MAX_DISTINCT_ROWS, DistinctRows, Statistic, count_at_least
+from dpverify.backends import backend_of
 
 __all__ = ["ChunkWork", "DeviceChunk", "device_distinct_rows", "DrawChunk", "Progress", "score_chunk", "count_chunk",
            "runner_for", "held_chunks", "held_drawer"]
@@ -51,8 +52,6 @@ class DeviceChunk:
       copied to the host once (then as :class:`~dpverify.audit.statistics.DistinctRows`)."""
 
     def __init__(self, outputs: Any):
-        from dpverify.backends import backend_of
-
         self.outputs = outputs
         self.backend = backend_of(outputs)
         self._host: DistinctRows | None = None
@@ -91,9 +90,6 @@ def device_distinct_rows(outputs: Any) -> tuple[np.ndarray, Any] | None:
     rows decoded on the host from their sorted keys (the values and dtype of the outputs, in numpy's order) and
     ``inverse`` each output's position among them, on the device. None otherwise. Keys, their sort and the inverse are
     computed on the device; only the distinct keys cross."""
-    from dpverify.audit.statistics import MAX_DISTINCT_ROWS
-    from dpverify.backends import backend_of
-
     xp = backend_of(outputs)
     n = int(outputs.shape[0])
     if n < 64:
@@ -140,8 +136,6 @@ def _at_least(values: Any, thresholds: np.ndarray) -> np.ndarray:
     """``#{values >= t}`` per sorted threshold, on the device that holds ``values``."""
     if isinstance(values, np.ndarray):
         return count_at_least(values, thresholds)
-    from dpverify.backends import backend_of
-
     return backend_of(values).count_at_least(values, thresholds)
 
 

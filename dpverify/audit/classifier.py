@@ -34,6 +34,7 @@ host.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -133,8 +134,6 @@ def _boosting_on_any_backend(model, on_host: Callable[[np.ndarray], np.ndarray])
 def _fit_lbfgs_then_newton(pipeline, X: np.ndarray, y: np.ndarray) -> None:
     """Fit ``pipeline`` (features, scaler, ``LogisticRegression``) by L-BFGS within its ``max_iter``; if L-BFGS used
     them all, finish from its coefficients by Newton's method (module docstring)."""
-    import warnings
-
     from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings():

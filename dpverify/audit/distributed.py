@@ -33,15 +33,23 @@ it, and :func:`require_distributed` turns its absence into an ``ImportError`` na
 """
 from __future__ import annotations
 
+import asyncio
 import itertools
+import logging
+import math
+import numbers
+import os
+import re
 import threading
 import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
+from threadpoolctl import threadpool_info, threadpool_limits
+
 from dpverify.audit.chunk_memory import keep_chunk_memory
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_positive_int, describe_value
 
 __all__ = [
     "DEFAULT_RETRIES", "EXTRA_HINT", "MALLOC_TRIM_KEY", "WORK_BY_VALUE_BYTES", "DaskRunner", "check_client",
@@ -89,9 +97,6 @@ def check_resources(resources: Any) -> dict[str, float]:
     """``resources`` as a ``{name: amount}`` dict of Dask worker resources (names non-empty strings, amounts finite
     and > 0), e.g. ``{"GPU": 1}``; a ``TypeError``/``ValueError`` naming ``resources`` otherwise. A task that needs
     them runs only on workers started with them (``dask worker ... --resources GPU=1``; Dask's "Worker Resources")."""
-    import math
-    import numbers
-
     if not isinstance(resources, dict) or not resources:
         raise TypeError(f"resources must be a non-empty dict of Dask worker resources such as {{'GPU': 1}}; got "
                         f"{resources!r}")
@@ -142,8 +147,6 @@ def _workers(client: Any) -> list[dict]:
 
 def worker_pids(client: Any) -> dict[str, int]:
     """Process id of every worker of the cluster, by worker address (asked of the workers themselves)."""
-    import os
-
     return {addr: int(pid) for addr, pid in client.run(os.getpid).items()}
 
 
@@ -162,8 +165,6 @@ def _hold(blob: bytes) -> bytes:
 def _run_chunk(token: str, blob: bytes, task: Any) -> Any:
     """On a worker: the work function of runner ``token`` (deserialised once per worker) applied to ``task``, with one
     BLAS/OpenMP thread."""
-    from threadpoolctl import threadpool_limits
-
     with _LOADED_LOCK:
         work = _LOADED.get(token)
         if work is None:
@@ -187,8 +188,6 @@ def _one_thread() -> bool:
     """Whether every BLAS/OpenMP pool of this process already runs one thread (as Dask's nanny sets it up: then no
     per-task limit is needed; asked once per process)."""
     if not _SINGLE:
-        from threadpoolctl import threadpool_info
-
         _SINGLE.append(all(int(p.get("num_threads", 1)) == 1 for p in threadpool_info()))
     return _SINGLE[0]
 
@@ -320,8 +319,6 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, memory_limit:
     (dashboard on a free port, quiet logs, glibc's default malloc tuning: :data:`MALLOC_TRIM_KEY`, no worker
     profiler; malloc that keeps chunk memory on every worker: :func:`malloc_tuning_plugin`); cluster and client are closed
     on leaving the block."""
-    import logging
-
     distributed = require_distributed()
     n_workers = check_positive_int(n_workers, "n_workers")
     threads_per_worker = check_positive_int(threads_per_worker, "threads_per_worker")
@@ -353,8 +350,6 @@ def check_scheduler_address(scheduler: Any) -> str:
     """``scheduler`` as a normalised Dask address (``127.0.0.1:8786`` becomes ``tcp://127.0.0.1:8786``); a
     ``ValueError`` naming ``scheduler``, what is accepted and what is wrong (no port, a port out of range, an unknown
     scheme, text that is no address) otherwise. Dask must be installed (:func:`require_distributed`)."""
-    from dpverify.validation import describe_value
-
     wanted = "'local' or a Dask scheduler address such as tcp://host:8786"
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise ValueError(f"scheduler must be {wanted}; got {describe_value(scheduler)}")
@@ -394,9 +389,6 @@ def probe_scheduler(address: str, timeout: float | None = None, handshake_timeou
     a time limit, so an address where a server that is not a Dask scheduler listens (one that accepts and says
     nothing) would hang it for ever. An ``OSError`` (a ``TimeoutError`` for the time limits) saying what happened
     otherwise: nothing listens there, no answer, an answer that is not Dask's."""
-    import asyncio
-    import re
-
     require_distributed()
     from distributed.comm import registry
     from distributed.comm.addressing import parse_address

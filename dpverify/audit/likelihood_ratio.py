@@ -35,6 +35,7 @@ import numpy as np
 
 from dpverify.audit.abilities import HasWhiteBoxStatistic, Labelled
 from dpverify.audit.statistics import Statistic
+from dpverify.backends import backend_of
 
 __all__ = ["log_likelihood_ratio", "whitebox_statistic", "DECIMALS"]
 
@@ -48,8 +49,6 @@ def _rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
 
 def _device_values(llr: Callable, x, decimals: int | None, source: str = "the mechanism's log_likelihood_ratio"):
     """``llr(x)`` for a torch tensor ``x``, checked and rounded on its device (:mod:`dpverify.backends`)."""
-    from dpverify.backends import backend_of
-
     values = llr(x)
     if backend_of(values).any_nan(values):
         raise ValueError(f"{source} gave NaN for some outputs")

@@ -23,6 +23,8 @@ for every chunk, about 50,000 page faults per 40 chunks of 2^20 outputs).
 """
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import itertools
 import multiprocessing
 import signal
@@ -64,8 +66,6 @@ def start_method() -> str | None:
         return None
     if fork_available():
         return "fork"
-    import importlib.util
-
     return "spawn" if importlib.util.find_spec("cloudpickle") is not None else None
 
 
@@ -79,8 +79,6 @@ def _worker_init_pickled(token: int, blob: bytes) -> None:
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:  # Linux: die with the parent even if it is killed without cleaning up
-        import ctypes
-
         libc = ctypes.CDLL(None)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):

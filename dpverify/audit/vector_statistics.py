@@ -55,6 +55,7 @@ of the certificate is unaffected whatever this estimate is; it only decides how 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import chi2
 from threadpoolctl import threadpool_limits
 
 from dpverify.backends import backend_generic, backend_of
@@ -196,8 +197,6 @@ def _g_statistic(c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
 def screen_coordinates(c0: np.ndarray, c1: np.ndarray, level: float) -> np.ndarray:
     """Boolean mask of the coordinates whose two sides' ``(d, K)`` bin counts differ at family-wise level ``level``:
     the G-test of each coordinate (:func:`_g_statistic`) at ``level / d`` (Bonferroni)."""
-    from scipy.stats import chi2
-
     return chi2.sf(_g_statistic(c0, c1), c0.shape[1] - 1) < level / c0.shape[0]
 
 
@@ -206,8 +205,6 @@ def _group_signal(c0: np.ndarray, c1: np.ndarray) -> float:
     Bonferroni): the counts summed over the coordinates (bins at pooled quantiles line up, so a shift shared by
     the coordinates adds up; K - 1 degrees of freedom), and the sum of the coordinates' own G statistics (effects of
     any sign; d (K - 1) degrees of freedom, exact for independent coordinates)."""
-    from scipy.stats import chi2
-
     k = c0.shape[1]
     summed = chi2.sf(float(_g_statistic(c0.sum(axis=0)[None], c1.sum(axis=0)[None])[0]), k - 1)
     total = chi2.sf(float(_g_statistic(c0, c1).sum()), c0.shape[0] * (k - 1))

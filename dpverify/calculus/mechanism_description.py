@@ -41,18 +41,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Iterator, Union
 
 import numpy as np
 
-from dpverify.validation import check_delta, check_positive_int, check_real, check_sampling_rate, describe_value
+from dpverify.validation import check_positive_int, check_real, check_sampling_rate
 from dpverify.calculus.linear_dynamics import LinearDynamics
 from dpverify.calculus.releases import ReleaseSpec, check_release, release_name
 from dpverify.calculus.vocabulary import NeighbouringRelation, Release
 
 if TYPE_CHECKING:
     from dpverify.calculus.accounting.pld import PrivacyLossDistribution
+    from dpverify.calculus.accounting.release import ReleasePrivacy
+    from dpverify.calculus.guarantees import Conversion
 
 __all__ = [
     "NEIGHBOURING",
@@ -257,8 +258,9 @@ class MechanismDescription:
     :class:`~dpverify.calculus.vocabulary.NeighbouringRelation` and :class:`~dpverify.calculus.vocabulary.Release`
     (strings equal to their values).
     The accountants consume a description as dp_accounting's consume a ``DpEvent``
-    (``PldAccountant().compose(description)``, ``RdpAccountant().compose(description)``); :meth:`pld`, :meth:`rdp` and
-    :meth:`account` are thin wrappers around them.
+    (``PldAccountant().compose(description)``, ``RdpAccountant().compose(description)``); the description calls none
+    of them: :meth:`pld`, :meth:`rdp`, :meth:`release_privacy`, :meth:`exact_release` and :meth:`account` delegate
+    to :mod:`dpverify.calculus.accounting.descriptions`, which reads the description and asks the accountants.
     """
 
     steps: tuple
@@ -347,54 +349,50 @@ class MechanismDescription:
                 "notes": list(self.notes),
                 "dynamics": None if self.dynamics is None else self.dynamics.describe()}
 
-    # -- accountants ---------------------------------------------------------------------------------------------
+    # -- what the accountants answer (delegations: the description calls no accountant) --------------------------
     def rdp(self, orders) -> np.ndarray:
         """RDP of the path at each order: per step ``alpha mu^2 / 2`` (full batch) or the exact RDP of the
         subsampled Gaussian (:func:`dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`), summed
         (Mironov 2017, Prop. 1); pure epsilon-DP steps contribute ``min(eps, alpha eps^2 / 2)`` (Bun & Steinke
-        2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order). The
-        :class:`~dpverify.calculus.accounting.accountant.RdpAccountant` composing this description."""
-        from dpverify.calculus.accounting.accountant import RdpAccountant
+        2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order). The same as
+        :func:`dpverify.calculus.accounting.descriptions.description_rdp` (the
+        :class:`~dpverify.calculus.accounting.accountant.RdpAccountant` composing this description)."""
+        from dpverify.calculus.accounting.descriptions import description_rdp
 
-        return RdpAccountant(orders).compose(self).rdp
+        return description_rdp(self, orders)
 
     def pld(self, *, interval: float | None = None) -> PrivacyLossDistribution:
         """The privacy-loss distribution of the path (:mod:`dpverify.calculus.accounting.pld`): the composition, in
         order, of every step's dominating pair (module docstring), by the
         :class:`~dpverify.calculus.accounting.pld.PldAccountant`; an upper bound for a final release. Computed
-        once per distinct run (the steps are immutable values; the last 64 are cached)."""
-        return _composed_pld(self.steps, interval)
+        once per distinct run (:func:`dpverify.calculus.accounting.descriptions.description_pld`)."""
+        from dpverify.calculus.accounting.descriptions import description_pld
 
-    def release_privacy(self, **kwargs):
+        return description_pld(self, interval=interval)
+
+    def release_privacy(self, **kwargs) -> ReleasePrivacy:
         """The exact privacy of this run's release when the run has linear dynamics (a
         :class:`~dpverify.calculus.accounting.release.ReleasePrivacy`: PLD with a rigorous bracket, and whether it is
         the mechanism's worst case); a ``ValueError`` says why when it cannot be computed (no dynamics, a path release,
         a hidden momentum state with several windows, a pure-DP step). ``kwargs``: the PLD's ``interval``,
-        ``tail_mass``, ``shift_tolerance``."""
-        from dpverify.calculus.accounting.release import release_privacy
+        ``tail_mass``, ``shift_tolerance``
+        (:func:`dpverify.calculus.accounting.descriptions.description_release_privacy`)."""
+        from dpverify.calculus.accounting.descriptions import description_release_privacy
 
-        if self.dynamics is None:
-            raise ValueError("the run has no linear dynamics (its potential is not quadratic, or its update is not "
-                             "linear in the state): its release has no exact privacy here, only the path's bound")
-        if self.release == "path":
-            raise ValueError("a path release is the composition of its steps: use pld()")
-        return release_privacy(self.steps_expanded(), self.dynamics, self.release, self.neighbouring, **kwargs)
+        return description_release_privacy(self, **kwargs)
 
     def steps_expanded(self) -> tuple:
         """Every step of the run in order (the run-length encoding undone)."""
         return tuple(self)
 
-    def exact_release(self):
-        """:meth:`release_privacy` when it is the mechanism's worst case, else None (never raises)."""
-        if self.release == "path" or self.dynamics is None or not self.is_private:
-            return None
-        try:
-            exact = self.release_privacy()
-        except ValueError:
-            return None
-        return exact if exact.worst_case else None
+    def exact_release(self) -> ReleasePrivacy | None:
+        """:meth:`release_privacy` when it is the mechanism's worst case, else None (never raises;
+        :func:`dpverify.calculus.accounting.descriptions.exact_release`)."""
+        from dpverify.calculus.accounting.descriptions import exact_release
 
-    def account(self, delta: float, *, method: str = "pld"):
+        return exact_release(self)
+
+    def account(self, delta: float, *, method: str = "pld") -> Conversion:
         """The accountant's (epsilon, delta) of this run as a :class:`~dpverify.calculus.guarantees.Conversion`:
         ``method="pld"`` (tight, with ``epsilon_lower`` the lower end of its error bracket) or ``"rdp"``
         (exact RDP over :data:`dpverify.calculus.accounting.DEFAULT_ORDERS`, Balle et al. 2020 conversion).
@@ -402,32 +400,10 @@ class MechanismDescription:
         For a final iterate or a sample set: with ``method="pld"``, the exact privacy of the release when the run has
         linear dynamics and the computed pair is the mechanism's worst case (:meth:`exact_release`; ``method`` then
         reads "exact final release ..."); otherwise the path's number, an upper bound (post-processing of the path),
-        and ``method`` says so."""
-        from dpverify.calculus.guarantees import Conversion
+        and ``method`` says so (:func:`dpverify.calculus.accounting.descriptions.account`)."""
+        from dpverify.calculus.accounting.descriptions import account
 
-        delta = check_delta(delta, allow_zero=False)
-        if method not in ("pld", "rdp"):  # checked first: a run without noise answered any name before
-            raise ValueError(f"method (the accountant) must be 'pld' or 'rdp'; got {describe_value(method)}")
-        what = "final iterate" if self.release == "final" else "sample set"
-        suffix = "" if self.release == "path" else f" of the path (upper bound for the {what})"
-        if not self.is_private:
-            return Conversion(math.inf, delta, None, f"{method}{suffix}: a step has no noise")
-        if method == "pld" and self.release != "path":
-            exact = self.exact_release()
-            if exact is not None:
-                lo, hi = exact.epsilon_bounds(delta)
-                return Conversion(hi, delta, None, f"exact {release_name(self.release)} release (linear-Gaussian)",
-                                  epsilon_lower=lo)
-        if method == "pld":
-            pld = self.pld()
-            lo, hi = pld.epsilon_bounds(delta)
-            return Conversion(hi, delta, None, f"pld{suffix}", epsilon_lower=lo)
-        if method == "rdp":
-            from dpverify.calculus.accounting.accountant import DEFAULT_ORDERS, RdpAccountant
-
-            conv = RdpAccountant(DEFAULT_ORDERS).compose(self).get_epsilon(delta, method="balle2020")
-            return Conversion(conv.epsilon, delta, conv.order, f"rdp (balle2020){suffix}")
-        raise ValueError(f"method must be 'pld' or 'rdp'; got {method!r}")
+        return account(self, delta, method=method)
 
     def to_dp_event(self):
         """The same run as a dp-accounting ``DpEvent`` (for cross-checks; needs the ``dp-accounting`` package).
@@ -450,19 +426,3 @@ class MechanismDescription:
                     ev = base
             events.append(dpa.SelfComposedDpEvent(ev, r.count) if r.count > 1 else ev)
         return events[0] if len(events) == 1 else dpa.ComposedDpEvent(events)
-
-
-@dataclass(frozen=True)
-class _Steps:
-    """A run's steps alone: what the PLD accountant reads (the cache key of :func:`_composed_pld`)."""
-
-    steps: tuple
-
-
-@lru_cache(maxsize=64)
-def _composed_pld(steps: tuple, interval: float | None) -> PrivacyLossDistribution:
-    """The PLD of a run's steps, composed in order by the PLD accountant (see :meth:`MechanismDescription.pld`)."""
-    from dpverify.calculus.accounting.pld import PldAccountant
-
-    acc = PldAccountant() if interval is None else PldAccountant(interval=interval)
-    return acc.compose(_Steps(steps)).pld

@@ -96,8 +96,9 @@ def run_case(case: Case | str, options: CaseOptions | OneRunOptions | None = Non
     if not isinstance(case, Case):
         raise TypeError(f"case must be a case (id, title, case_kind) or a suite case id; got {type(case).__name__}")
     if case.case_kind is CaseKind.BENCHMARK:
-        return run_benchmark_case(case, *split_case_options(_only(options, CaseOptions, case), execution,
-                                                            **keywords))  # type: ignore[arg-type]
+        benchmark: Any = case
+        return run_benchmark_case(benchmark, *split_case_options(_only(options, CaseOptions, case), execution,
+                                                                 **keywords))
     if execution is not None:
         raise TypeError(f"a {case.case_kind} case takes no execution options; got {execution!r}")
     if case.case_kind is CaseKind.ONE_RUN:

@@ -25,19 +25,24 @@ installed), ``prv-accountant`` (Microsoft's, when installed).
 """
 from __future__ import annotations
 
+import importlib.util
 import math
+import multiprocessing
 import random
+import resource
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import Any, Callable, Literal
 
+import numpy as np
 from flint import arb, fmpq
+from scipy.optimize import minimize_scalar
+from scipy.special import gammaln, log_ndtr, logsumexp
 
+from dpverify.calculus.accounting.accountant import epsilon_sampled_gaussian
+from dpverify.calculus.accounting.pld import PldAccountant
 from dpverify.prove.intervals import working_precision
-
-if TYPE_CHECKING:
-    import numpy as np
 
 __all__ = ["ACCOUNTANTS", "DEFAULT_BOX", "AccountantPoint", "AccountantReport", "check_accountant",
            "epsilon_lower", "epsilon_upper", "available"]
@@ -105,10 +110,7 @@ def _test_delta_lower(sigma: float, q: float, T: int, eps: float, t: float) -> a
     return p_lower - e.exp().upper() * q_upper
 
 
-def _log_pmf_window(T: int, q: float) -> tuple["np.ndarray", "np.ndarray"]:
-    import numpy as np
-    from scipy.special import gammaln
-
+def _log_pmf_window(T: int, q: float) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = _window(T, q)
     if q == 1.0:
         return np.array([float(T)]), np.array([0.0])
@@ -116,11 +118,8 @@ def _log_pmf_window(T: int, q: float) -> tuple["np.ndarray", "np.ndarray"]:
     return ks, gammaln(T + 1) - gammaln(ks + 1) - gammaln(T - ks + 1) + ks * math.log(q) + (T - ks) * math.log1p(-q)
 
 
-def _test_delta_float(sigma: float, q: float, T: int, eps: float, ts: "np.ndarray") -> "np.ndarray":
+def _test_delta_float(sigma: float, q: float, T: int, eps: float, ts: np.ndarray) -> np.ndarray:
     """The test's delta at each threshold of ``ts`` (float64; used only to choose t and eps)."""
-    import numpy as np
-    from scipy.special import log_ndtr, logsumexp
-
     ks, logpmf = _log_pmf_window(T, q)
     scale = sigma * math.sqrt(T)
     log_p = logsumexp(logpmf[None, :] + log_ndtr((ks[None, :] - ts[:, None]) / scale), axis=1)
@@ -129,10 +128,6 @@ def _test_delta_float(sigma: float, q: float, T: int, eps: float, ts: "np.ndarra
 
 def _best_threshold(sigma: float, q: float, T: int, eps: float) -> tuple[float, float]:
     """(t, delta) with t maximising the test's delta on a grid (float search; any t gives a valid bound)."""
-    import numpy as np
-
-    from scipy.optimize import minimize_scalar
-
     scale = sigma * math.sqrt(T)
     ts = q * T / 2 + scale * np.linspace(-6.0, 20.0, 209)
     values = _test_delta_float(sigma, q, T, eps, ts)
@@ -200,14 +195,10 @@ def epsilon_upper(sigma: float, q: float, T: int, delta: float, precision: int =
 
 # ------------------------------------------------------------------------------------------------ accountants
 def _dpverify_rdp(sigma: float, q: float, T: int, delta: float) -> float:
-    from dpverify.calculus.accounting.accountant import epsilon_sampled_gaussian
-
     return float(epsilon_sampled_gaussian(sigma, q, T, delta).epsilon)
 
 
 def _dpverify_pld(sigma: float, q: float, T: int, delta: float) -> float:
-    from dpverify.calculus.accounting.pld import PldAccountant
-
     acc = PldAccountant()
     acc.compose_subsampled_gaussian(q=q, mu=1.0 / sigma, count=T)
     return float(acc.get_epsilon(delta).epsilon)
@@ -259,8 +250,6 @@ ACCOUNTANTS: dict[str, tuple[str, Callable[[float, float, int, float], float]]] 
 
 def available(name: str) -> bool:
     """Whether the accountant's package is installed."""
-    import importlib.util
-
     return importlib.util.find_spec(ACCOUNTANTS[name][0]) is not None
 
 
@@ -341,9 +330,6 @@ def call_with_limits(fn: Callable[..., float], args: tuple, *, seconds: float, m
     """``fn(*args)`` in a forked child process with an address-space limit and a time limit: an accountant that
     needs tens of gigabytes at an extreme point of the box (or hangs) is reported, not allowed to take the machine
     down. Exceptions in the child come back with their type and message."""
-    import multiprocessing as mp
-    import resource
-
     def child(conn) -> None:
         try:
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -353,7 +339,7 @@ def call_with_limits(fn: Callable[..., float], args: tuple, *, seconds: float, m
         finally:
             conn.close()
 
-    ctx = mp.get_context("fork")
+    ctx = multiprocessing.get_context("fork")
     parent, child_end = ctx.Pipe(duplex=False)
     process = ctx.Process(target=child, args=(child_end,), daemon=True)
     process.start()

@@ -20,6 +20,7 @@ from dpverify.prove.results import Proof, ProofResult, Refutation, Undecided
 from dpverify.prove.search import DEFAULT_PRECISION, Limits, prove
 from dpverify.prove.widening import widened_ranges
 from dpverify.theorems import registry
+from dpverify.theorems.mutation import TheoremVariant
 
 __all__ = ["PROVABLE_KINDS", "ItemProof", "form", "provable_ids", "item_problems", "prove_item", "prove_all"]
 
@@ -117,8 +118,6 @@ def prove_item(theorem_id: str, *, item: StatementLike | None = None,
     f = form(theorem_id)
     drop = tuple(drop)
     if drop:
-        from dpverify.theorems.mutation import TheoremVariant
-
         names = [h.name for h in theorem.hypotheses]
         unknown = [d for d in drop if d not in names]
         if unknown:

@@ -36,6 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dpverify import __version__
 from dpverify.prove.results import Node, Proof, Refutation, Undecided
 
 __all__ = ["FORMAT", "certificate", "write_certificate", "encode_tree"]
@@ -75,8 +76,6 @@ def encode_tree(root: Node) -> list[list[Any]]:
 
 def certificate(result: Proof | Refutation) -> dict[str, Any]:
     """The certificate of a proof or a refutation, as a JSON-ready dict."""
-    from dpverify import __version__
-
     if isinstance(result, Undecided):
         raise ValueError("an undecided attempt has no certificate: there is nothing to re-check")
     out: dict[str, Any] = {

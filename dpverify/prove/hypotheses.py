@@ -32,7 +32,7 @@ from dpverify.prove.compile import compile_expression
 from dpverify.prove.intervals import DomainError, Interval, working_precision
 from dpverify.prove.problem import ProofProblem
 from dpverify.prove.results import Refutation, short_number
-from dpverify.prove.search import DEFAULT_PRECISION, Limits
+from dpverify.prove.search import DEFAULT_PRECISION, Limits, witness_values
 from dpverify.prove.widening import widened_ranges
 from dpverify.theorems import registry
 from dpverify.theorems.mutation import TheoremVariant, without_hypothesis
@@ -199,8 +199,6 @@ def _closest_failure(problem: ProofProblem, witness: dict[str, Fraction], origin
 def hypothesis_findings(theorem_id: str, *, limits: Limits | None = None, precision: int = DEFAULT_PRECISION,
                         on_finding: Callable[[HypothesisFinding], None] | None = None) -> list[HypothesisFinding]:
     """Drop each hypothesis of a catalogue item in turn and prove the item without it (module docstring)."""
-    from dpverify.prove.search import witness_values
-
     theorem = registry.get(theorem_id)
     f = form(theorem_id)
     if f.not_provable:

@@ -9,6 +9,7 @@ turns into JSON at the edge (:meth:`to_dict`). A :class:`Proof` carries its box 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Context, Decimal
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -21,8 +22,6 @@ def short_number(text: str, digits: int = 12) -> str:
     """A high-precision decimal string shortened to ``digits`` significant digits, its exponent kept
     ("4.0723586257612345e-79" -> "4.07235862576e-79"); text that is not a number is returned as it is."""
     try:
-        from decimal import Context, Decimal
-
         value = Decimal(text.strip())
     except Exception:
         return text

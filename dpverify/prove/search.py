@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import itertools
 import math
+import random
 import signal
 import threading
 import time
@@ -509,9 +511,6 @@ class _Prover:
         """Evaluate the margin at the points of :attr:`Limits.probes` (raises _Refuted at a failing one)."""
         if self.limits.probes <= 0 or not self.params:
             return
-        import itertools
-        import random
-
         rng = random.Random(0)
         ends = []
         for p, (lo, hi) in zip(self.params, self.root_box):

@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dpverify import __version__
 from dpverify.prove.catalogue import form, provable_ids, prove_item
 from dpverify.prove.certificate import write_certificate
 from dpverify.prove.results import ProofResult, Undecided
@@ -44,8 +45,6 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from dpverify import __version__
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max-seconds", type=float, default=120.0, help="time limit per part (default 120)")
     parser.add_argument("--only", default="*", help="item IDs matching this glob (default: all)")

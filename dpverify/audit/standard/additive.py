@@ -17,7 +17,7 @@ import numpy as np
 from dpverify.backends import backend_generic, backend_of, generator_backend
 from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.audit.known_bad import AdditiveNoise, coordinate_bytes
-from dpverify.calculus.mechanisms.laplace import LaplaceMechanism
+from dpverify.calculus.mechanisms.laplace import LaplaceMechanism, laplace_epsilon
 
 __all__ = ["scalar_query", "identity_query", "Repeat", "laplace", "noisy_histogram", "laplace_parallel", "PrefixSum"]
 
@@ -113,7 +113,5 @@ class PrefixSum:
         if delta == 0.0:
             return mu
         if identity_query(dataset).size == 1:
-            from dpverify.calculus.mechanisms.laplace import laplace_epsilon
-
             return laplace_epsilon(delta, mu)
         return None

@@ -3,13 +3,16 @@
 State: one RDP value per order, starting at 0; composing adds curves order by order
 (Mironov 2017, Prop. 1); the (epsilon, delta) answer minimises a conversion over the orders
 (:mod:`dpverify.calculus.conversions`). The interface mirrors dp-accounting's ``RdpAccountant``
-(``compose`` / ``get_epsilon`` / ``get_delta``), with mechanisms passed as arguments instead of
-DpEvent objects, and the answers returned as :class:`~dpverify.calculus.guarantees.Conversion` so the
-optimal order and the conversion used travel with the number.
+(``supports`` / ``compose`` / ``get_epsilon`` / ``get_delta``, a ledger; the shared template is
+:class:`~dpverify.calculus.accounting.base.PrivacyAccountant`), with pure data for items instead of DpEvent
+objects (an RDP curve, :class:`SampledGaussianSteps`, a mechanism description), and the answers returned as
+:class:`~dpverify.calculus.guarantees.Conversion` so the optimal order and the conversion used travel with the number.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,22 +23,15 @@ from dpverify.validation import (
     check_positive_int,
     check_real,
     check_sampling_rate,
+    describe_value,
 )
-from dpverify.calculus.accounting.described import (
-    Described,
-    UnsupportedDescriptionError,
-    first_unsupported,
-    is_description,
-    step_kind,
-)
+from dpverify.calculus.accounting.base import PrivacyAccountant
+from dpverify.calculus.accounting.described import is_description, is_pure_dp_release
 from dpverify.calculus.accounting.sampled_gaussian import check_sigma, log_a_matrix, rdp_sampled_gaussian
 from dpverify.calculus.conversions import rdp_to_delta, rdp_to_dp
 from dpverify.calculus.guarantees import Conversion, RenyiDP
 
-__all__ = ["DEFAULT_ORDERS", "RDP_STEP_KINDS", "RdpAccountant", "epsilon_sampled_gaussian"]
-
-#: The step kinds (:func:`~dpverify.calculus.accounting.described.step_kind`) :class:`RdpAccountant` composes.
-RDP_STEP_KINDS = ("gaussian", "pure_dp")
+__all__ = ["DEFAULT_ORDERS", "RdpAccountant", "SampledGaussianSteps", "epsilon_sampled_gaussian"]
 
 #: dp-accounting 0.6's ``DEFAULT_RDP_ORDERS``, value for value (1.1 .. 10.9 by 0.1, 11 .. 63,
 #: 128, 256, 512, 1024), so epsilons agree with it on the same orders.
@@ -44,22 +40,64 @@ DEFAULT_ORDERS: tuple[float, ...] = tuple(
 )
 
 
-class RdpAccountant:
+@dataclass(frozen=True)
+class SampledGaussianSteps:
+    """Poisson-subsampled Gaussian steps at one ``sampling_rate`` q: noise multiplier ``noise_multipliers[i]``
+    (noise std / L2 sensitivity) for ``counts[i]`` steps. Pure data, the item
+    :meth:`RdpAccountant.compose_sampled_gaussian` and :meth:`RdpAccountant.compose_sampled_gaussian_schedule` put in
+    the ledger; its RDP is
+    ``sum_i counts[i] * rdp_SGM(q, sigma_i)`` (Mironov, Talwar, Zhang 2019; Mironov 2017, Prop. 1)."""
+
+    sampling_rate: float
+    noise_multipliers: tuple[float, ...]
+    counts: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sampling_rate", check_sampling_rate(self.sampling_rate))
+        sigmas = check_sigma(self.noise_multipliers, "noise_multipliers")
+        counts = np.asarray(self.counts)
+        if counts.shape != sigmas.shape or counts.dtype.kind not in "iu" or np.any(counts < 1):
+            raise ValueError(f"counts must be integers >= 1, one per noise multiplier ({sigmas.size}); got "
+                             f"{describe_value(self.counts)}")
+        object.__setattr__(self, "noise_multipliers", tuple(sigmas.tolist()))
+        object.__setattr__(self, "counts", tuple(counts.tolist()))
+
+    @classmethod
+    def of_schedule(cls, sampling_rate: float, noise_multipliers) -> "SampledGaussianSteps":
+        """One step per entry of ``noise_multipliers`` (a sigma_t schedule), repeated values grouped."""
+        sig = check_sigma(noise_multipliers, "noise_multipliers")
+        uniq, counts = np.unique(sig, return_counts=True)
+        return cls(sampling_rate, tuple(uniq.tolist()), tuple(counts.tolist()))
+
+
+class RdpAccountant(PrivacyAccountant):
     """Accumulates RDP over a fixed set of orders.
+
+    Items (:meth:`compose`): an RDP curve (:class:`~dpverify.calculus.guarantees.RenyiDP`, with a value at every order
+    of the accountant), :class:`SampledGaussianSteps`, or a mechanism description whose steps are Gaussian or pure-DP
+    releases (:mod:`~dpverify.calculus.accounting.described`).
 
     >>> acc = RdpAccountant()
     >>> acc.compose_sampled_gaussian(sampling_rate=256 / 60000, noise_multiplier=1.1, steps=14062)
     RdpAccountant(156 orders)
     >>> round(acc.get_epsilon(1e-5).epsilon, 4)
     2.5966
+    >>> acc.ledger[0].count
+    14062
     """
 
+    name = "RDP"
+    item_noun = "guarantee"
+    item_types = (RenyiDP, SampledGaussianSteps)
+    expected_items = "a RenyiDP or a mechanism description (or SampledGaussianSteps)"
+
     def __init__(self, orders=DEFAULT_ORDERS) -> None:
+        super().__init__()
         self._orders = check_orders(orders).copy()
         self._rdp = np.zeros(self._orders.size)
 
-    def __repr__(self) -> str:
-        return f"RdpAccountant({self._orders.size} orders)"
+    def _state_text(self) -> str:
+        return f"{self._orders.size} orders"
 
     @property
     def orders(self) -> np.ndarray:
@@ -81,56 +119,62 @@ class RdpAccountant:
 
         ``sampling_rate`` q in (0, 1], ``noise_multiplier`` sigma > 0 (noise std / L2 sensitivity),
         ``steps`` an integer >= 1. RDP of one step: Mironov, Talwar, Zhang 2019 (see
-        :func:`~dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`). Returns ``self``.
+        :func:`~dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`). The ledger gets
+        ``SampledGaussianSteps(q, (sigma,), (1,))`` composed ``steps`` times. Returns ``self``.
         """
         q = check_sampling_rate(sampling_rate)
         sigma = check_real("noise_multiplier", noise_multiplier, low=0.0, low_inclusive=False)
         steps = check_positive_int(steps, "steps")
-        self._rdp += steps * self._rdp_per_sigma(q, np.array([sigma]))[0]
-        return self
+        return self.compose(SampledGaussianSteps(q, (sigma,), (1,)), steps)
 
     def compose_sampled_gaussian_schedule(self, sampling_rate: float, noise_multipliers) -> "RdpAccountant":
         """Compose one SGM step per entry of ``noise_multipliers`` (a step-dependent sigma_t).
 
         rdp += sum_t rdp_SGM(q, sigma_t) (Mironov 2017, Prop. 1; in moments-accountant terms
         Li et al. 2019, Thm. 1 composability). Needed by DP-SGLD with decreasing step sizes.
-        Repeated values are computed once. Returns ``self``.
+        Repeated values are computed once (:meth:`SampledGaussianSteps.of_schedule`, the ledger's item). Returns
+        ``self``.
         """
         q = check_sampling_rate(sampling_rate)
-        sig = check_sigma(noise_multipliers, "noise_multipliers")
-        uniq, counts = np.unique(sig, return_counts=True)
-        self._rdp += counts.astype(float) @ self._rdp_per_sigma(q, uniq)
-        return self
+        return self.compose(SampledGaussianSteps.of_schedule(q, noise_multipliers))
 
-    def supports(self, guarantee: object) -> bool:
-        """Whether :meth:`compose` accepts ``guarantee``: an RDP curve with a value at every order of the accountant,
-        or a mechanism description (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian or
-        pure-DP."""
-        if isinstance(guarantee, RenyiDP):
-            return set(self._orders.tolist()) <= set(guarantee.orders)
-        return is_description(guarantee) and first_unsupported(guarantee.steps, RDP_STEP_KINDS) is None
+    def supports(self, item: object) -> bool:
+        """Whether :meth:`compose` accepts ``item``: an RDP curve with a value at every order of the accountant,
+        :class:`SampledGaussianSteps`, or a mechanism description (:mod:`~dpverify.calculus.accounting.described`)
+        whose steps are all Gaussian or pure-DP releases."""
+        if isinstance(item, RenyiDP):
+            return not self._missing_orders(item)
+        if isinstance(item, SampledGaussianSteps):
+            return True
+        return is_description(item) and self.description_refusal(item) is None
 
-    def compose(self, guarantee: RenyiDP | Described) -> "RdpAccountant":
-        """Compose an arbitrary RDP curve (it must give a value at every order of the accountant), or every step of a
-        mechanism description: per Gaussian step the RDP of the Gaussian ``alpha mu^2 / 2`` (full batch) or the exact
-        RDP of the subsampled Gaussian (:func:`~dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`),
-        ``inf`` at every order for a step without noise; per pure epsilon-DP step ``min(eps, alpha eps^2 / 2)`` (Bun &
-        Steinke 2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order); summed over the steps
-        (Mironov 2017, Prop. 1). An :class:`UnsupportedDescriptionError` for a step it cannot account."""
-        if is_description(guarantee):
-            reason = first_unsupported(guarantee.steps, RDP_STEP_KINDS)
-            if reason is not None:
-                raise UnsupportedDescriptionError(f"the RDP accountant cannot compose this description: {reason}")
-            self._rdp += self._steps_rdp(guarantee.steps)
-            return self
-        if not isinstance(guarantee, RenyiDP):
-            raise TypeError(f"guarantee must be a RenyiDP or a mechanism description; got {type(guarantee).__name__}")
-        lookup = dict(zip(guarantee.orders, guarantee.epsilons))
-        missing = [a for a in self._orders.tolist() if a not in lookup]
-        if missing:
-            raise ValueError(f"guarantee has no RDP value at the accountant's orders {missing[:5]}")
-        self._rdp += np.array([lookup[a] for a in self._orders.tolist()])
-        return self
+    def _why_unsupported(self, item: object) -> str:
+        if isinstance(item, RenyiDP):
+            return f"this curve: it has no RDP value at the accountant's orders {self._missing_orders(item)[:5]}"
+        return super()._why_unsupported(item)
+
+    def _missing_orders(self, curve: RenyiDP) -> list[float]:
+        have = set(curve.orders)
+        return [a for a in self._orders.tolist() if a not in have]
+
+    def _compose(self, item: Any, count: int) -> None:
+        """Add ``count`` times the item's RDP at the accountant's orders: an RDP curve's values; for
+        :class:`SampledGaussianSteps`, ``sum_i counts[i] rdp_SGM(q, sigma_i)`` (:func:`log_a_matrix`); for a
+        description, per Gaussian step the RDP of the Gaussian ``alpha mu^2 / 2`` (full batch) or the exact RDP of the
+        subsampled Gaussian (:func:`~dpverify.calculus.accounting.sampled_gaussian.rdp_sampled_gaussian`), ``inf`` at
+        every order for a step without noise; per pure epsilon-DP step ``min(eps, alpha eps^2 / 2)`` (Bun & Steinke
+        2016, Prop. 1.4 with Mironov 2017, Prop. 3's bound eps at every order); summed over the steps (Mironov 2017,
+        Prop. 1)."""
+        if isinstance(item, RenyiDP):
+            lookup = dict(zip(item.orders, item.epsilons))
+            added = np.array([lookup[a] for a in self._orders.tolist()])
+        elif isinstance(item, SampledGaussianSteps):
+            sigmas = np.asarray(item.noise_multipliers, dtype=float)
+            counts = np.asarray(item.counts, dtype=float)
+            added = counts @ self._rdp_per_sigma(item.sampling_rate, sigmas)
+        else:
+            added = self._steps_rdp(item.steps)
+        self._rdp += added if count == 1 else count * added
 
     def get_epsilon(self, delta: float, method: str = "balle2020") -> Conversion:
         """Smallest epsilon over the orders for the accumulated RDP at ``delta`` (see conversions)."""
@@ -141,12 +185,12 @@ class RdpAccountant:
         return rdp_to_delta(self._orders, self._rdp, check_epsilon(epsilon), method=method)
 
     def _steps_rdp(self, steps) -> np.ndarray:
-        """The summed RDP of a description's steps at the accountant's orders (:meth:`compose`)."""
+        """The summed RDP of a description's steps at the accountant's orders (:meth:`_compose`)."""
         a = self._orders
         total = np.zeros(a.size)
         for r in steps:
             s = r.step
-            if step_kind(s) == "pure_dp":
+            if is_pure_dp_release(s):
                 total += r.count * np.minimum(s.epsilon, a * s.epsilon**2 / 2)
                 continue
             q, mu = s.sampling.rate, s.mu

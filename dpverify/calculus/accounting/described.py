@@ -2,22 +2,24 @@
 
 A description (:class:`~dpverify.calculus.mechanism_description.MechanismDescription`) is pure data: its ``steps``
 are run-length encoded releases (``step``, ``count``). The accountants consume it the way dp_accounting's consume a
-``DpEvent``: ``accountant.supports(description)`` says whether every step is of a kind it can account, and
+``DpEvent``: ``accountant.supports(description)`` says whether every step is of a type it can account, and
 ``accountant.compose(description)`` adds the run (an :class:`UnsupportedDescriptionError` naming the first step it
-cannot account otherwise). This module says, as :class:`typing.Protocol` s, which step kinds exist for an accountant:
+cannot account otherwise; :class:`~dpverify.calculus.accounting.base.PrivacyAccountant`). This module says, as
+:class:`typing.Protocol` s, which step types exist for an accountant:
 
 - :class:`GaussianRelease` -- a data term of L2 sensitivity plus isotropic Gaussian noise, on the records a sampling
   scheme of rate ``q`` picks: ``mu`` = sensitivity / noise std, ``sampling.rate`` = q (the dominating pairs are in
   :mod:`dpverify.calculus.mechanism_description`);
 - :class:`PureDPRelease` -- a release known only to be ``epsilon``-DP.
 
-The accountants read the steps structurally (by these protocols) rather than by class, so this layer does not import
-the description module, which imports the accountants for its thin wrappers ``pld()``, ``rdp()`` and ``account()``.
+The accountants read the steps structurally (by these protocols, :func:`is_gaussian_release` and
+:func:`is_pure_dp_release`) rather than by class, so the accounting layer never imports the description module: the
+description is data the accountants read, and it calls none of them (its ``pld()``, ``rdp()`` and ``account()`` are
+delegations to :mod:`dpverify.calculus.accounting.descriptions`, imported when called).
 """
 from __future__ import annotations
 
-import math
-from typing import Any, Iterable, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 __all__ = [
     "SamplingRate",
@@ -27,8 +29,9 @@ __all__ = [
     "Described",
     "UnsupportedDescriptionError",
     "is_description",
+    "is_gaussian_release",
+    "is_pure_dp_release",
     "step_kind",
-    "first_unsupported",
 ]
 
 
@@ -84,30 +87,29 @@ def is_description(item: object) -> TypeGuard[Described]:
     return isinstance(item, Described) and isinstance(item.steps, tuple)
 
 
+def is_gaussian_release(step: object) -> TypeGuard[GaussianRelease]:
+    """True for a :class:`GaussianRelease` whose ``sampling`` has a ``rate`` (:class:`SamplingRate`). A step that
+    reads as both a Gaussian and a pure-DP release is a Gaussian one (the accountants account its noise)."""
+    return isinstance(step, GaussianRelease) and isinstance(step.sampling, SamplingRate)
+
+
+def is_pure_dp_release(step: object) -> TypeGuard[PureDPRelease]:
+    """True for a :class:`PureDPRelease` that is not a Gaussian one (:func:`is_gaussian_release` comes first)."""
+    return isinstance(step, PureDPRelease) and not is_gaussian_release(step)
+
+
 class UnsupportedDescriptionError(ValueError):
-    """An accountant was asked to compose a description with a step it cannot account."""
+    """An accountant was asked to compose an item it cannot account: a description with a step of a type it does not
+    support, or a curve or distribution it cannot combine with its own (other orders, another grid). The message
+    names the item or the step, and why (:meth:`~dpverify.calculus.accounting.base.PrivacyAccountant.compose`)."""
 
 
 def step_kind(step: Any) -> str | None:
-    """``"gaussian"`` (:class:`GaussianRelease`), ``"pure_dp"`` (:class:`PureDPRelease`) or None (unknown kind)."""
-    if isinstance(step, GaussianRelease) and isinstance(step.sampling, SamplingRate):
+    """``"gaussian"`` (:func:`is_gaussian_release`), ``"pure_dp"`` (:func:`is_pure_dp_release`) or None (another
+    type): a name for the step's type, for messages and callers that name kinds. The accountants dispatch on the
+    types themselves."""
+    if is_gaussian_release(step):
         return "gaussian"
-    if isinstance(step, PureDPRelease):
+    if is_pure_dp_release(step):
         return "pure_dp"
-    return None
-
-
-def first_unsupported(steps: Iterable[Any], kinds: tuple[str, ...], *,
-                      finite_mu: bool = False) -> str | None:
-    """Why the first step that is not of one of ``kinds`` (or, with ``finite_mu``, a Gaussian step without noise)
-    cannot be accounted; None when every step can."""
-    for repeated in steps:
-        step = repeated.step
-        kind = step_kind(step)
-        if kind not in kinds:
-            return (f"step {step!r} is of a kind this accountant does not support (it composes "
-                    f"{', '.join(kinds)} steps)")
-        if finite_mu and kind == "gaussian" and math.isinf(step.mu):
-            return ("a step has no noise (noise_std = 0) and a positive sensitivity: the privacy loss is infinite; "
-                    "there is no privacy-loss distribution to compute")
     return None

@@ -109,13 +109,8 @@ from dpverify.validation import (
     check_real,
     check_sampling_rate,
 )
-from dpverify.calculus.accounting.described import (
-    Described,
-    UnsupportedDescriptionError,
-    first_unsupported,
-    is_description,
-    step_kind,
-)
+from dpverify.calculus.accounting.base import PrivacyAccountant
+from dpverify.calculus.accounting.described import Described, is_description, is_gaussian_release, is_pure_dp_release
 from dpverify.calculus.guarantees import Conversion
 
 __all__ = [
@@ -123,7 +118,6 @@ __all__ = [
     "DEFAULT_TAIL_MASS",
     "PrivacyLossDistribution",
     "PldAccountant",
-    "PLD_STEP_KINDS",
     "gaussian_pld",
     "subsampled_gaussian_pld",
     "pure_dp_pld",
@@ -967,13 +961,12 @@ def _check_schedule(q, mu) -> tuple[np.ndarray, np.ndarray]:
     return qa, ma
 
 
-#: The step kinds (:func:`~dpverify.calculus.accounting.described.step_kind`) :class:`PldAccountant` composes.
-PLD_STEP_KINDS = ("gaussian", "pure_dp")
-
-
-class PldAccountant:
-    """Accumulates the PLD of a run, dp-accounting-like (``compose_*`` / ``get_epsilon`` / ``get_delta``),
-    mirroring :class:`~dpverify.calculus.accounting.accountant.RdpAccountant`. Answers are
+class PldAccountant(PrivacyAccountant):
+    """Accumulates the PLD of a run, dp-accounting-like (``supports`` / ``compose`` / ``get_epsilon`` /
+    ``get_delta``, a ledger; the shared template is :class:`~dpverify.calculus.accounting.base.PrivacyAccountant`),
+    mirroring :class:`~dpverify.calculus.accounting.accountant.RdpAccountant`. Items (:meth:`compose`): a
+    :class:`PrivacyLossDistribution` on the accountant's grid, or a mechanism description whose steps are Gaussian
+    releases with noise or pure-DP releases; ``compose_*`` build the PLD of their steps and compose it. Answers are
     :class:`~dpverify.calculus.guarantees.Conversion` with ``method="pld"``, ``order=None``, the upper bound as
     ``epsilon`` (``delta``) and the lower end of the bracket as ``epsilon_lower`` (``delta_lower``).
 
@@ -982,13 +975,21 @@ class PldAccountant:
     >>> c = acc.get_epsilon(1e-5)
     >>> c.epsilon_lower <= c.epsilon and c.method
     'pld'
+    >>> acc.ledger[0].count
+    100
     """
 
+    name = "PLD"
+    item_noun = "pld"
+    item_types = (PrivacyLossDistribution,)
+    expected_items = "a PrivacyLossDistribution or a mechanism description"
+
     def __init__(self, interval: float = DEFAULT_INTERVAL, tail_mass: float = DEFAULT_TAIL_MASS) -> None:
+        super().__init__()
         self._pld = identity_pld(interval=interval, tail_mass=tail_mass)
 
-    def __repr__(self) -> str:
-        return f"PldAccountant({self._pld.basis}, interval={self._pld.interval:g})"
+    def _state_text(self) -> str:
+        return f"{self._pld.basis}, interval={self._pld.interval:g}"
 
     @property
     def pld(self) -> PrivacyLossDistribution:
@@ -998,42 +999,59 @@ class PldAccountant:
     def _kw(self) -> dict:
         return {"interval": self._pld.interval, "tail_mass": self._pld.tail_mass}
 
-    def supports(self, pld: object) -> bool:
-        """Whether :meth:`compose` accepts ``pld``: a PLD on this accountant's grid, or a mechanism description
-        (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian with noise or pure-DP."""
-        if isinstance(pld, PrivacyLossDistribution):
-            return pld.interval == self._pld.interval
-        return is_description(pld) and first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True) is None
+    def supports(self, item: object) -> bool:
+        """Whether :meth:`compose` accepts ``item``: a PLD on this accountant's grid, or a mechanism description
+        (:mod:`~dpverify.calculus.accounting.described`) whose steps are all Gaussian releases with noise or pure-DP
+        releases (:meth:`step_refusal`)."""
+        if isinstance(item, PrivacyLossDistribution):
+            return item.interval == self._pld.interval
+        return is_description(item) and self.description_refusal(item) is None
 
-    def compose(self, pld: PrivacyLossDistribution | Described) -> "PldAccountant":
-        """Compose an arbitrary PLD built on the same grid, or every step of a mechanism description, in order:
-        runs of Gaussian steps as one :meth:`compose_schedule`, pure-DP steps with :meth:`compose_pure_dp`, steps
-        with zero sensitivity skipped (an :class:`UnsupportedDescriptionError` for a step it cannot account, see
-        :meth:`supports`). Returns ``self``."""
-        if isinstance(pld, PrivacyLossDistribution):
-            self._pld = self._pld.compose(pld)
-            return self
-        if not is_description(pld):
-            raise TypeError(f"pld must be a PrivacyLossDistribution or a mechanism description; got "
-                            f"{type(pld).__name__}")
-        reason = first_unsupported(pld.steps, PLD_STEP_KINDS, finite_mu=True)
-        if reason is not None:
-            raise UnsupportedDescriptionError(f"the PLD accountant cannot compose this description: {reason}")
+    def step_refusal(self, step: object) -> str | None:
+        """The base class's types; and a Gaussian step without noise (``mu = inf``) has no PLD."""
+        if is_gaussian_release(step) and math.isinf(step.mu):
+            return ("a step has no noise (noise_std = 0) and a positive sensitivity: the privacy loss is infinite; "
+                    "there is no privacy-loss distribution to compute")
+        return super().step_refusal(step)
+
+    def _why_unsupported(self, item: object) -> str:
+        if isinstance(item, PrivacyLossDistribution):
+            return (f"{item!r}: it is on another grid (interval {item.interval:g}; the accountant's is "
+                    f"{self._pld.interval:g})")
+        return super()._why_unsupported(item)
+
+    def _compose(self, item: PrivacyLossDistribution | Described, count: int) -> None:
+        """A PLD: its ``count``-fold self-composition (repeated squaring), convolved with the state. A description:
+        its steps in order, runs of Gaussian steps as one schedule (:meth:`compose_schedule`), pure-DP steps as the
+        randomized-response pair (:func:`pure_dp_pld`), steps with zero sensitivity skipped; for ``count`` > 1 the
+        description's PLD is self-composed first."""
+        if isinstance(item, PrivacyLossDistribution):
+            self._pld = self._pld.compose(item.self_compose(count))
+        elif count == 1:
+            self._pld = self._steps_pld(self._pld, item.steps)
+        else:
+            run = self._steps_pld(identity_pld(**self._kw()), item.steps)
+            self._pld = self._pld.compose(run.self_compose(count))
+
+    def _steps_pld(self, start: PrivacyLossDistribution, steps) -> PrivacyLossDistribution:
+        """``start`` composed with a description's steps in order (:meth:`_compose`)."""
+        pld = start
         gauss_q: list[float] = []
         gauss_mu: list[float] = []
 
         def flush() -> None:
+            nonlocal pld
             if gauss_q:
-                self.compose_schedule(np.array(gauss_q), np.array(gauss_mu))
+                pld = pld.compose(self._schedule_pld(np.array(gauss_q), np.array(gauss_mu)))
                 gauss_q.clear()
                 gauss_mu.clear()
 
-        for r in pld.steps:
+        for r in steps:
             s = r.step
-            if step_kind(s) == "pure_dp":
+            if is_pure_dp_release(s):
                 flush()
                 if s.epsilon > 0:
-                    self.compose_pure_dp(s.epsilon, r.count)
+                    pld = pld.compose(pure_dp_pld(s.epsilon, **self._kw()).self_compose(r.count))
                 continue
             q, mu = s.sampling.rate, s.mu
             if mu == 0:
@@ -1041,27 +1059,33 @@ class PldAccountant:
             gauss_q.extend([q] * r.count)
             gauss_mu.extend([mu] * r.count)
         flush()
-        return self
+        return pld
 
     def compose_gaussian(self, mu: float, count: int = 1) -> "PldAccountant":
-        """``count`` full-batch Gaussian steps, mu = sensitivity / noise std. Returns ``self``."""
+        """``count`` full-batch Gaussian steps, mu = sensitivity / noise std (the ledger: :func:`gaussian_pld` x
+        ``count``). Returns ``self``."""
         count = check_positive_int(count, "count")
-        return self.compose(gaussian_pld(mu, **self._kw()).self_compose(count))
+        return self.compose(gaussian_pld(mu, **self._kw()), count)
 
     def compose_subsampled_gaussian(self, q: float, mu: float, count: int = 1) -> "PldAccountant":
         """``count`` subsampled Gaussian steps (see :func:`subsampled_gaussian_pld`). Returns ``self``."""
         count = check_positive_int(count, "count")
-        return self.compose(subsampled_gaussian_pld(q, mu, **self._kw()).self_compose(count))
+        return self.compose(subsampled_gaussian_pld(q, mu, **self._kw()), count)
 
     def compose_pure_dp(self, epsilon: float, count: int = 1) -> "PldAccountant":
         """``count`` pure epsilon-DP steps (randomized-response pair). Returns ``self``."""
         count = check_positive_int(count, "count")
-        return self.compose(pure_dp_pld(epsilon, **self._kw()).self_compose(count))
+        return self.compose(pure_dp_pld(epsilon, **self._kw()), count)
 
     def compose_schedule(self, q, mu) -> "PldAccountant":
         """One subsampled Gaussian step per entry of ``q`` and ``mu`` (arrays of one length, or one a scalar):
         heterogeneous steps. Identical (q, mu) steps are grouped and self-composed; the distinct groups are
-        combined in a balanced tree of convolutions (composition is commutative). Returns ``self``."""
+        combined in a balanced tree of convolutions (composition is commutative). The ledger gets the schedule's
+        PLD. Returns ``self``."""
+        return self.compose(self._schedule_pld(q, mu))
+
+    def _schedule_pld(self, q, mu) -> PrivacyLossDistribution:
+        """The PLD of the schedule of :meth:`compose_schedule`."""
         qa, ma = _check_schedule(q, mu)
         rows, counts = np.unique(np.stack([qa, ma], axis=1), axis=0, return_counts=True)
         stack: list = []  # (pld, weight): a binary counter keeps the convolutions balanced
@@ -1075,8 +1099,7 @@ class PldAccountant:
         total = stack.pop()[0]
         while stack:
             total = stack.pop()[0].compose(total)
-        self._pld = self._pld.compose(total)
-        return self
+        return total
 
     def get_epsilon(self, delta: float) -> Conversion:
         """epsilon at ``delta`` (in (0, 1)): ``epsilon`` = upper bound, ``epsilon_lower`` = lower bound."""

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath as mp
 import numpy as np
 from scipy import special
 
@@ -467,8 +468,6 @@ def _log_a_quadrature_pairs(q: float, sig: np.ndarray, alp: np.ndarray) -> np.nd
 
 def _log_a_mpmath(q: float, sigma: float, alpha: float) -> float:
     """log A_alpha by mpmath quadrature (for orders beyond the float64 grids)."""
-    import mpmath as mp
-
     with mp.workdps(30 + int(max(0.0, -2.0 * math.log10(q)))):
         qm, sm, am = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
 

@@ -30,6 +30,7 @@ from dpverify.prove.comparators import gaussian_rdp, normal_cdf
 from dpverify.prove.forms.base import ItemForm, Part, StatementLike, Widening, problem_for
 from dpverify.prove.forms.common import DELTA_FLOOR, LOG, count_ceiling, epsilon_ceiling, scale_ceiling, symbol_of
 from dpverify.prove.problem import ProofProblem
+from dpverify.theorems import registry
 from dpverify.theorems.mutation import TheoremVariant
 
 __all__ = [
@@ -173,8 +174,6 @@ def sampled_gaussian_log_moment_at(rate: sp.Expr, sigma: sp.Expr, order: int) ->
 def _lemma2_hypotheses_at(order: int) -> list[tuple[str, sp.Basic]]:
     """Lemma 2's hypotheses (the catalogue's li2019.lem2_sampled_gaussian) at the integer order ``order``: the
     setting in which Remark 1 replaces Lemma 2's bound."""
-    from dpverify.theorems import registry
-
     lemma2 = registry.get("li2019.lem2_sampled_gaussian")
     lam = lemma2.symbols["lam"]
     return [(f"{h.name} (Lemma 2)", sp.sympify(h.condition).xreplace({lam: order})) for h in lemma2.hypotheses]
@@ -321,8 +320,6 @@ def _wang_quoted(item: StatementLike) -> ProofProblem:
     noise is plain SGLD's, ``eta_switch`` of wang2015.alg2_dp_sgld (Wang et al. 2015, Alg. 2), converted: tau = q N,
     Wang's passes T_W = tau T/N = q T, Wang's step eta_W = eta/N (li2019.wang_bound_quoted's units_conversion).
     Relation "<=": the quoted step must not exceed Wang's. An identity (a faithful quotation)."""
-    from dpverify.theorems import registry
-
     N, T, q = (symbol_of(item, n) for n in ("N", "T", "q"))
     wang = registry.get("wang2015.alg2_dp_sgld")
     wang_step = N * wang.conclusion["eta_switch"].xreplace({wang.symbols["T"]: q * T, wang.symbols["tau"]: q * N})
