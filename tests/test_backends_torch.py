@@ -365,8 +365,9 @@ def test_mala_step_equals_the_numpy_step_given_the_same_draws(torch_cpu):
     ddata = DeviceData(torch_cpu.asarray(data.prepared), data.N)
     rng = np.random.default_rng(13)
     s_np = sampler._start(data, 64, rng)
-    s_t = s_np._replace(theta=torch_cpu.asarray(s_np.theta), aux={
-        **s_np.aux, "logp": torch_cpu.asarray(s_np.aux["logp"]), "grad": torch_cpu.asarray(s_np.aux["grad"])})
+    m = s_np.state.mala  # the typed OPS-by-MALA state: positions, log density and gradient on the torch backend
+    s_t = s_np._replace(state=s_np.state._replace(mala=m._replace(
+        theta=torch_cpu.asarray(m.theta), logp=torch_cpu.asarray(m.logp), grad=torch_cpu.asarray(m.grad))))
     start_t = sampler._kernel_for(ddata).estimator.estimate(None, s_t.theta, ddata)
     np.testing.assert_allclose(start_t.log_density.numpy(), s_np.aux["logp"], rtol=1e-10)
     np.testing.assert_allclose(start_t.gradient.numpy(), s_np.aux["grad"], rtol=1e-10, atol=1e-12)

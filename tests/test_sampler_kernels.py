@@ -29,7 +29,14 @@ from dpverify.samplers.gradients import (
     PoissonMinibatchGradient,
     UniformMinibatchGradient,
 )
-from dpverify.samplers.integrators import EulerMaruyama, SGHMCIntegrator, SGNHTIntegrator
+from dpverify.samplers.integrators import (
+    EulerMaruyama,
+    LangevinState,
+    SGHMCIntegrator,
+    SGHMCState,
+    SGNHTIntegrator,
+    SGNHTState,
+)
 from dpverify.samplers.kernels import ChainState, Kernel
 from dpverify.samplers.minibatch import draw_minibatches
 from dpverify.samplers.momentum import WangMomentumSampler
@@ -80,7 +87,7 @@ def test_dp_sgld_wang_is_algorithm_2_step_by_step(problem):
         idx = draw_minibatches(rng, CHAINS, N, TAU)
         g = grad_log_posterior(model, Z, idx, theta, N / TAU)
         theta = theta + eta[t] * g + math.sqrt(s.noise_variance[t]) * rng.standard_normal((CHAINS, D))
-        assert state.t == t + 1 and state.aux == {}
+        assert state.t == t + 1 and type(state.state) is LangevinState
         np.testing.assert_allclose(state.theta, theta, rtol=RTOL, atol=ATOL)
 
 
@@ -98,9 +105,9 @@ def test_dp_sghmc_is_eq_4_2_step_by_step(problem):
         idx = draw_minibatches(rng, CHAINS, N, TAU)
         g = grad_log_posterior(model, Z, idx, theta, N / TAU)
         p = p + h * g - h * A * p + math.sqrt(2 * (A - B_hat) * h) * rng.standard_normal((CHAINS, D))
-        assert state.t == t + 1 and set(state.aux) == {"p"}
+        assert state.t == t + 1 and type(state.state) is SGHMCState
         np.testing.assert_allclose(state.theta, theta, rtol=RTOL, atol=ATOL)
-        np.testing.assert_allclose(state.aux["p"], p, rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(state.state.p, p, rtol=RTOL, atol=ATOL)
 
 
 def test_dp_sgnht_is_eq_4_5_step_by_step(problem):
@@ -118,9 +125,10 @@ def test_dp_sgnht_is_eq_4_5_step_by_step(problem):
         v = v - alpha[:, None] * v + eta * g + math.sqrt(2 * a * eta) * rng.standard_normal((CHAINS, D))
         theta = theta + v
         alpha = alpha + (np.sum(v**2, axis=1) / D - eta)
+        assert type(state.state) is SGNHTState
         np.testing.assert_allclose(state.theta, theta, rtol=RTOL, atol=ATOL)
-        np.testing.assert_allclose(state.aux["v"], v, rtol=RTOL, atol=ATOL)
-        np.testing.assert_allclose(state.aux["alpha"], alpha, rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(state.state.v, v, rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(state.state.alpha, alpha, rtol=RTOL, atol=ATOL)
 
 
 def test_sampler_step_is_its_kernel_under_its_schedule(problem):
@@ -135,12 +143,13 @@ def test_sampler_step_is_its_kernel_under_its_schedule(problem):
     before = [a.copy() for a in start]
     by_hand = start
     r1, r2 = np.random.default_rng(5), np.random.default_rng(5)
-    chain = Kernel.to_chain_state(start, 0)
+    chain = ChainState(start, 0)
     for t in range(3):
         by_hand = s.kernel.step(r1, by_hand, data, **s.kernel_schedule.at(t))
         chain = s.step(chain, data, r2)
+        assert type(chain.state) is SGHMCState and chain.t == t + 1
         np.testing.assert_array_equal(chain.theta, by_hand.theta)
-        np.testing.assert_array_equal(chain.aux["p"], by_hand.p)
+        np.testing.assert_array_equal(chain.state.p, by_hand.p)
     for a, b in zip(start, before):
         np.testing.assert_array_equal(a, b)
 
@@ -306,14 +315,17 @@ def test_fast_paths_agree_with_the_base_defaults(model):
         np.testing.assert_allclose(model.full_data_terms(P, theta)[1], model.full_data_gradient(P, theta), rtol=1e-15)
 
 
-def test_chain_state_round_trip():
-    """A ChainState carries the integrator's variables in ``aux`` and converts back without loss."""
+def test_chain_state_carries_the_integrators_typed_state():
+    """Issue 36: a ChainState is the integrator's own NamedTuple and the step count, nothing converted: ``state`` is
+    the very object, ``theta`` its positions; ``aux`` is a read-only view of its other variables by name (for code
+    written against the untyped state)."""
     integ = SGNHTIntegrator(0.3)
     st = integ.init(np.ones((2, 3)))
-    cs = Kernel.to_chain_state(st, 4)
-    assert isinstance(cs, ChainState) and cs.t == 4 and list(cs.aux) == ["v", "alpha"]
-    back = Kernel(FullBatchGradient(None), integ).from_chain_state(cs)
-    assert type(back) is type(st) and all(np.array_equal(a, b) for a, b in zip(back, st))
+    cs = ChainState(st, 4)
+    assert cs.state is st and cs.theta is st.theta and cs.t == 4 and cs._fields == ("state", "t")
+    assert list(cs.aux) == ["v", "alpha"] and cs.aux["v"] is st.v and cs.aux["alpha"] is st.alpha
+    with pytest.raises(AttributeError):
+        cs.aux = {}  # type: ignore[misc]
 
 
 def _calls_on_models(tree: ast.AST) -> list[str]:

@@ -335,7 +335,7 @@ def test_sghmc_momentum_noise_variance():
     X = np.column_stack([np.tile([0.5, 0.0], (N, 1)), np.ones(N)])
     s = DPSGHMC(LogisticRegression(2), N, 10, 10, 1.0, 1e-5, h=1e-3, A=2.0, B_hat=0.5, unguaranteed=True)
     st1 = s.step(s.init(X, 40_000, 0), X, 1)
-    noise = st1.aux["p"] - st1.aux["p"].mean(axis=0)
+    noise = st1.state.p - st1.state.p.mean(axis=0)
     assert abs(noise.var() / (2 * 1.5 * 1e-3) - 1) < 5 * math.sqrt(2 / noise.size)
 
 
@@ -349,7 +349,7 @@ def test_sgnht_condition_enforced_and_runs():
     with pytest.raises(ValueError, match="privacy_condition"):
         DPSGNHT(model, N, tau, T, eps, delta, eta=eta_ok * 1.05, a=1.0)
     st = s.run(make_logistic_dataset(N, 2, 0), 50, 2)[0]
-    assert st.theta.shape == (50, 2) and st.aux["alpha"].shape == (50,) and np.all(np.isfinite(st.theta))
+    assert st.theta.shape == (50, 2) and st.state.alpha.shape == (50,) and np.all(np.isfinite(st.theta))
 
 
 def test_sgfs_noise_levels_and_hypotheses():

@@ -1,25 +1,32 @@
 """A sampling kernel: a gradient estimator composed with an integrator (BlackJAX's shape).
 
     kernel = Kernel(UniformMinibatchGradient(model, tau, data_weight=N / tau), SGHMCIntegrator())
-    state = kernel.init(theta0s)                                  # (chains, d) positions
+    state = kernel.init(theta0s)                                  # an SGHMCState: (chains, d) positions, momenta
     for t in range(n_steps):
         state = kernel.step(rng, state, data, **schedule.at(t))   # step size etc. from outside
 
 The kernel is pure (a new state each step; randomness only from ``rng``) and knows nothing of privacy: a sampler
 (:class:`~dpverify.samplers.sgmcmc.StochasticGradientSampler`) pairs it with a
 :class:`~dpverify.samplers.schedules.Schedule` and a privacy budget, which sets the schedule's noise scales and
-describes the mechanism. :class:`ChainState` is the samplers' public state (``theta``, step count ``t``, the
-integrator's other variables in ``aux``); :meth:`Kernel.to_chain_state` / :meth:`Kernel.from_chain_state` convert.
+describes the mechanism. The kernel's state is the integrator's own NamedTuple (its ``state_type``:
+:class:`~dpverify.samplers.integrators.LangevinState`, :class:`~dpverify.samplers.integrators.SGHMCState`,
+:class:`~dpverify.samplers.integrators.SGNHTState`, :class:`~dpverify.samplers.integrators.SGFSState`,
+:class:`~dpverify.samplers.integrators.MALAState`), carried from step to step as it is: no dict is built or unpacked.
+A sampler's chains are a :class:`ChainState`: that typed state and the step count ``t`` (which indexes the schedule,
+so it is the sampler's, not the update rule's).
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from dpverify.samplers.integrators import IntegratorState
 
 __all__ = ["ChainState", "GradientEstimator", "Integrator", "Kernel"]
+
+#: The typed state a :class:`ChainState` carries: an integrator's NamedTuple (anything with the positions ``theta``).
+S = TypeVar("S", bound=IntegratorState)
 
 
 @runtime_checkable
@@ -45,13 +52,30 @@ class Integrator(Protocol):
     def step(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
-class ChainState(NamedTuple):
-    """State of a batch of chains: ``theta`` ``(chains, d)``, the iteration count ``t`` (0 before the first step)
-    and the auxiliary variables of the algorithm (momentum, thermostat, Fisher estimate) in ``aux``."""
+class ChainState(NamedTuple, Generic[S]):
+    """State of a batch of chains: the update rule's own typed ``state`` (its NamedTuple: positions ``theta``
+    ``(chains, d)`` and its other variables -- momentum, thermostat, Fisher estimate...) and the iteration count
+    ``t`` (0 before the first step). A step builds the next one from the integrator's new state and ``t + 1``;
+    nothing is converted."""
 
-    theta: np.ndarray
+    state: S
     t: int
-    aux: dict
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The positions ``(chains, d)`` (``state.theta``)."""
+        return self.state.theta
+
+    @property
+    def aux(self) -> dict[str, Any]:
+        """Read-only, for code written against the untyped state (``theta``, ``t`` and a dict ``aux``): the state's
+        variables other than ``theta``, by name, in a new dict (a state that has its own ``aux``, OPS by MALA's with
+        its step ``h``, gives that). Typed code reads the fields of :attr:`state` instead."""
+        state: Any = self.state
+        own = getattr(state, "aux", None)
+        if own is not None:
+            return dict(own)
+        return {name: value for name, value in state._asdict().items() if name != "theta"}
 
 
 class Kernel:
@@ -72,25 +96,17 @@ class Kernel:
         return f"Kernel({self.estimator!r}, {type(self.integrator).__name__})"
 
     def init(self, position) -> IntegratorState:
-        """The integrator's initial state at ``position`` ``(chains, d)``. (MALA's state holds the target's value at
-        the position: ``kernel.integrator.init(position, kernel.estimator.estimate(None, position, data))``.)"""
+        """The integrator's initial state at ``position`` ``(chains, d)``, of its ``state_type``. (MALA's state holds
+        the target's value at the position: ``kernel.integrator.init(position, kernel.estimator.estimate(None,
+        position, data))``.)"""
         return self.integrator.init(position)
 
-    def step(self, rng: np.random.Generator, state, data, **params: Any):
-        """One transition of every chain: the integrator's update with the estimator's gradient on ``data``."""
+    def step(self, rng: np.random.Generator, state: S, data, **params: Any) -> S:
+        """One transition of every chain: the integrator's update with the estimator's gradient on ``data``; the
+        integrator's typed state in, a new one of the same type out."""
         estimator = self.estimator
 
         def gradient(r: np.random.Generator, theta: np.ndarray):
             return estimator.estimate(r, theta, data)
 
         return self.integrator.step(rng, state, gradient, **params)
-
-    @staticmethod
-    def to_chain_state(state, t: int) -> ChainState:
-        """A :class:`ChainState` at step ``t`` from an integrator state (its fields other than ``theta`` in ``aux``)."""
-        fields = state._asdict()
-        return ChainState(fields.pop("theta"), t, fields)
-
-    def from_chain_state(self, state: ChainState):
-        """The integrator state of a :class:`ChainState` (its ``aux`` entries are the integrator's fields)."""
-        return self.integrator.state_type(state.theta, **state.aux)

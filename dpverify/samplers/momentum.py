@@ -20,12 +20,12 @@ from dpverify.samplers.claims import claim_from, evaluate_theorem
 from dpverify.samplers.gradients import UniformMinibatchGradient
 from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.schedules import Schedule
-from dpverify.samplers.sgmcmc import GradientMechanism, StochasticGradientSampler
+from dpverify.samplers.sgmcmc import GradientMechanism
 
 __all__ = ["WangMomentumSampler"]
 
 
-class WangMomentumSampler(GradientMechanism, StochasticGradientSampler):
+class WangMomentumSampler(GradientMechanism):
     """Wang et al. 2015's budget for a momentum method (module docstring). Subclasses set ``theorems`` (the privacy
     condition's catalogue ID first), ``source``, and implement :meth:`_theorem_values` and :meth:`_kernel_parts`."""
 

@@ -21,6 +21,7 @@ R-hat", Bayesian Analysis 16(2)) over a subset of chains, so a user can see whet
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.special import ndtri
@@ -38,7 +39,7 @@ from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import check_steps
 from dpverify.samplers.sgmcmc import StochasticGradientSampler
 
-__all__ = ["split_rhat", "effective_sample_size", "OPSMCMCLogistic"]
+__all__ = ["split_rhat", "effective_sample_size", "AdaptiveMALAState", "OPSMCMCLogistic"]
 
 #: Vehtari et al. 2021 recommend R-hat < 1.01 and a bulk ESS of at least 100 per chain group (400 for 4 chains).
 RHAT_THRESHOLD = 1.01
@@ -124,6 +125,26 @@ def effective_sample_size(draws, rank_normalise: bool = True) -> np.ndarray:
     return m * n / tau
 
 
+class AdaptiveMALAState(NamedTuple):
+    """OPS by MALA's chain variables: MALA's own state ``mala`` (:class:`~dpverify.samplers.integrators.MALAState`:
+    positions, the target's log density and gradient there, the last proposals' acceptances) and the proposal step
+    ``step_size`` (h) its next transition uses, common to all chains (adapted during burn-in, then fixed)."""
+
+    mala: MALAState
+    step_size: float
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The positions ``(chains, d)`` (``mala.theta``)."""
+        return self.mala.theta
+
+    @property
+    def aux(self) -> dict[str, Any]:
+        """Read-only, for code written against the untyped state: MALA's other variables and the step, under the
+        names that state used (``logp``, ``grad``, ``h``, ``accepted``)."""
+        return {"logp": self.mala.logp, "grad": self.mala.grad, "h": self.step_size, "accepted": self.mala.accepted}
+
+
 @register
 class OPSMCMCLogistic(StochasticGradientSampler):
     """OPS (Wang et al. 2015, Alg. 1) for a model without a conjugate posterior -- built for
@@ -178,23 +199,24 @@ class OPSMCMCLogistic(StochasticGradientSampler):
             theta = theta * xp.minimum(0.9 * radius / xp.maximum(norms, 1e-300), 1.0)
         return theta
 
-    def init(self, dataset, n_chains: int, rng) -> ChainState:
-        """``n_chains`` chains at data-independent random starts; ``aux`` holds the log target, its gradient, h."""
+    def init(self, dataset, n_chains: int, rng) -> ChainState[AdaptiveMALAState]:
+        """``n_chains`` chains at data-independent random starts: an :class:`AdaptiveMALAState` (MALA's state with
+        the log target and its gradient there, and the starting step h) at step 0."""
         n_chains = check_positive_int(n_chains, "n_chains")
         rng = self._rng(rng)
         return self._start(self.prepare_data(dataset), n_chains, rng)
 
-    def _start(self, data, n_chains: int, rng) -> ChainState:
+    def _start(self, data, n_chains: int, rng) -> ChainState[AdaptiveMALAState]:
         theta = self._init_theta(n_chains, rng)
         target = self._kernel_for(data).estimator.estimate(None, theta, data)
-        state = self._require_kernel().integrator.init(theta, target)
+        state: MALAState = self._require_kernel().integrator.init(theta, target)
         h = self.step_size
         if h is None:  # a starting guess of the inverse curvature; adapted during burn-in
             R = self.model.constants.R
             if R is None:
                 raise ValueError(f"the default step size needs the data bound R of {self.model!r}; give step_size")
             h = 1.0 / (self.rho * self.N * R**2 / self.model.dim + 1.0)
-        return self._chain_state(state, 0, h)
+        return ChainState(AdaptiveMALAState(state, h), 0)
 
     def _kernel_for(self, data) -> Kernel:
         """The kernel on numpy's :class:`Data`, its device counterpart (the dense tempered posterior, the same MALA
@@ -210,16 +232,12 @@ class OPSMCMCLogistic(StochasticGradientSampler):
         full-data terms and prior gradient (:meth:`~dpverify.models.base.Model.dense_capabilities`)."""
         return {"dense_log_prior", "dense_full_data_terms", "dense_grad_log_prior"} <= self.model.dense_capabilities()
 
-    @staticmethod
-    def _chain_state(state: MALAState, t: int, h: float) -> ChainState:
-        return ChainState(state.theta, t, {"logp": state.logp, "grad": state.grad, "h": h, "accepted": state.accepted})
-
-    def _step(self, state: ChainState, data, rng) -> ChainState:
-        """One MALA transition of every chain with the state's step h (the kernel; see the module docstring)."""
-        aux = state.aux
-        current = MALAState(state.theta, aux["logp"], aux["grad"], aux["accepted"])
-        new = self._kernel_for(data).step(rng, current, data, step_size=aux["h"])
-        return self._chain_state(new, state.t + 1, aux["h"])
+    def _step(self, state: ChainState[AdaptiveMALAState], data, rng) -> ChainState[AdaptiveMALAState]:
+        """One MALA transition of every chain with the state's step h (the kernel; see the module docstring): MALA's
+        typed state in, its new one out, the step carried over."""
+        chain = state.state
+        new = self._kernel_for(data).step(rng, chain.mala, data, step_size=chain.step_size)
+        return ChainState(AdaptiveMALAState(new, chain.step_size), state.t + 1)
 
     def sample_with_diagnostics(self, dataset, n: int, rng) -> tuple[np.ndarray, dict]:
         """``n`` OPS draws ``(n, d)`` and the diagnostics dict. With ``rng`` a generator of another backend
@@ -248,11 +266,11 @@ class OPSMCMCLogistic(StochasticGradientSampler):
         accepted = 0.0
         for k in range(self.n_steps):
             state = self._step(state, data, rng)
-            rate = float(backend.sum(backend.astype(state.aux["accepted"], "float64"), axis=0)) / n
+            rate = float(backend.sum(backend.astype(state.state.mala.accepted, "float64"), axis=0)) / n
             if k < self.burn_in:
                 if self.step_size is None:  # Robbins-Monro on log h towards acceptance 0.574 (burn-in only)
-                    h = state.aux["h"] * math.exp((rate - 0.574) / math.sqrt(k + 1.0))
-                    state = state._replace(aux={**state.aux, "h": h})
+                    h = state.state.step_size * math.exp((rate - 0.574) / math.sqrt(k + 1.0))
+                    state = ChainState(state.state._replace(step_size=h), state.t)
             else:
                 trace[:, k - self.burn_in] = backend.to_numpy(state.theta[:n_diag])
                 accepted += rate
@@ -261,7 +279,7 @@ class OPSMCMCLogistic(StochasticGradientSampler):
             "rhat": rhat,
             "ess_bulk": effective_sample_size(trace),
             "acceptance": accepted / keep,
-            "step_size": state.aux["h"],
+            "step_size": state.state.step_size,
             "chains": n_diag,
             "draws_per_chain": keep,
             "rho": self.rho,

@@ -36,14 +36,14 @@ from dpverify.samplers.integrators import SGFSIntegrator, project_psd
 from dpverify.samplers.kernels import Kernel
 from dpverify.samplers.registry import register
 from dpverify.samplers.schedules import Schedule, step_size_schedule
-from dpverify.samplers.sgmcmc import GradientMechanism, StochasticGradientSampler
+from dpverify.samplers.sgmcmc import GradientMechanism
 
 #: ``project_psd`` lives with the update rule (:mod:`dpverify.samplers.integrators`); re-exported here.
 __all__ = ["DPSGFS", "project_psd"]
 
 
 @register
-class DPSGFS(GradientMechanism, StochasticGradientSampler):
+class DPSGFS(GradientMechanism):
     """DP-SGFS, Wang et al. 2015, supplement Algorithm 4 (see the module docstring); ``F = L I_d``.
 
     Kernel: the mini-batch's per-record gradients (:class:`~dpverify.samplers.gradients.UniformMinibatchRecordGradients`)

@@ -5,8 +5,9 @@ private gradient sampler offers the auditor.
   :class:`~dpverify.samplers.kernels.Kernel` (gradient estimator + integrator) and a
   :class:`~dpverify.samplers.schedules.Schedule` (per-step step sizes and noise scales), composed here:
   ``state = kernel.step(rng, state, data, **schedule.at(t))``; the loop is over time steps only;
-- :class:`GradientMechanism` -- the budget side: the accountant's epsilon of the run from the sampler's
-  :meth:`mechanism` description, the canary check and the pair's privacy-loss distribution;
+- :class:`GradientMechanism` -- the budget side (a :class:`StochasticGradientSampler` with a privacy budget): the
+  accountant's epsilon of the run from the sampler's :meth:`mechanism` description, the canary check and the pair's
+  privacy-loss distribution;
 - :class:`LangevinSampler` -- the samplers whose released state moves by one Langevin update (DP-SGLD, ULA, noisy
   SGD): their declared mechanism, the kernel that runs it, and the white-box path statistic.
 
@@ -176,12 +177,13 @@ class StochasticGradientSampler(Sampler):
 
     # -- kernel ---------------------------------------------------------------
     def init(self, dataset, n_chains: int, rng) -> ChainState:
-        """``n_chains`` chains at :meth:`start` of ``theta0``."""
+        """``n_chains`` chains at :meth:`start` of ``theta0``: the kernel's initial state (its integrator's typed
+        state) at step 0."""
         n_chains = check_positive_int(n_chains, "n_chains")
         self._rng(rng)
         data = self.prepare_data(dataset)
         theta = self.start(np.broadcast_to(self.theta0, (n_chains, self.model.dim)).copy(), data, rng)
-        return Kernel.to_chain_state(self._require_kernel().init(theta), 0)
+        return ChainState(self._require_kernel().init(theta), 0)
 
     def start(self, theta, data, rng):
         """The chains' first iterate from ``theta0`` broadcast to ``(chains, d)``: ``theta`` itself, a
@@ -192,7 +194,8 @@ class StochasticGradientSampler(Sampler):
         return theta
 
     def step(self, state: ChainState, dataset, rng) -> ChainState:
-        """One transition of every chain (pure: returns a new state)."""
+        """One transition of every chain (pure: returns a new state): the kernel's step from ``state.state`` (the
+        integrator's typed state, passed as it is) with the schedule's parameters of step ``state.t``."""
         return self._step(state, self.prepare_data(dataset), self._rng(rng))
 
     def _step(self, state: ChainState, data: Data, rng: np.random.Generator) -> ChainState:
@@ -200,8 +203,7 @@ class StochasticGradientSampler(Sampler):
         if schedule is None:
             raise RuntimeError(f"{type(self).__name__} has no kernel schedule: a sampler that chooses its step "
                                "parameters as it runs must override _step")
-        new = kernel.step(rng, kernel.from_chain_state(state), data, **schedule.at(state.t))
-        return Kernel.to_chain_state(new, state.t + 1)
+        return ChainState(kernel.step(rng, state.state, data, **schedule.at(state.t)), state.t + 1)
 
     def run(self, dataset, n: int, rng, record_path: bool = False, record: list[int] | None = None):
         """Run ``n`` chains for ``n_steps``; returns the final state and, if asked, the path ``(n, n_steps+1, d)``
@@ -269,18 +271,19 @@ class CanaryCheck:
         return None if self.difference is None else float(np.linalg.norm(self.difference))
 
 
-class GradientMechanism:
-    """What every private gradient sampler offers the auditor, given its :meth:`mechanism` description and the
-    attributes ``model``, ``theta0``, ``neighbouring``, ``_sampling`` (the batch scheme) and ``_clip``:
+class GradientMechanism(StochasticGradientSampler):
+    """A private gradient sampler: a :class:`StochasticGradientSampler` (its ``model``, ``theta0``, ``output``,
+    :meth:`prepare_data`, ...) and what it offers the auditor, given its :meth:`mechanism` description and the
+    attributes declared here, ``neighbouring``, ``_sampling`` (the batch scheme) and ``_clip``:
 
     - :meth:`account` -- the accountant's epsilon of the run (PLD of the path; an upper bound for a final release);
     - :meth:`canary_shift` / :meth:`pair_privacy_loss` -- the privacy-loss distribution of an audited pair when it
       is a verified gradient canary (:mod:`dpverify.models.canary`), for the audit's budget ceiling.
+
+    (A subclass, not a mixin: everything its methods read is declared here or on the base; the method resolution
+    order of its subclasses is the one the mixin gave, ``GradientMechanism`` then ``StochasticGradientSampler``.)
     """
 
-    model: Model
-    theta0: np.ndarray
-    output: str | SampleSet
     neighbouring: str
     #: the batch scheme and the per-record clip level (None: no clipping) the gradient sums use
     _sampling: Sampling
@@ -496,7 +499,7 @@ class GradientMechanism:
         return loss.epsilon(delta) if loss is not None and loss.exact else None
 
 
-class LangevinSampler(GradientMechanism, StochasticGradientSampler):
+class LangevinSampler(GradientMechanism):
     """Samplers whose released state moves as
 
         theta_{t+1} = theta_t + c_t (w_prior grad log prior(theta_t) + w_data sum_{i in B_t} clip(grad log p(x_i | theta_t)))

@@ -16,6 +16,7 @@ On :class:`~dpverify.models.targets.GaussianTarget` the ULA output is Gaussian w
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -34,33 +35,27 @@ from dpverify.samplers.sgmcmc import LangevinSampler
 __all__ = ["ULAFinal", "ULAPath", "NoisySGDFinal", "NoisySGDPath"]
 
 
-class _TheoremCurveClaim:
-    """The claim of a Bertazzi et al. 2025 sampler: its theorem (``theorem_id``) evaluated at the model's constants
-    (``_theorem_values(delta, alpha)``), whose conclusion is a curve epsilon(delta) and a Renyi bound; the
-    hypotheses are checked when the sampler is built (at delta = 0.5, alpha = 2: they do not depend on either)."""
-
-    unguaranteed: bool
-
-    @property
-    def theorem_id(self) -> str:
-        raise NotImplementedError
-
-    def _theorem_values(self, delta: float, alpha: float) -> dict:
-        raise NotImplementedError
-
-    def _check_hypotheses(self) -> None:
-        evaluate_theorem(self.theorem_id, self._theorem_values(0.5, 2.0), self.unguaranteed)
-
-    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
-        """(epsilon, delta) at the given delta (the theorem gives a curve epsilon(delta)); ``details["conclusion"]``
-        also holds the Rényi bound ``rdp`` at order ``alpha``."""
-        delta = check_delta(delta, allow_zero=False)
-        alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
-        ev = evaluate_theorem(self.theorem_id, self._theorem_values(delta, alpha), True)
-        return claim_from(ev, delta=delta)
+#: ``(delta, alpha) -> values``: a sampler's theorem values at a point of the curve (``_theorem_values``)
+_TheoremValues = Callable[[float, float], dict]
 
 
-class _ULA(_TheoremCurveClaim, LangevinSampler):
+def _check_curve_hypotheses(theorem_id: str, values: _TheoremValues, unguaranteed: bool) -> None:
+    """The hypotheses of a Bertazzi et al. 2025 theorem whose conclusion is a curve epsilon(delta) and a Renyi
+    bound, checked when the sampler is built: at ``delta = 0.5``, ``alpha = 2`` (they depend on neither)."""
+    evaluate_theorem(theorem_id, values(0.5, 2.0), unguaranteed)
+
+
+def _curve_claim(theorem_id: str, values: _TheoremValues, delta: float, alpha: float) -> Claim:
+    """The claim of a Bertazzi et al. 2025 sampler: its theorem evaluated at the model's constants ``values(delta,
+    alpha)``: (epsilon, delta) at the given delta; ``details["conclusion"]`` also holds the Rényi bound ``rdp`` at
+    order ``alpha``."""
+    delta = check_delta(delta, allow_zero=False)
+    alpha = check_real("alpha", alpha, low=1.0, low_inclusive=False)
+    ev = evaluate_theorem(theorem_id, values(delta, alpha), True)
+    return claim_from(ev, delta=delta)
+
+
+class _ULA(LangevinSampler):
     """ULA, Bertazzi et al. 2025, eq. (25) (full-batch gradient, beta = 1): ``theta + h (grad log prior + sum_i grad
     log p(x_i | theta)) + sqrt(2h) xi``: the full-batch gradient and the Euler-Maruyama kernel. Mechanism: replace-one, full batch, each step releases ``h sum grad`` of
     sensitivity ``h K_path`` (the model's gradient-difference bound) with noise ``sqrt(2h)``."""
@@ -72,7 +67,7 @@ class _ULA(_TheoremCurveClaim, LangevinSampler):
         self._setup_langevin(coefficients=self.h, noise_std=math.sqrt(2 * self.h), prior_weight=1.0, data_weight=1.0,
                              sampling=FullBatch(), clip=None, neighbouring="replace_one",
                              source="Bertazzi et al. 2025, eq. (25)")
-        self._check_hypotheses()
+        _check_curve_hypotheses(self.theorem_id, self._theorem_values, self.unguaranteed)
 
     # -- guarantee ------------------------------------------------------------
     def _theorem_values(self, delta: float, alpha: float) -> dict:
@@ -84,6 +79,11 @@ class _ULA(_TheoremCurveClaim, LangevinSampler):
     @property
     def theorem_id(self) -> str:
         return self.theorems[0]
+
+    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
+        """(epsilon, delta) of Theorem 5.2 / 5.4 at the given delta (a curve epsilon(delta), :func:`_curve_claim`);
+        ``details["conclusion"]`` also holds the Rényi bound ``rdp`` at order ``alpha``."""
+        return _curve_claim(self.theorem_id, self._theorem_values, delta, alpha)
 
     # -- exact law on the Gaussian target --------------------------------------
     def _gaussian(self, who: str) -> GaussianTarget:
@@ -178,7 +178,7 @@ class ULAPath(_ULA):
     description = "ULA (Bertazzi et al. 2025, eq. 25), whole path; exact Gaussian law on GaussianTarget"
 
 
-class _NoisySGD(_TheoremCurveClaim, LangevinSampler):
+class _NoisySGD(LangevinSampler):
     """Noisy SGD / SGLD, Bertazzi et al. 2025, eq. (31). Mechanism: replace-one, s of N without replacement, each
     step releases ``(h/s) sum grad`` of sensitivity ``(h/s) K_ell`` with noise ``sqrt(2h/beta)``."""
 
@@ -195,7 +195,7 @@ class _NoisySGD(_TheoremCurveClaim, LangevinSampler):
                              prior_weight=1.0 / self.N, data_weight=1.0 / self.s,
                              sampling=FixedSizeSampling(self.s, self.N), clip=None, neighbouring="replace_one",
                              source="Bertazzi et al. 2025, eq. (31)")
-        self._check_hypotheses()
+        _check_curve_hypotheses(self.theorem_id, self._theorem_values, self.unguaranteed)
 
     @property
     def theorem_id(self) -> str:
@@ -209,6 +209,11 @@ class _NoisySGD(_TheoremCurveClaim, LangevinSampler):
         c = self.model.sgd_constants(self.N)
         return {"m": c["m"], "M": c["M"], "K": c["K"], "K_ell": c["K_ell"], "h": self.h, "tau": self.s,
                 "k": self.n_steps, "beta": self.beta, "N": self.N, "delta": delta, "alpha": alpha}
+
+    def guarantee(self, delta: float = 1e-5, alpha: float = 2.0) -> Claim:
+        """(epsilon, delta) of Theorem 5.6, 5.7 or 5.8 at the given delta (a curve epsilon(delta),
+        :func:`_curve_claim`); ``details["conclusion"]`` also holds the Rényi bound ``rdp`` at order ``alpha``."""
+        return _curve_claim(self.theorem_id, self._theorem_values, delta, alpha)
 
 
 
