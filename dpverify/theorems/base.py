@@ -73,6 +73,13 @@ PAPERS: dict[str, str] = {
         "R. Chourasia, J. Ye, R. Shokri. Differential Privacy Dynamics of Langevin Diffusion and Noisy "
         "Gradient Descent. NeurIPS 2021 (arXiv:2102.05855)."
     ),
+    "geumlek2017": (
+        "J. Geumlek, S. Song, K. Chaudhuri. Rényi Differential Privacy Mechanisms for Posterior Sampling. "
+        "NeurIPS 2017 (arXiv:1710.00892)."
+    ),
+    "ponnoprat2022": (
+        "D. Ponnoprat. Differential Privacy of Dirichlet Posterior Sampling. arXiv:2110.01984 v2 (2022)."
+    ),
 }
 
 #: What a theorem's conclusion is about.

@@ -30,7 +30,11 @@ Sources (the papers themselves):
   (epsilon, delta) of the Gaussian mechanism, which the catalogue checks Wang et al.'s Gaussian mechanism against and
   the ``analytic_gaussian_mechanism`` sampler claims.
 - chourasia2021 -- Chourasia, Ye, Shokri, NeurIPS 2021 (arXiv:2102.05855): Theorem 2 only, the RDP of noisy
-  gradient descent's last iterate (see :mod:`dpverify.theorems.chourasia2021` for the text it was encoded from).
+  gradient descent's last iterate (see :mod:`dpverify.theorems.chourasia2021` for the text it was encoded from);
+- geumlek2017 -- Geumlek, Song, Chaudhuri, NeurIPS 2017 (arXiv:1710.00892), reconstructed: the paper's text was not
+  read, so its items are named by section and content and graded (see :mod:`dpverify.theorems.geumlek2017`);
+- ponnoprat2022 -- Ponnoprat, arXiv:2110.01984 v2 (2022): Theorem 1, encoded from the author's code (see
+  :mod:`dpverify.theorems.ponnoprat2022`).
 """
 from __future__ import annotations
 
@@ -175,6 +179,17 @@ CATALOGUE: tuple[Item, ...] = _rows(
     # --- Chourasia, Ye, Shokri 2021 -----------------------------------------------------------------
     ("chourasia2021.thm2_noisy_gd_rdp", "Theorem 2",
      "RDP of noisy GD's last iterate on a strongly convex smooth loss, converging exponentially in the steps", "S,N"),
+    # --- Geumlek, Song, Chaudhuri 2017 (reconstructed: see dpverify.theorems.geumlek2017) ----------------------
+    ("geumlek2017.lem_expfam_renyi", "Sec. 3, Rényi divergence of conjugate posteriors",
+     "closed-form Rényi divergence of two exponential-family posteriors (beta instance)", "S,N"),
+    ("geumlek2017.thm_expfam_rdp_curvature", "Sec. 3, RDP of one posterior draw",
+     "(lambda, lambda l Delta^2 / 2)-RDP from a curvature bound l on the log-normaliser", "S,N"),
+    ("geumlek2017.alg_diffuse_concentrated_beta", "Sec. 3, Diffuse and Concentrated Posterior, beta-Bernoulli",
+     "Beta(a + r n1, b + r n0) is (lambda, lambda r^2 psi_1(a_min - (lambda - 1) r))-RDP below 1 + a_min/r", "S,N,E"),
+    # --- Ponnoprat 2022 ---------------------------------------------------------------------------------------
+    ("ponnoprat2022.thm1_dirichlet_rdp", "Theorem 1",
+     "Dirichlet posterior sampling is (lambda, lambda/2 Delta_2^2 psi_1(a_min - (lambda - 1) Delta_inf))-RDP",
+     "S,N,E"),
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}

@@ -32,7 +32,8 @@ from dpverify.theorems.base import PAPERS, Theorem
 __all__ = ["PAPER_MODULES", "register", "get", "all_theorems", "ids", "load_all"]
 
 #: The paper modules, in catalogue order (:data:`dpverify.theorems.catalogue.CATALOGUE`).
-PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016", "balle2018", "chourasia2021")
+PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016", "balle2018", "chourasia2021",
+                                  "geumlek2017", "ponnoprat2022")
 
 _REGISTRY: dict[str, Theorem] = {}
 _loaded = False

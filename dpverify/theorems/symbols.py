@@ -118,6 +118,7 @@ def _add(key: str, printed: str, meaning: str, papers: str, **assumptions: bool)
 
 _W, _L, _B, _F, _C = "wang2015", "li2019", "bertazzi2025", "foulds2016", "chourasia2021"
 _BW = "balle2018"  # the supporting item (Theorem 8: the Gaussian mechanism's exact profile)
+_G, _P = "geumlek2017", "ponnoprat2022"
 
 # --- privacy levels ------------------------------------------------------------------------------------
 epsilon = _add("epsilon", "epsilon", "epsilon of (epsilon, delta)-DP (also the target epsilon of a "
@@ -145,7 +146,8 @@ delta_bar = _add("delta_bar", "delta_bar", "failure probability of the ergodic-a
                  "Prop. 3.10)", _B, nonnegative=True)
 energy = _add("energy", "energy", "the Girsanov energy budget C: a bound on the integrated squared drift gap "
               "(Bertazzi Lemmas 4.1, 4.2, B.1)", _B, positive=True)
-alpha = _add("alpha", "alpha", "the order of a Rényi divergence / RDP (> 1 where a theorem says so)", f"{_B} {_C}",
+alpha = _add("alpha", "alpha", "the order of a Rényi divergence / RDP (> 1 where a theorem says so; Geumlek's and "
+             "Ponnoprat's lambda)", f"{_B} {_C} {_G} {_P}",
              positive=True)
 lam = _add("lam", "lam", "the moment order lambda of the moments accountant (Li Def. 3, Thm 1, Lemma 2)", _L,
            positive=True)
@@ -153,7 +155,8 @@ mu = _add("mu", "mu", "the mean gap of two Gaussians (the privacy-loss variable 
 
 # --- sensitivities and likelihood bounds ------------------------------------------------------------------
 sensitivity = _add("sensitivity", "sensitivity", "a sensitivity of the released statistic (L1 for Laplace, L2 for "
-                   "Gaussian, Delta u for the exponential mechanism)", f"{_W} {_B} {_F} {_BW}", positive=True)
+                   "Gaussian, Delta u for the exponential mechanism; Geumlek's Delta and Ponnoprat's Delta_2: the L2 "
+                   "distance of neighbouring posterior parameters)", f"{_W} {_B} {_F} {_BW} {_G} {_P}", positive=True)
 B = _add("B", "B", "a bound on |log p(x|theta)| over data and parameters (Wang Thm 1, Foulds Thm 3)", f"{_W} {_F}",
          positive=True)
 C = _add("C", "C", "Foulds' Delta log Pr(theta, X): max |log Pr(x'|theta) - log Pr(x|theta)| (eqs. 7-9)", _F,
@@ -169,6 +172,20 @@ stat_range = _add("stat_range", "stat_range", "the range of the sufficient stati
                   positive=True)
 log_h_range = _add("log_h_range", "log_h_range", "the range of log h(x), the base measure (Foulds eq. 13; 0 when "
                    "h is constant)", _F, nonnegative=True)
+sensitivity_inf = _add("sensitivity_inf", "sensitivity_inf", "the L-infinity distance of neighbouring posterior "
+                       "parameters (Ponnoprat's Delta_inf; r for counts weighted by r)", _P, positive=True)
+curvature = _add("curvature", "curvature", "a bound l on the curvature u^T Hess C(eta) u / |u|^2 of the posterior's "
+                 "log-normaliser C along the extrapolated segments of neighbouring parameters (Geumlek)", _G,
+                 positive=True)
+a_min = _add("a_min", "a_min", "the smallest concentration of a beta / Dirichlet posterior over all datasets (the "
+             "prior's smallest; Ponnoprat's alpha_min)", f"{_G} {_P}", positive=True)
+weight = _add("weight", "weight", "the weight r in (0, 1] of the data's counts in Geumlek's Diffuse Posterior "
+              "(r = 1: the posterior)", _G, positive=True)
+a_1 = _add("a_1", "a_1", "the first parameter of the first of two beta laws (Geumlek, Rényi divergence of posteriors)",
+           _G, positive=True)
+b_1 = _add("b_1", "b_1", "the second parameter of the first of two beta laws", _G, positive=True)
+a_2 = _add("a_2", "a_2", "the first parameter of the second of two beta laws", _G, positive=True)
+b_2 = _add("b_2", "b_2", "the second parameter of the second of two beta laws", _G, positive=True)
 temperature = _add("temperature", "temperature", "the temperature T of a tempered posterior (Foulds eqs. 10, 14)", _F,
                    positive=True)
 
