@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 
 __all__ = ["Vocabulary", "Release", "NeighbouringRelation", "Adjacency", "Verdict", "Mode", "TestKind",
-           "KnownBadDefect", "WHITE_BOX_BLIND_DEFECTS", "ArrayBackend", "CaseKind"]
+           "KnownBadDefect", "WHITE_BOX_BLIND_DEFECTS", "ArrayBackend", "CaseKind", "RowKind"]
 
 
 class Vocabulary(str, enum.Enum):
@@ -155,3 +155,17 @@ class CaseKind(Vocabulary):
     BENCHMARK = "benchmark"
     CORPUS = "corpus"
     ONE_RUN = "one_run"
+
+
+class RowKind(Vocabulary):
+    """What a row of a report is; a row object knows its kind (``row.kind``), and code that must tell rows apart asks
+    their type, never their keys. ``SUITE``: an audit case of the suite (:class:`dpverify.cases.CaseResult`);
+    ``LIBRARY``: a library function's audit (:class:`dpverify.libraries.runner.LibraryResult`); ``CORPUS``: a reported
+    bug's seeded check (:class:`dpverify.libraries.corpus.CorpusResult`); ``THEOREM``: a theorem's checks and proof
+    (:class:`dpverify.interfaces.rows.TheoremRow`). (A row's kind is what the report shows; a case's kind,
+    :class:`CaseKind`, is which catalogue it comes from.)"""
+
+    SUITE = "suite"
+    LIBRARY = "library"
+    CORPUS = "corpus"
+    THEOREM = "theorem"

@@ -157,14 +157,14 @@ def test_every_kind_of_report_fits_800_and_1400_px_without_sideways_scrolling(br
     """A real verify report (theorem table, bound curves), the report with every kind of audit row (the accountant
     chart) and a library report (its reproduction <pre>) at both widths: the page never scrolls sideways, and every
     image is within the window."""
-    from test_report import CASES
+    from test_report import CASES, NOISY, case_row
 
     from dpverify.interfaces.cli import main
     from dpverify.interfaces.report import write_report
 
     reports = {"verify": tmp_path / "verify", "rows": tmp_path / "rows", "library": tmp_path / "library"}
     assert main(["verify", "--only", "laplace", "--report", str(reports["verify"])]) == 0
-    write_report(reports["rows"], [], CASES + [dict(CASES[2], case="a_case_with_a_rather_long_name_" * 3)],
+    write_report(reports["rows"], [], CASES + [case_row("a_case_with_a_rather_long_name_" * 3, NOISY)],
                  settings={"budget": "quick", "nested": {"a": [1, 2]}}, paper_figures=["foulds2016"])
     assert main(["audit-library", "diffprivlib", "--budget", "quick", "--only", "tools.mean(epsilon=1.0)",
                  "--report", str(reports["library"])]) == 0
@@ -289,7 +289,7 @@ def _expected_order(rows: list[dict], column: str, descending: bool) -> list[str
 
 
 def _report_with_every_row(tmp_path) -> dict:
-    from test_report import CASES, fake_audit, fake_case
+    from test_report import CASES, case_row, fake_audit
 
     from dpverify.interfaces.report import write_report
 
@@ -301,7 +301,7 @@ def _report_with_every_row(tmp_path) -> dict:
     sequential = fake_audit(epsilon_claimed=1.615, epsilon_lower=3.4, verdict="violation", samples=20_000,
                             samples_used=1000, stopping_rule="violation", seed=3,
                             looks=(Look(0, 1000, 0.0025, 3.4, "violation"),))
-    write_report(tmp_path, [], CASES + [fake_case("dp_sgnht", sgnht), fake_case("dp_sgld_sequential", sequential)],
+    write_report(tmp_path, [], CASES + [case_row("dp_sgnht", sgnht), case_row("dp_sgld_sequential", sequential)],
                  settings={"budget": "quick"}, paper_figures=False)
     return json.loads((tmp_path / "report.json").read_text())
 
@@ -378,11 +378,11 @@ def test_trivial_audits_collapse_to_one_line_in_a_narrow_window(browser, tmp_pat
     """Issue 36: at 800 px every audit was a 13-line card and a verify report was about 22 screens long. There,
     consistent audits and flagged known-bad ones show one line (name, claimed, certified, verdict); a violation, an
     inconclusive audit and an error keep every cell. At 1400 px every row shows every cell."""
-    from test_report import CASES, NOISY, fake_case
+    from test_report import CASES, NOISY, case_row
 
     from dpverify.interfaces.report import write_report
 
-    many = CASES + [fake_case(f"consistent_{i}", NOISY) for i in range(30)]
+    many = CASES + [case_row(f"consistent_{i}", NOISY) for i in range(30)]
     write_report(tmp_path, [], many, settings={"budget": "quick"}, paper_figures=False)
     visible = "r => Array.from(r.cells).filter(c => c.getBoundingClientRect().height > 0).length"
     page, console, errors, foreign = load(browser, tmp_path, 800)

@@ -113,3 +113,16 @@ def test_a_one_run_case_runs_as_the_direct_one_run_audit():
         run_case(case, execution=Execution(workers=2))
     with pytest.raises(TypeError, match="must be a OneRunOptions"):
         run_case(case, CaseOptions())
+
+
+def test_a_corpus_case_runs_its_check_and_takes_no_options():
+    """A corpus case goes to the corpus' own runner: the typed row it returns is the one ``run_corpus`` gives."""
+    from dpverify.libraries.corpus import CorpusResult, run_corpus
+
+    case = find_case("diffprivlib#104", "corpus")
+    result = run_case(case)
+    assert isinstance(result, CorpusResult) and result.id == case.id
+    (expected,) = run_corpus(only="diffprivlib#104")
+    assert result.status == expected.status and result.to_dict()["detail"] == expected.to_dict()["detail"]
+    with pytest.raises(TypeError, match="takes no options"):
+        run_case(case, seed=3)

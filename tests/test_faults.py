@@ -326,15 +326,22 @@ def _published(root: Path) -> tuple[str, str, str]:
     return data["run_id"], html_id, (data["theorems"][0]["id"] if data["theorems"] else "")
 
 
-def _fake_rows(tag: str) -> list[dict]:
+def _fake_json_rows(tag: str) -> list[dict]:
     return [{"id": tag, "paper": "x", "item": "x", "title": "x", "reconstructed": False, "status": "passed",
-             "checks": []}]
+             "checks": [], "proof": None}]
+
+
+def _fake_rows(tag: str) -> list:
+    from dpverify.interfaces.rows import TheoremRow
+
+    return [TheoremRow.from_dict(row) for row in _fake_json_rows(tag)]
 
 
 def _write_legacy_report(root: Path, tag: str) -> None:
     """The plain-file layout of dpverify before run directories (both files written in place)."""
     root.mkdir(parents=True)
-    (root / "report.json").write_text(json.dumps({"run_id": "legacy", "theorems": _fake_rows(tag), "audits": []}))
+    (root / "report.json").write_text(json.dumps({"run_id": "legacy", "theorems": _fake_json_rows(tag),
+                                                  "audits": []}))
     (root / "report.html").write_text("<!doctype html><html><head><meta name='dpverify-run-id' content='legacy'>"
                                       "</head><body></body></html>")
 

@@ -532,9 +532,12 @@ def test_verify_and_audit_library_output_fits_columns(monkeypatch, capsys):
         out = capsys.readouterr().out
         assert _widths(out) <= columns and "ula_final (samples 20000, time [s] 1.0)" in out
     monkeypatch.setenv("COLUMNS", "100")
-    row = {"library": "diffprivlib", "version": "0.6.6", "function": "tools.quantile(epsilon=1.0, quantile=0.5)",
-           "claimed": {"epsilon": 1.0}, "certified": 2.5, "pair": "a very long description of the worst pair " * 3,
-           "verdict": "violation", "label": "expected", "seconds": 1.0, "case": "x", "error": None}
+    from dpverify.libraries.base import Claimed
+    from dpverify.libraries.runner import LibraryResult
+
+    row = LibraryResult("x", "diffprivlib", "0.6.6", "tools.quantile(epsilon=1.0, quantile=0.5)", "replace_one",
+                        claimed=Claimed(1.0, 0.0), certified=2.5, pair="a very long description of the worst pair " * 3,
+                        verdict="violation", label="expected", seconds=1.0)
     print_rows([row], width=100)
     assert _widths(capsys.readouterr().out) <= 100
 

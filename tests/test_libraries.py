@@ -123,21 +123,21 @@ def test_runner_labels_findings_expected_and_unavailable():
     leaky = LibraryFunction("lib", "1.0", "leaky", _leaky_sum, claim, _pairs(), adjacency="replace")
     row = run_function(leaky, TINY, seed=0)
     # 480 estimation samples: the outlier pair certifies > 2 (saturation ~5), and again with a new seed
-    assert row["verdict"] == "violation" and row["label"] == "finding" and row["confirm_certified"] > 1.0
-    assert row["worst_pair"]["family"] == "outlier" and "np.array" in row["worst_pair"]["neighbour"]
+    assert row.verdict == "violation" and row.label == "finding" and row.confirm_certified > 1.0
+    assert row.worst_pair.family == "outlier" and "np.array" in row.worst_pair.neighbour
     documented = LibraryFunction("lib", "1.0", "documented", _leaky_sum, claim, _pairs(), adjacency="replace",
                                  expected="known leak")
     row2 = run_function(documented, TINY, seed=0)
-    assert row2["label"] == "expected" and row2["known_bad"] and row2["passed"]
+    assert row2.label == "expected" and row2.known_bad and row2.passed
 
     def broken_claim(d):
         raise TypeError("incompatible dependency")
 
     row3 = run_function(LibraryFunction("lib", "1.0", "broken", _leaky_sum, broken_claim, _pairs()), TINY)
-    assert row3["label"] == "unavailable" and "incompatible" in row3["error"]
+    assert row3.label == "unavailable" and "incompatible" in row3.error
     # pairs that are not adjacent under the declared relation are an error of the catalogue, not skipped pairs
     row4 = run_function(LibraryFunction("lib", "1.0", "misdeclared", _leaky_sum, claim, _pairs()), TINY)
-    assert row4["label"] == "error" and "not adjacent" in row4["error"]
+    assert row4.label == "error" and "not adjacent" in row4.error
     assert failed([row]) and failed([row4]) and not failed([row2, row3])
     assert [f.name for f in select([leaky, documented], "leak*")] == ["leaky"]
 
@@ -154,9 +154,9 @@ def test_run_catalogue_in_forked_workers_gives_the_same_rows():
 
     def strip(rows):  # timings differ, nothing else
         return [{k: ({**v, "wall_time": None} if isinstance(v, dict) and "wall_time" in v else v)
-                 for k, v in r.items() if k != "seconds"} for r in rows]
+                 for k, v in r.to_dict().items() if k != "seconds"} for r in rows]
 
-    assert [r["case"] for r in two] == ["lib.leaky0", "lib.leaky1"] and strip(one) == strip(two)
+    assert [r.case for r in two] == ["lib.leaky0", "lib.leaky1"] and strip(one) == strip(two)
     with pytest.raises(ValueError, match="jobs"):
         run_catalogue(fns, small, jobs=0)
 
@@ -200,8 +200,8 @@ def test_diffprivlib_no_bounds_mean_is_certified_far_above_its_claim(dpl_catalog
     row = run_function(dpl_catalogue["tools.mean(epsilon=1.0)"], TINY, seed=0)
     # outlier pair: the release is 0.5 vs ~1e5, separated on every sample; with 480 estimation samples per side the
     # Clopper-Pearson bound is log(480 / 3.7) ~ 4.9 (the budget's saturation), so > 3x the claim of 1
-    assert row["label"] == "expected" and row["certified"] > 3.0 and row["confirm_certified"] > 3.0
-    assert "tools.mean(X, epsilon=1.0, random_state=s)" in row["snippet"]
+    assert row.label == "expected" and row.certified > 3.0 and row.confirm_certified > 3.0
+    assert "tools.mean(X, epsilon=1.0, random_state=s)" in row.snippet
 
 
 def test_diffprivlib_bounded_sum_is_consistent_and_probes_floats(dpl_catalogue):
@@ -209,7 +209,7 @@ def test_diffprivlib_bounded_sum_is_consistent_and_probes_floats(dpl_catalogue):
     assert {p.label.split(":")[0] for p in fn.pairs} >= {"many", "float_max", "outlier"}
     row = run_function(fn, TINY, seed=0)
     # Laplace with the declared sensitivity: a violation at confidence 0.95 has probability <= 5%; seed 0 is fixed
-    assert row["verdict"] != "violation" and row["certified"] <= 1.0
+    assert row.verdict != "violation" and row.certified <= 1.0
     probe = dpl.float_sum_probe(sizes=(128,))
     # numpy's pairwise sum rounds 2^53 + 3 up to 2^53 + 4: the realized difference exceeds the declared sensitivity
     # by 16 on 2^53 (ratio 1 + 1.8e-15), a real but negligible underestimate (Casacuberta et al. 2022)
@@ -242,8 +242,8 @@ def test_opendp_quick_audit_is_consistent_and_warns_deliberately():
         warnings.simplefilter("error")  # the runner silences only the reproducibility warning, on purpose
         row = run_function(fn, TINY, seed=0)
     # discrete Laplace at its privacy map: exact pair epsilon 1 on every count pair; a violation has prob. <= 5%
-    assert row["verdict"] in ("consistent", "inconclusive") and row["certified"] <= row["claimed"]["epsilon"]
-    assert row["reproducible"] is False
+    assert row.verdict in ("consistent", "inconclusive") and row.certified <= row.claimed.epsilon
+    assert row.reproducible is False
 
 
 def test_from_release_adapter_is_seeded_and_finds_a_leak():
@@ -259,7 +259,7 @@ def test_from_release_adapter_is_seeded_and_finds_a_leak():
     row = run_function(fn, TINY, seed=0)
     # the outlier (1e6) moves the sum by ~1e6 with Laplace(1) noise: separated on every sample, certified near the
     # saturation of 480 estimation samples (~4.9), in both the final audit and its confirmation
-    assert row["label"] == "finding" and row["pair"] == "outlier:replace" and row["confirm_certified"] > 3.0
+    assert row.label == "finding" and row.pair == "outlier:replace" and row.confirm_certified > 3.0
 
 
 def test_library_audits_hand_the_claim_object_to_the_auditor():

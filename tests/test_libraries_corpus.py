@@ -32,26 +32,27 @@ def test_dashu57_division_and_the_discrete_laplace_it_breaks():
     assert corpus._bernoulli_exp(Fraction(2, 3), corpus._div_fixed) == pytest.approx(math.exp(-2 / 3), rel=1e-12)
     assert corpus._bernoulli_exp(Fraction(2, 3), corpus._div_dashu57) > math.exp(-2 / 3) + 0.05
     row = _row("opendp#2638")
-    assert row["status"] == "ok", row["detail"]
-    assert row["epsilon"]["fixed division"] == pytest.approx(1 / 3, abs=1e-12)
-    assert row["epsilon"]["dashu#57 division"] > 1.4 / 3 and row["total_variation"]["fixed division"] < 1e-9
-    assert row["seconds"] < 60
+    assert row.status == "ok", row.detail
+    assert row.numbers["epsilon"]["fixed division"] == pytest.approx(1 / 3, abs=1e-12)
+    assert row.numbers["epsilon"]["dashu#57 division"] > 1.4 / 3
+    assert row.numbers["total_variation"]["fixed division"] < 1e-9
+    assert row.seconds < 60
 
 
 def test_dp_accounting_rdp_replace_one_is_below_the_exact_gaussian():
     pytest.importorskip("dp_accounting")
     row = _row("dp_accounting#378")
-    assert row["status"] == "reproduced", row["detail"]
+    assert row.status == "reproduced", row.detail
     # the exact epsilon at sensitivity 2C (mu = 1) is what dp_accounting's own PLD accountant gives
-    assert row["pld_epsilon"] == pytest.approx(row["exact_epsilon"], rel=1e-2)
-    assert row["rdp_epsilon"] < 0.6 * row["exact_epsilon"] and row["seconds"] < 60
+    assert row.numbers["pld_epsilon"] == pytest.approx(row.numbers["exact_epsilon"], rel=1e-2)
+    assert row.numbers["rdp_epsilon"] < 0.6 * row.numbers["exact_epsilon"] and row.seconds < 60
 
 
 @pytest.mark.opacus
 def test_opacus_secure_mode_noise_leaks_low_order_bits():
     pytest.importorskip("opacus")
     row = _row("opacus#616")
-    assert row["status"] == "reproduced", row["detail"]
-    zero, one = row["fine_bit_rates"]
+    assert row.status == "reproduced", row.detail
+    zero, one = row.numbers["fine_bit_rates"]
     assert zero > 0.1 and one == 0.0  # 1 + noise is always a multiple of 2^-24 in float32
-    assert row["certified"] > row["claimed"] and row["seconds"] < 60
+    assert row.numbers["certified"] > row.numbers["claimed"] and row.seconds < 60

@@ -147,17 +147,17 @@ def test_linear_regression_causes_are_located_in_its_source(dpl_catalogue):
 
 
 def test_runner_row_carries_ledger_and_causes(dpl_catalogue):
-    from dpverify.libraries.runner import _add_ledger, ledger_cell, ledger_text
+    from dpverify.libraries.runner import LibraryResult, _add_ledger, ledger_cell, ledger_text
 
-    row = {"label": "", "case": "x"}
+    row = LibraryResult("x", "diffprivlib", "0", "f", "replace_one")
     _add_ledger(row, _lr(dpl_catalogue), 0, 0)
-    assert row["label"] == "finding" and row["finding_from"] == ["ledger"]
-    assert ledger_cell(row).startswith("spent 1.5") and ledger_cell({}) == "-"
+    assert row.label == "finding" and row.finding_from == ["ledger"]
+    assert ledger_cell(row).startswith("spent 1.5") and ledger_cell(LibraryResult("z", "lib", "0", "f", "")) == "-"
     text = "\n".join(ledger_text(row))
     assert "MISMATCH" in text and "cause [budget]" in text and "linear_regression.py" in text
-    documented = {"label": "expected", "case": "y"}
+    documented = LibraryResult("y", "diffprivlib", "0", "f", "replace_one", label="expected")
     _add_ledger(documented, _lr(dpl_catalogue), 0, 0)
-    assert documented["label"] == "expected" and documented["finding_from"] == ["sampling", "ledger"]
+    assert documented.label == "expected" and documented.finding_from == ["sampling", "ledger"]
 
 
 def test_logistic_regression_rows_are_available(dpl_catalogue):
@@ -175,6 +175,8 @@ def test_logistic_regression_rows_are_available(dpl_catalogue):
 # -- the corpus of reported bugs -------------------------------------------------------------------------------------
 
 def test_corpus_cases_cite_checked_references_and_the_gdp_estimator_case_separates():
+    import dataclasses
+
     from dpverify.libraries import corpus
 
     ids = [c.id for c in corpus.CASES]
@@ -183,17 +185,17 @@ def test_corpus_cases_cite_checked_references_and_the_gdp_estimator_case_separat
     assert {c.kind for c in corpus.CASES} <= {"library", "re-implementation"}
     row = corpus.run_case(next(c for c in corpus.CASES if c.id == "jax_privacy-pr270"))
     # identical score laws: the pre-#270 estimator reports a positive epsilon, the fixed one and dpverify's 0
-    assert row["status"] == "ok" and row["epsilon"]["before PR #270"] > 1.0
-    assert row["epsilon"]["after PR #270"] == 0.0 and row["mu"]["dpverify curve_audit"] == 0.0
-    assert not corpus.failed([row]) and corpus.failed([{"status": "failed"}])
+    assert row.status == "ok" and row.numbers["epsilon"]["before PR #270"] > 1.0
+    assert row.numbers["epsilon"]["after PR #270"] == 0.0 and row.numbers["mu"]["dpverify curve_audit"] == 0.0
+    assert not corpus.failed([row]) and corpus.failed([dataclasses.replace(row, status="failed")])
 
 
 def test_corpus_diffprivlib_cases_reproduce_on_the_installed_version():
     from dpverify.libraries import corpus
 
     rows = corpus.run_corpus("diffprivlib")
-    assert [r["status"] for r in rows] == ["reproduced", "reproduced"], [r["detail"] for r in rows]
-    assert "linear_regression.py" in rows[0]["site"] and rows[1]["spent"] > rows[1]["recorded"]
+    assert [r.status for r in rows] == ["reproduced", "reproduced"], [r.detail for r in rows]
+    assert "linear_regression.py" in rows[0].numbers["site"] and rows[1].numbers["spent"] > rows[1].numbers["recorded"]
 
 
 @pytest.mark.opacus
@@ -201,10 +203,11 @@ def test_corpus_opacus_accountant_cases():
     pytest.importorskip("opacus")
     from dpverify.libraries import corpus
 
-    rows = {r["id"]: r for r in corpus.run_corpus("opacus-pr829") + corpus.run_corpus("opacus#585")}
-    assert rows["opacus-pr829"]["status"] == "reproduced" and rows["opacus-pr829"]["len"] != rows["opacus-pr829"]["steps"]
-    eps = rows["opacus#585"]["epsilons"]
-    assert rows["opacus#585"]["status"] == "reproduced"
+    rows = {r.id: r for r in corpus.run_corpus("opacus-pr829") + corpus.run_corpus("opacus#585")}
+    pr829 = rows["opacus-pr829"]
+    assert pr829.status == "reproduced" and pr829.numbers["len"] != pr829.numbers["steps"]
+    eps = rows["opacus#585"].numbers["epsilons"]
+    assert rows["opacus#585"].status == "reproduced"
     assert any(isinstance(v, str) or v < 0 for v in eps.values())
 
 

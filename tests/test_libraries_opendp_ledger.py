@@ -10,7 +10,7 @@ import pytest
 
 from dpverify.calculus.guarantees import ApproxDP
 from dpverify.libraries.ledger import diff
-from dpverify.libraries.runner import _add_ledger, ledger_cell, ledger_text, load
+from dpverify.libraries.runner import LibraryResult, _add_ledger, ledger_cell, ledger_text, load
 
 pytest.importorskip("opendp", reason="needs the peers extra: pip install -e '.[peers]'")
 
@@ -128,18 +128,18 @@ def test_the_ledger_restores_opendp():
 
 def test_runner_row_carries_the_opendp_ledger(catalogue):
     fn = catalogue["count+gaussian->approxDP"]
-    row = {"label": "", "case": fn.qualified_name}
+    row = LibraryResult(fn.qualified_name, fn.library, fn.version, fn.name, fn.adjacency)
     _add_ledger(row, fn, 0, 0)
-    led = row["ledger"]
-    assert row["label"] == "" and "finding_from" not in row and ledger_cell(row) == "ok"
+    led = row.ledger
+    assert led is not None and row.label == "" and row.finding_from is None and ledger_cell(row) == "ok"
     assert led["dataset"]["calls"][0]["mechanism"] == "make_gaussian" and led["mismatch"] == {}
     assert math.isclose(led["dataset"]["recorded"]["epsilon"], fn.claim(None).epsilon)
     # a release invoked twice: the row becomes a ledger finding, and the text names the calls and their site
     twice = fn.__class__(**{**fn.__dict__, "ledger": lambda d, seed: odp.release_ledger(
         LAPLACE_SUM, [float(v) for v in d.ravel()], releases=2)})
-    row = {"label": "", "case": "x"}
+    row = LibraryResult("x", fn.library, fn.version, fn.name, fn.adjacency)
     _add_ledger(row, twice, 0, 0)
-    assert row["label"] == "finding" and row["finding_from"] == ["ledger"]
+    assert row.label == "finding" and row.finding_from == ["ledger"]
     assert ledger_cell(row).startswith("spent 2 > rec 1")
     text = "\n".join(ledger_text(row))
     assert "MISMATCH" in text and "make_laplace" in text and "opendp/measurements.py:" in text

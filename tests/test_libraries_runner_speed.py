@@ -54,6 +54,6 @@ def test_run_function_runs_with_one_native_thread():
     fn = LibraryFunction("lib", "0", "sum", mechanism, lambda d: Claimed(1.0, 0.0, "arg"),
                          record_pairs(0.0, 1.0, adjacency="replace", families=("bounds",)), adjacency="replace")
     row = run_function(fn, BUDGETS["quick"], seed=0)
-    assert row["verdict"] in ("consistent", "inconclusive") and seen
+    assert row.verdict in ("consistent", "inconclusive") and seen
     assert LIBRARY_THREADS == 1 and all(pools for pools in seen)  # numpy's BLAS pool at least
     assert all(n == 1 for pools in seen for n in pools.values())

@@ -2,7 +2,9 @@
 
 Synthetic audit results (built as :class:`dpverify.audit.AuditResult`, so they carry every field a real audit has)
 exercise what a real quick run may not produce: an accountant, a budget ceiling, a certified 0, a claim thousands
-of times the exact value, a violation and an error.
+of times the exact value, a violation and an error. The report takes typed rows: a synthetic row is written as JSON
+(:func:`fake_case`, what a checkpoint or a worker holds) and read back with ``CaseResult.from_dict``
+(:func:`case_row`); an audit's numbers are shown from an :class:`~dpverify.interfaces.presentation.AuditView`.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import re
 import pytest
 
 from dpverify.audit import AuditResult
+from dpverify.interfaces.presentation import AuditView, CaseResult
 from dpverify.interfaces.report import (
     LEGEND,
     accountant_figure,
@@ -38,8 +41,17 @@ def fake_audit(**fields) -> dict:
 
 
 def fake_case(case: str, audit: dict | None, error: str | None = None) -> dict:
+    """A suite row as JSON (a checkpoint's record, a worker's answer)."""
     return {"case": case, "sampler": case, "params": {}, "pair": "a pair", "claim": {}, "audit": audit,
             "verdict": "error" if error else audit["verdict"], "seconds": 1.0, "error": error}
+
+
+def case_row(case: str, audit: dict | None, error: str | None = None) -> CaseResult:
+    """The typed row of :func:`fake_case`."""
+    return CaseResult.from_dict(fake_case(case, audit, error))
+
+
+view = AuditView.from_dict
 
 
 ULA = fake_audit(epsilon_claimed=4545.0, epsilon_exact=1.135, epsilon_lower=0.0, verdict="inconclusive",
@@ -53,8 +65,8 @@ NOISY = fake_audit(epsilon_claimed=2.0, epsilon_accountant=1.5, accountant_metho
 BROKEN = fake_audit(epsilon_claimed=0.73, epsilon_accountant=40.0, accountant_method="pld (path; exact up to 1e-4)",
                     budget_ceiling=5.0, epsilon_lower=3.1, verdict="violation",
                     verdict_reason="certified 3.1 > claimed 0.73: the mechanism is not private as claimed on this pair")
-CASES = [fake_case("ula_final", ULA), fake_case("dp_sgld_wang", SGLD), fake_case("noisy_sgd_path", NOISY),
-         fake_case("dp_sgld_broken", BROKEN), fake_case("dp_sgfs", None, error="ValueError: boom")]
+CASES = [case_row("ula_final", ULA), case_row("dp_sgld_wang", SGLD), case_row("noisy_sgd_path", NOISY),
+         case_row("dp_sgld_broken", BROKEN), case_row("dp_sgfs", None, error="ValueError: boom")]
 
 
 def test_times_rounds_to_two_significant_digits():
@@ -63,24 +75,24 @@ def test_times_rounds_to_two_significant_digits():
 
 
 def test_loose_claims_say_how_loose():
-    assert loose_claim_notes("ula_final", ULA) == ["ula_final: claim 4000x the exact value (4545 vs 1.135)"]
+    assert loose_claim_notes("ula_final", view(ULA)) == ["ula_final: claim 4000x the exact value (4545 vs 1.135)"]
     sgld = dict(SGLD, epsilon_claimed=41.0)
-    assert loose_claim_notes("dp_sgld_wang", sgld) == [
+    assert loose_claim_notes("dp_sgld_wang", view(sgld)) == [
         "dp_sgld_wang: claim 100x the accountant's epsilon (41 vs 0.41, pld (path; exact up to 1e-4))"]
-    assert loose_claim_notes("noisy_sgd_path", NOISY) == []  # 2 vs 1.5 is not loose
+    assert loose_claim_notes("noisy_sgd_path", view(NOISY)) == []  # 2 vs 1.5 is not loose
 
 
 def test_audit_cells_show_every_number_and_dash_for_unknown():
-    marks = accountant_marks([SGLD, NOISY, ULA])
+    marks = accountant_marks([view(SGLD), view(NOISY), view(ULA)])
     assert marks == {"pld (path; exact up to 1e-4)": 1, "rdp (balle2020)": 2}
     # claimed, tested (an audit outside the suite tests its claim), accountant, exact, ceiling, certified, ratio
-    assert audit_cells(SGLD, marks) == ["0.73", "0.73", "0.41 [1]", "-", "0.12", "0", "0", "inconclusive"]
-    assert audit_cells(NOISY, marks) == ["2", "2", "1.5 [2]", "-", "1.2", "0.9", "0.45", "consistent"]
-    assert audit_cells(ULA, marks)[:6] == ["4545", "4545", "-", "1.135", "-", "0"]
+    assert audit_cells(view(SGLD), marks) == ["0.73", "0.73", "0.41 [1]", "-", "0.12", "0", "0", "inconclusive"]
+    assert audit_cells(view(NOISY), marks) == ["2", "2", "1.5 [2]", "-", "1.2", "0.9", "0.45", "consistent"]
+    assert audit_cells(view(ULA), marks)[:6] == ["4545", "4545", "-", "1.135", "-", "0"]
     # a suite case: the sampler's claim beside what was tested (its pair's exact epsilon, or a marked bound)
     suite_view = {**ULA, "claim_epsilon": 4545.0, "epsilon_claimed": 1.135, "tested_kind": "exact"}
-    assert audit_cells(suite_view, marks)[:2] == ["4545", "1.135"]
-    assert audit_cells({**suite_view, "tested_kind": "upper bound"}, marks)[1] == "1.135 ub"
+    assert audit_cells(view(suite_view), marks)[:2] == ["4545", "1.135"]
+    assert audit_cells(view({**suite_view, "tested_kind": "upper bound"}), marks)[1] == "1.135 ub"
     assert any("'-' = no closed form" in line for line in LEGEND)
 
 
@@ -104,7 +116,7 @@ def test_rendered_report_shows_verdicts_reasons_and_the_accountant_plot():
 
 
 def test_no_accountant_and_no_exact_value_no_chart():
-    files = render_report([], [fake_case("noisy", fake_audit())], run_id="R", paper_figures=False)
+    files = render_report([], [case_row("noisy", fake_audit())], run_id="R", paper_figures=False)
     assert b"accountant-plot" not in files["report.html"]
 
 
@@ -114,14 +126,15 @@ def test_the_chart_draws_the_theorems_claim_and_the_tested_value_apart():
     (``claim_epsilon``) is the chart's "claimed"; what the audit tested is "tested"."""
     sgnht = {**fake_audit(epsilon_claimed=0.0126, epsilon_accountant=0.011, budget_ceiling=0.02),
              "claim_epsilon": 0.7277, "tested_kind": "upper bound"}
-    rows = [("dp_sgnht", sgnht), ("ula_final", {**ULA, "claim_epsilon": 2179.0, "epsilon_claimed": 1.135})]
+    entries = [("dp_sgnht", sgnht), ("ula_final", {**ULA, "claim_epsilon": 2179.0, "epsilon_claimed": 1.135})]
+    rows = [(name, view(a)) for name, a in entries]
     points = chart_points(rows)
     assert points["dp_sgnht"]["claimed"] == 0.7277 and points["dp_sgnht"]["tested"] == 0.0126
     assert points["ula_final"]["claimed"] == 2179.0 and points["ula_final"]["exact"] == 1.135
     (ax,) = accountant_figure(rows).get_axes()
     drawn = {line.get_label(): sorted(line.get_xdata()) for line in ax.get_lines()}
     assert drawn["claimed (the theorem)"] == [0.7277, 2179.0] and drawn["tested"] == [0.0126, 1.135]
-    page = render_report([], [dict(fake_case("dp_sgnht", sgnht)), dict(fake_case("ula_final", rows[1][1]))],
+    page = render_report([], [case_row("dp_sgnht", sgnht), case_row("ula_final", entries[1][1])],
                          run_id="R", paper_figures=False)["report.html"].decode()
     assert "claimed epsilon (the theorem)</dt><dd>0.7277" in page and "tested epsilon</dt><dd>0.0126 (upper bound)" in page
 
@@ -147,7 +160,7 @@ def test_every_audit_row_has_one_cell_per_header_and_sorts_by_its_own_value():
 
 
 def test_accountant_figure_draws_a_certified_zero_at_the_floor():
-    fig = accountant_figure([("dp_sgld_wang", SGLD), ("noisy_sgd_path", NOISY)])
+    fig = accountant_figure([("dp_sgld_wang", view(SGLD)), ("noisy_sgd_path", view(NOISY))])
     (ax,) = fig.get_axes()
     assert ax.get_xscale() == "log"  # one horizontal row per audit: the chart grows downwards, never sideways
     labels = {line.get_label(): line for line in ax.get_lines()}
@@ -171,11 +184,11 @@ def test_figures_have_one_size_whatever_their_titles_and_rows():
         raw = base64.b64decode(b64)
         return struct.unpack(">II", raw[16:24])  # the PNG IHDR chunk: width, height
 
-    short = size(png(tradeoff_figure(NOISY, "x")))
-    long = size(png(tradeoff_figure(NOISY, "a very long title " * 12)))
+    short = size(png(tradeoff_figure(view(NOISY), "x")))
+    long = size(png(tradeoff_figure(view(NOISY), "a very long title " * 12)))
     assert short == long and 450 <= short[0] <= 560
-    few = size(png(accountant_figure([("a", SGLD), ("b", NOISY)])))
-    many = size(png(accountant_figure([(f"audit_{i}", NOISY) for i in range(40)])))
+    few = size(png(accountant_figure([("a", view(SGLD)), ("b", view(NOISY))])))
+    many = size(png(accountant_figure([(f"audit_{i}", view(NOISY)) for i in range(40)])))
     assert few[0] == many[0] <= 900 and many[1] > few[1]
 
 

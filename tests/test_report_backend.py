@@ -15,6 +15,7 @@ import pytest
 
 from dpverify.interfaces.report import render_report
 from dpverify.interfaces.suite import CaseResult, run_case
+from dpverify.libraries.runner import LibraryResult
 
 #: A small budget: the numbers are not the point, where they were drawn is.
 SAMPLES = 2000
@@ -46,7 +47,7 @@ def test_error_rows_keep_the_backend_they_were_asked_to_run_on_and_library_rows_
     no backend at all (a library audit of ``dpverify audit-library``, numpy only) is given numpy on cpu."""
     failed = CaseResult("dp_sgld_path", "dp_sgld_li", {}, "a pair", {}, None, 0.1, error="RuntimeError: boom",
                         backend="torch", device="cuda:1")
-    library = {"case": "lib.f", "library": "lib", "function": "f", "verdict": "consistent", "audit": None}
+    library = LibraryResult("lib.f", "lib", "1.0", "f", "replace_one", verdict="consistent")
     data, html = _rendered([failed, library])
     assert [(r["backend"], r["device"]) for r in data["audits"]] == [("torch", "cuda:1"), ("numpy", "cpu")]
     assert "<dt>backend</dt><dd>torch on cuda:1</dd>" in html

@@ -28,9 +28,8 @@ KNOWN_FINDINGS = {
 def test_catalogue_standard(library):
     pytest.importorskip(library, reason="needs the peers extra: pip install -e '.[peers]'")
     rows = run_catalogue(load(library).catalogue(), "standard", seed=0)
-    bad = [(r["case"], r["label"], r.get("certified"), r.get("error")) for r in rows
-           if r.get("label") in ("error", "expected, not found")
-           or (r.get("label") == "finding" and r["case"] not in KNOWN_FINDINGS)]
+    bad = [(r.case, r.label, r.certified, r.error) for r in rows
+           if r.label in ("error", "expected, not found") or (r.label == "finding" and r.case not in KNOWN_FINDINGS)]
     assert not bad
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dpverify.calculus.claimed import claimed_epsilon
 from dpverify.calculus.guarantees import ApproxDP
@@ -18,6 +18,7 @@ from dpverify.calculus.releases import SampleSet
 from dpverify.cases.catalogue import AuditCase, get_case
 from dpverify.cases.options import CaseOptions
 from dpverify.cases.reference import ClaimCheck, Reference, claim_check, declared_reference
+from dpverify.vocabulary import RowKind
 
 if TYPE_CHECKING:  # the auditor is imported when a case runs: importing the suite stays cheap
     from dpverify.audit.options import Execution
@@ -73,11 +74,17 @@ def prepare_case(case: AuditCase | str, params: dict | None = None, *, delta: fl
                         accountant, loss)
 
 
-@dataclass
+@dataclass(eq=False)
 class CaseResult:
-    """An audit of a case: the sampler's claim (a typed guarantee), the reference the audit tested, the audit result
-    (an :class:`~dpverify.audit.AuditResult`) and the seed that reproduces it; an error row has ``audit`` None and
-    ``error`` set. :meth:`to_dict` is its JSON form (the reports' rows)."""
+    """An audit of a case, a row of the suite's reports (its kind: ``"suite"``): the case, its sampler, parameters
+    and pair, the sampler's claim (a typed guarantee), the reference the audit tested, the audit result (an
+    :class:`~dpverify.audit.AuditResult`) and the seed that reproduces it, the time it took, whether the case is a
+    known-bad implementation, and the backend and device it ran on; an error row has ``audit`` None and ``error``
+    set. :meth:`to_dict` is its JSON form (the reports' rows); :meth:`from_dict` reads it back (a resumed run's
+    checkpoint, a Dask worker's answer). Two rows are equal when their JSON forms are."""
+
+    #: the row's kind (a report row of the suite)
+    kind: ClassVar[RowKind] = RowKind.SUITE
 
     case: str
     sampler: str
@@ -98,6 +105,10 @@ class CaseResult:
     #: numpy): also on an error row, whose ``audit`` is None
     backend: str = "numpy"
     device: str = "cpu"
+    #: the JSON this row was read from (:meth:`from_dict`; None for a row computed here), which :meth:`to_dict` gives
+    #: back as it was read: the descriptions of the claim, of the reference's guarantee and of a curve-level test have
+    #: no typed form to rebuild here
+    recorded: dict | None = None
 
     @property
     def verdict(self) -> str:
@@ -112,19 +123,36 @@ class CaseResult:
             return False
         return (self.verdict == "violation") == self.known_bad
 
+    @property
+    def claim_epsilon(self) -> float | None:
+        """The claim at the audit's delta: the user's explicit one (``--epsilon``, the claim audited), else the
+        sampler's (None when it says nothing there, or for an error row). A row read back gives the one it recorded
+        (its claim object is not rebuilt whole)."""
+        if self.recorded is not None:
+            value = (self.recorded.get("audit") or {}).get("claim_epsilon")
+            return None if value is None else float(value)  # (a report's "inf" too)
+        if self.reference is not None and self.reference.kind == "given":
+            return self.reference.epsilon
+        if self.claim_check is not None:
+            return self.claim_check.claimed
+        return None if self.audit is None else _claim_at(self.claim, self.audit.delta)
+
+    @property
+    def tested_kind(self) -> str | None:
+        """What the audit tested: the reference's kind ("exact", "upper bound", "claim", "given"; None without one). A
+        row read back gives the one it recorded beside its audit."""
+        if self.recorded is not None:
+            return (self.recorded.get("audit") or {}).get("tested_kind")
+        return None if self.reference is None else self.reference.kind
+
     def _audit_view(self) -> dict:
         """The audit as data, with what the tables show beside it: the claim at the audit's delta (``claim_epsilon``:
         the sampler's, or the user's explicit one), what was tested (``tested_kind``) and the release."""
         out = self.audit.to_dict()
-        claimed = _claim_at(self.claim, out.get("delta"))
-        if self.reference is not None and self.reference.kind == "given":
-            out["claim_epsilon"] = self.reference.epsilon  # the user's own claim (--epsilon) is the claim audited
-        elif self.claim_check is not None:
-            out["claim_epsilon"] = self.claim_check.claimed
-        elif claimed is not None:
-            out["claim_epsilon"] = claimed
-        if self.reference is not None:
-            out["tested_kind"] = self.reference.kind
+        if self.claim_epsilon is not None:
+            out["claim_epsilon"] = self.claim_epsilon
+        if self.tested_kind is not None:
+            out["tested_kind"] = self.tested_kind
         if self.release is not None:
             out["release"] = self.release
         return out
@@ -142,6 +170,9 @@ class CaseResult:
         return out
 
     def to_dict(self) -> dict:
+        """The row as JSON (a row read back: as it was read, :attr:`recorded`)."""
+        if self.recorded is not None:
+            return dict(self.recorded)
         return {
             "case": self.case,
             "sampler": self.sampler,
@@ -160,6 +191,40 @@ class CaseResult:
             "backend": self.backend,
             "device": self.device,
         }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CaseResult) and self.to_dict() == other.to_dict()
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CaseResult:
+        """The row of ``d`` (:meth:`to_dict`, read back), typed as far as this layer can rebuild it: the audit as an
+        :class:`~dpverify.audit.AuditResult` of its recorded numbers (its verdict and mode as their words, its
+        sequential rounds as recorded, no claim object or curve-level test), the reference and the claim check, and
+        the claim as the (epsilon, delta) it states (:class:`~dpverify.calculus.guarantees.ApproxDP`; None for a
+        vacuous one); what has no typed form stays in :attr:`recorded`, which :meth:`to_dict` gives back. A row
+        missing a key (an older report's) gets its default."""
+        from dpverify.audit import AuditResult
+
+        a, ref, check, claim = d.get("audit"), d.get("reference"), d.get("claim_check"), d.get("claim") or {}
+        try:
+            stated = ApproxDP(claim["epsilon"], claim["delta"])
+        except (KeyError, TypeError, ValueError):  # no claim (an error row), or a vacuous one (epsilon = inf)
+            stated = None
+        audit = None
+        if a is not None:
+            names = set(AuditResult.__dataclass_fields__) - {"claim", "curve", "curve_ceiling"}
+            values = {k: v for k, v in a.items() if k in names}
+            values.update(candidates=tuple(a.get("candidates", ())), looks=tuple(a.get("looks", ())))
+            audit = AuditResult(**values)
+        inner = a if isinstance(a, dict) else {}
+        return cls(
+            d["case"], d.get("sampler", d["case"]), dict(d.get("params") or {}), d.get("pair", ""),
+            stated, audit, d.get("seconds", 0.0), error=d.get("error"), known_bad=bool(d.get("known_bad", False)),
+            reference=None if ref is None else Reference(ref.get("guarantee"), ref["kind"], ref["epsilon"],
+                                                         ref["delta"], ref.get("basis", "")),
+            claim_check=None if check is None else ClaimCheck(check["claimed"], check["exact"], check["delta"]),
+            release=d.get("release"), backend=str(d.get("backend", inner.get("backend", "numpy"))),
+            device=str(d.get("device", inner.get("device", "cpu"))), recorded=d)
 
 
 def _claim_at(claim: Any, delta: float | None) -> float | None:

@@ -4,19 +4,30 @@ One vocabulary for all three: the columns (:data:`AUDIT_HEADERS`, :func:`audit_c
 (:data:`LEGEND`), the accountant footnotes, loose claims, the verdict counts, and the status of a whole run
 (:func:`run_status`: PASS or FAIL and what needs attention), which the command line prints last and the HTML report
 shows first.
+
+Everything here takes typed rows (:mod:`dpverify.interfaces.rows`, re-exported here: the suite's
+:class:`~dpverify.cases.CaseResult`, a library's :class:`~dpverify.libraries.runner.LibraryResult`, a
+:class:`~dpverify.interfaces.rows.TheoremRow`) and an audit's numbers as an :class:`AuditView`; a row's kind is its
+type.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence, TypeVar
 
+from dpverify.audit.result import AuditResult
+from dpverify.audit.sequential import Look
 from dpverify.audit.verdicts import fmt_epsilon
+from dpverify.cases import CaseResult
+from dpverify.interfaces.rows import AuditRow, TheoremRow
+from dpverify.libraries.runner import FAILING_LABELS, LibraryResult
 
 __all__ = ["AUDIT_HEADERS", "TESTED_MARKS", "LEGEND", "LOOSE_FACTOR", "times", "number", "accountant_marks", "audit_cells",
-           "Cell", "audit_row", "claimed_epsilon", "tested_epsilon",
+           "Cell", "audit_row", "claimed_epsilon", "tested_epsilon", "AuditView", "audit_view",
            "loose_claim_notes", "legend_lines", "split_known_bad", "known_bad_summary", "summary_counts",
-           "fmt_epsilon", "RunStatus", "Attention", "run_status", "anchor"]
+           "fmt_epsilon", "RunStatus", "Attention", "run_status", "anchor", "FAILING_LABELS", "library_label",
+           "AuditRow", "CaseResult", "LibraryResult", "TheoremRow"]
 
 #: Column headers of an audit row, in order (see :func:`audit_cells` and :data:`LEGEND`).
 AUDIT_HEADERS = ("claimed", "tested", "accountant", "exact", "ceiling", "certified", "ratio", "verdict")
@@ -71,12 +82,102 @@ def number(x: Any) -> float | None:
         return None
 
 
-def accountant_marks(audits: Iterable[dict]) -> dict[str, int]:
+@dataclass(frozen=True)
+class AuditView:
+    """One audit's numbers as every table, chart and details entry shows them (:data:`AUDIT_HEADERS`).
+
+    What was tested (``tested``: the audit's ``epsilon_claimed``, at ``delta``) and how (``tested_kind``, see
+    :data:`TESTED_MARKS`: "exact", "upper bound", "claim", "given"; None outside the suite), the theorem's claim
+    (``claimed``: a suite case's claim at the audit's delta, else what was tested), the accountant's epsilon and its
+    method, the pair's exact epsilon, the budget ceiling, the certified lower bound, the verdict and its reason; the
+    budget (``samples`` per side) and, for a sequential audit, the samples used, the stopping rule and each round's
+    ``(samples, certified)``; the ``seed``, ``confidence``, ``test``, ``event``, ``counts``, ``mode``, the
+    ``tradeoff`` curve and the ``backend``/``device`` the samples were drawn on. Unknown numbers are None.
+
+    Built from a typed audit (:meth:`of`, :func:`audit_view` for a suite row) or, at a JSON boundary, from an audit's
+    report entry (:meth:`from_dict`: the pytest plugin's rows)."""
+
+    tested: float | None
+    delta: Any
+    certified: float | None
+    claimed: float | None = None
+    tested_kind: str | None = None
+    exact: float | None = None
+    accountant: float | None = None
+    accountant_method: str = ""
+    ceiling: float | None = None
+    verdict: str = "-"
+    verdict_reason: str = ""
+    samples: Any = None
+    samples_used: Any = None
+    stopping_rule: str = ""
+    rounds: tuple[tuple[Any, Any], ...] = ()
+    seed: Any = None
+    confidence: Any = None
+    test: Any = None
+    event: Any = None
+    counts: dict = field(default_factory=dict)
+    mode: Any = None
+    tradeoff: dict = field(default_factory=dict)
+    backend: str | None = None
+    device: str | None = None
+
+    @classmethod
+    def of(cls, result: AuditResult, *, claimed: float | None = None, tested_kind: str | None = None) -> AuditView:
+        """The view of ``result``; ``claimed``: the theorem's claim where the audit tested something else (a suite
+        case's ``claim_epsilon``; default: what was tested), ``tested_kind``: what that was."""
+        tested = number(result.epsilon_claimed)
+        return cls(tested=tested, delta=result.delta, certified=number(result.epsilon_lower),
+                   claimed=tested if claimed is None else number(claimed), tested_kind=tested_kind,
+                   exact=number(result.epsilon_exact), accountant=number(result.epsilon_accountant),
+                   accountant_method=result.accountant_method or "", ceiling=number(result.budget_ceiling),
+                   verdict=str(result.verdict), verdict_reason=result.verdict_reason or "", samples=result.samples,
+                   samples_used=result.samples_used, stopping_rule=result.stopping_rule or "",
+                   rounds=tuple(_round(look) for look in result.looks), seed=result.seed,
+                   confidence=result.confidence, test=result.test, event=result.event, counts=result.counts,
+                   mode=str(result.mode), tradeoff=result.tradeoff, backend=result.backend, device=result.device)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AuditView:
+        """The view of an audit's report entry (``AuditResult.to_dict()``, a suite row's audit with its
+        ``claim_epsilon`` and ``tested_kind``, a one-run result's)."""
+        return cls(tested=number(d.get("epsilon_claimed")), delta=d.get("delta"),
+                   certified=number(d.get("epsilon_lower")),
+                   claimed=number(d.get("claim_epsilon", d.get("epsilon_claimed"))), tested_kind=d.get("tested_kind"),
+                   exact=number(d.get("epsilon_exact")), accountant=number(d.get("epsilon_accountant")),
+                   accountant_method=d.get("accountant_method") or "", ceiling=number(d.get("budget_ceiling")),
+                   verdict=str(d.get("verdict", "-")), verdict_reason=d.get("verdict_reason") or "",
+                   samples=d.get("samples"), samples_used=d.get("samples_used"),
+                   stopping_rule=d.get("stopping_rule") or "",
+                   rounds=tuple(_round(look) for look in d.get("looks") or ()), seed=d.get("seed"),
+                   confidence=d.get("confidence"), test=d.get("test"), event=d.get("event"),
+                   counts=d.get("counts") or {}, mode=d.get("mode"), tradeoff=d.get("tradeoff") or {},
+                   backend=d.get("backend"), device=d.get("device"))
+
+
+def _round(look: Look | dict) -> tuple[Any, Any]:
+    """``(samples, certified)`` of one round of a sequential audit: a :class:`~dpverify.audit.sequential.Look`, or
+    its report entry (an audit read back from JSON: :meth:`dpverify.cases.CaseResult.from_dict` may not import the
+    auditor's ``Look``)."""
+    if isinstance(look, Look):
+        return look.samples, look.epsilon_lower
+    return look.get("samples"), look.get("epsilon_lower")
+
+
+def audit_view(row: CaseResult) -> AuditView | None:
+    """The audit of a suite row as the tables show it, with the theorem's claim and what was tested beside it (None
+    for an error row, which has no audit)."""
+    if row.audit is None:
+        return None
+    return AuditView.of(row.audit, claimed=row.claim_epsilon, tested_kind=row.tested_kind)
+
+
+def accountant_marks(audits: Iterable[AuditView | None]) -> dict[str, int]:
     """Footnote number of each distinct accountant method, in order of first appearance."""
     marks: dict[str, int] = {}
     for a in audits:
-        if a and a.get("epsilon_accountant") is not None:
-            marks.setdefault(a.get("accountant_method") or "unspecified", len(marks) + 1)
+        if a is not None and a.accountant is not None:
+            marks.setdefault(a.accountant_method or "unspecified", len(marks) + 1)
     return marks
 
 
@@ -91,76 +192,72 @@ class Cell:
     numeric: bool = True
 
 
-def claimed_epsilon(a: dict) -> float | None:
-    """The theorem's claim of an audit (an ``AuditResult.to_dict()``, or a suite row's audit view): its
-    ``claim_epsilon`` where the row records one, else what was tested (a marker's or a caller's claim is both)."""
-    return number(a.get("claim_epsilon", a.get("epsilon_claimed")))
+def claimed_epsilon(a: AuditView) -> float | None:
+    """The theorem's claim of an audit: a suite case's claim at the audit's delta, else what was tested (a marker's
+    or a caller's claim is both)."""
+    return a.claimed
 
 
-def tested_epsilon(a: dict) -> float | None:
+def tested_epsilon(a: AuditView) -> float | None:
     """What the audit tested the implementation against (the audit's ``epsilon_claimed``: the pair's exact privacy,
     an accountant's upper bound or the claim, see :data:`TESTED_MARKS`)."""
-    return number(a.get("epsilon_claimed"))
+    return a.tested
 
 
-def audit_row(a: dict, marks: dict[str, int]) -> tuple[Cell, ...]:
-    """The :data:`AUDIT_HEADERS` cells of one audit (an ``AuditResult.to_dict()``), one per header, each with the
-    value its column sorts by: claimed the theorem's claim, tested what was tested, ratio = certified / tested."""
-    claimed, tested, lower = claimed_epsilon(a), tested_epsilon(a), number(a.get("epsilon_lower"))
-    acc, exact, ceiling = number(a.get("epsilon_accountant")), number(a.get("epsilon_exact")), number(
-        a.get("budget_ceiling"))
-    acc_text = "-" if acc is None else \
-        f"{fmt_epsilon(acc)} [{marks.get(a.get('accountant_method') or 'unspecified', '?')}]"
+def audit_row(a: AuditView, marks: dict[str, int]) -> tuple[Cell, ...]:
+    """The :data:`AUDIT_HEADERS` cells of one audit, one per header, each with the value its column sorts by:
+    claimed the theorem's claim, tested what was tested, ratio = certified / tested."""
+    claimed, tested, lower = a.claimed, a.tested, a.certified
+    acc, exact, ceiling = a.accountant, a.exact, a.ceiling
+    acc_text = "-" if acc is None else f"{fmt_epsilon(acc)} [{marks.get(a.accountant_method or 'unspecified', '?')}]"
     ratio = None if not tested or lower is None else lower / tested
-    tested_text = fmt_epsilon(tested) + TESTED_MARKS.get(str(a.get("tested_kind", "exact")), "")
-    verdict = str(a.get("verdict", "-"))
+    tested_text = fmt_epsilon(tested) + TESTED_MARKS.get(a.tested_kind or "exact", "")
     cells = (Cell("claimed", fmt_epsilon(claimed), claimed), Cell("tested", tested_text, tested),
              Cell("accountant", acc_text, acc), Cell("exact", fmt_epsilon(exact), exact),
              Cell("ceiling", fmt_epsilon(ceiling), ceiling), Cell("certified", fmt_epsilon(lower), lower),
-             Cell("ratio", "-" if ratio is None else f"{ratio:.3g}", ratio), Cell("verdict", verdict, verdict, False))
+             Cell("ratio", "-" if ratio is None else f"{ratio:.3g}", ratio), Cell("verdict", a.verdict, a.verdict, False))
     assert tuple(c.header for c in cells) == AUDIT_HEADERS
     return cells
 
 
-def samples_text(a: dict) -> str:
-    """The samples per side of an audit (an ``AuditResult.to_dict()``): its budget, or ``used/budget`` for a
-    sequential audit (:mod:`dpverify.audit.sequential`), e.g. ``1250/20000``."""
-    if a.get("stopping_rule"):
-        return f"{a.get('samples_used')}/{a.get('samples')}"
-    return str(a.get("samples"))
+def samples_text(a: AuditView) -> str:
+    """The samples per side of an audit: its budget, or ``used/budget`` for a sequential audit
+    (:mod:`dpverify.audit.sequential`), e.g. ``1250/20000``."""
+    if a.stopping_rule:
+        return f"{a.samples_used}/{a.samples}"
+    return str(a.samples)
 
 
-def samples_used(a: dict) -> float | None:
+def samples_used(a: AuditView) -> float | None:
     """The outputs per side an audit drew (its budget for a fixed audit): what the samples column sorts by."""
-    return number(a.get("samples_used") or a.get("samples"))
+    return number(a.samples_used or a.samples)
 
 
-def sequential_text(a: dict) -> str | None:
+def sequential_text(a: AuditView) -> str | None:
     """One line on a sequential audit's stop, e.g. ``violation after round 1 of 4 (1250 of 20000 samples per
     side)``; None for a fixed audit."""
-    rule = a.get("stopping_rule")
-    if not rule:
+    if not a.stopping_rule:
         return None
-    looks = a.get("looks") or []
-    rounds = ", ".join(f"{look.get('samples')}: {fmt_epsilon(look.get('epsilon_lower'))}" for look in looks)
-    return (f"stopped by {rule} after {len(looks)} round{'s' if len(looks) != 1 else ''} "
-            f"({a.get('samples_used')} of {a.get('samples')} samples per side; certified per round {rounds})")
+    rounds = ", ".join(f"{samples}: {fmt_epsilon(lower)}" for samples, lower in a.rounds)
+    n = len(a.rounds)
+    return (f"stopped by {a.stopping_rule} after {n} round{'s' if n != 1 else ''} "
+            f"({a.samples_used} of {a.samples} samples per side; certified per round {rounds})")
 
 
-def audit_cells(a: dict, marks: dict[str, int]) -> list[str]:
+def audit_cells(a: AuditView, marks: dict[str, int]) -> list[str]:
     """The texts of :func:`audit_row` (for the CLI tables)."""
     return [c.text for c in audit_row(a, marks)]
 
 
-def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[str]:
+def loose_claim_notes(name: str, a: AuditView, factor: float = LOOSE_FACTOR) -> list[str]:
     """Sentences for a claim at least ``factor`` times the exact or the accountant's epsilon, e.g. ``ula_final: claim
     4000x the exact value (4545 vs 1.135)``: such a claim cannot be contradicted by any audit of this pair."""
     notes: list[str] = []
-    claimed = claimed_epsilon(a)
+    claimed = a.claimed
     if claimed is None or not math.isfinite(claimed):
         return notes
-    for key, what in (("epsilon_exact", "the exact value"), ("epsilon_accountant", "the accountant's epsilon")):
-        ref = number(a.get(key))
+    for ref, what, method in ((a.exact, "the exact value", ""),
+                              (a.accountant, "the accountant's epsilon", a.accountant_method)):
         if ref is None or not math.isfinite(ref):
             continue
         if ref <= 0:
@@ -168,9 +265,8 @@ def loose_claim_notes(name: str, a: dict, factor: float = LOOSE_FACTOR) -> list[
                 notes.append(f"{name}: claim {fmt_epsilon(claimed)} while {what} is 0")
             continue
         if claimed / ref >= factor:
-            method = f", {a.get('accountant_method')}" if key == "epsilon_accountant" and a.get("accountant_method") else ""
             notes.append(f"{name}: claim {times(claimed / ref)}x {what} ({fmt_epsilon(claimed)} vs "
-                         f"{fmt_epsilon(ref)}{method})")
+                         f"{fmt_epsilon(ref)}{f', {method}' if method else ''})")
     return notes
 
 
@@ -182,14 +278,18 @@ def legend_lines(marks: dict) -> list[str]:
     return lines
 
 
-def split_known_bad(audits: list[dict]) -> tuple[list[dict], list[dict]]:
-    """``(regular, known_bad)``: known-bad cases (deliberately broken implementations, :mod:`dpverify.interfaces.suite`) pass
-    when their violation is found, so they are counted apart from the verdicts of the other audits."""
-    return [r for r in audits if not r.get("known_bad")], [r for r in audits if r.get("known_bad")]
+_Row = TypeVar("_Row", bound=AuditRow)
 
 
-def known_bad_summary(known_bad: list[dict]) -> str:
-    flagged = sum(bool(r.get("passed")) for r in known_bad)
+def split_known_bad(audits: Sequence[_Row]) -> tuple[list[_Row], list[_Row]]:
+    """``(regular, known_bad)``: known-bad cases (deliberately broken implementations, :mod:`dpverify.interfaces.suite`,
+    and a library's documented leaks) pass when their violation is found, so they are counted apart from the
+    verdicts of the other audits."""
+    return [r for r in audits if not r.known_bad], [r for r in audits if r.known_bad]
+
+
+def known_bad_summary(known_bad: Sequence[AuditRow]) -> str:
+    flagged = sum(bool(r.passed) for r in known_bad)
     return f"known-bad implementations: {flagged}/{len(known_bad)} flagged"
 
 
@@ -238,67 +338,64 @@ def anchor(kind: str, ident: str) -> str:
     return f"{kind}-{safe}"
 
 
-#: Library-audit labels that fail a run (:func:`dpverify.libraries.runner.failed`).
-FAILING_LABELS = ("finding", "error", "expected, not found")
+def library_label(r: LibraryResult) -> str:
+    """A library row's label, else its verdict ("-" for neither)."""
+    return r.label or r.verdict or "-"
 
 
-def run_status(theorem_rows: Iterable[dict], audits: Iterable[dict]) -> RunStatus:
-    """The status of a run from its theorem rows and its audit rows (suite cases ``CaseResult.to_dict()`` or library
-    rows of :mod:`dpverify.libraries.runner`), with every item that needs attention, in page order."""
+def run_status(theorem_rows: Iterable[TheoremRow], audits: Iterable[AuditRow]) -> RunStatus:
+    """The status of a run from its theorem rows and its audit rows (suite cases, :class:`~dpverify.cases.CaseResult`,
+    or library functions, :class:`~dpverify.libraries.runner.LibraryResult`: told apart by their type), with every
+    item that needs attention, in page order."""
     theorem_rows, audits = list(theorem_rows), list(audits)
-    library = [r for r in audits if r.get("library")]
-    suite = [r for r in audits if not r.get("library")]
+    library = [r for r in audits if isinstance(r, LibraryResult)]
+    suite = [r for r in audits if isinstance(r, CaseResult)]
     regular, known_bad = split_known_bad(suite)
-    counts = summary_counts(r.get("verdict") or "error" for r in regular)
+    counts = summary_counts(r.verdict or "error" for r in regular)
     labels: dict[str, int] = {}
-    for r in library:
-        label = r.get("label") or r.get("verdict") or "-"
-        labels[label] = labels.get(label, 0) + 1
-    attention = (_theorem_attention(theorem_rows) + _audit_attention(regular, known_bad)
-                 + _library_attention(library))
+    for lib in library:
+        labels[library_label(lib)] = labels.get(library_label(lib), 0) + 1
+    attention = (_theorem_attention(theorem_rows) + _audit_attention(suite) + _library_attention(library))
     return RunStatus(failed=bool(attention), theorems=len(theorem_rows),
-                     theorems_failed=sum(r.get("status") != "passed" for r in theorem_rows), counts=counts,
-                     known_bad=len(known_bad), known_bad_flagged=sum(bool(r.get("passed")) for r in known_bad),
+                     theorems_failed=sum(not r.passed for r in theorem_rows), counts=counts,
+                     known_bad=len(known_bad), known_bad_flagged=sum(bool(r.passed) for r in known_bad),
                      library_labels=labels, attention=tuple(attention))
 
 
-def _theorem_attention(theorem_rows: list[dict]) -> list[Attention]:
+def _theorem_attention(theorem_rows: list[TheoremRow]) -> list[Attention]:
     """A failed theorem check, with the names of its failed checks."""
     out = []
     for r in theorem_rows:
-        if r.get("status") != "passed":
-            names = ", ".join(c["name"] for c in r.get("checks", []) if not c.get("passed"))
-            out.append(Attention("theorem", r["id"], f"theorem {r['id']}: failed checks {names or '-'}",
-                                 anchor("theorem", r["id"])))
+        if not r.passed:
+            names = ", ".join(r.failed_checks)
+            out.append(Attention("theorem", r.id, f"theorem {r.id}: failed checks {names or '-'}",
+                                 anchor("theorem", r.id)))
     return out
 
 
-def _reason(r: dict) -> str:
-    return r.get("error") or (r.get("audit") or {}).get("verdict_reason") or "-"
+def _reason(r: CaseResult) -> str:
+    return r.error or (r.audit.verdict_reason if r.audit is not None else "") or "-"
 
 
-def _audit_attention(regular: list[dict], known_bad: list[dict]) -> list[Attention]:
+def _audit_attention(suite: list[CaseResult]) -> list[Attention]:
     """A violation or an error of a regular audit; a known-bad implementation that was not flagged."""
     out = []
-    for r in regular:
-        verdict = r.get("verdict") or "error"
-        if verdict in ("violation", "error"):
-            out.append(Attention(verdict, r["case"], f"{r['case']} ({verdict}): {_reason(r)}",
-                                 anchor("audit", r["case"])))
-    for r in known_bad:
-        if not r.get("passed"):
-            out.append(Attention("known-bad not flagged", r["case"],
-                                 f"{r['case']} (known-bad, NOT flagged): {_reason(r)}", anchor("audit", r["case"])))
+    for r in suite:
+        if not r.known_bad and r.verdict in ("violation", "error"):
+            out.append(Attention(r.verdict, r.case, f"{r.case} ({r.verdict}): {_reason(r)}", anchor("audit", r.case)))
+    for r in suite:
+        if r.known_bad and not r.passed:
+            out.append(Attention("known-bad not flagged", r.case,
+                                 f"{r.case} (known-bad, NOT flagged): {_reason(r)}", anchor("audit", r.case)))
     return out
 
 
-def _library_attention(library: list[dict]) -> list[Attention]:
+def _library_attention(library: list[LibraryResult]) -> list[Attention]:
     """A library audit whose label fails a run (:data:`FAILING_LABELS`)."""
     out = []
     for r in library:
-        label = r.get("label") or r.get("verdict") or "-"
+        label = library_label(r)
         if label in FAILING_LABELS:
-            case = r.get("case", "")
-            out.append(Attention(label, case, f"{case} ({label}): {r.get('error') or r.get('verdict', '')}",
-                                 anchor("library", case)))
+            out.append(Attention(label, r.case, f"{r.case} ({label}): {r.error or r.verdict}",
+                                 anchor("library", r.case)))
     return out

@@ -457,25 +457,29 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
 
 
 def _print_audits(terminalreporter, config: pytest.Config, rows: list[dict]) -> None:
-    """The session's audit table, its verdict counts, the audits that need a look, loose claims and the legend."""
-    from dpverify.interfaces.presentation import AUDIT_HEADERS, LEGEND, accountant_marks, audit_cells, samples_text, loose_claim_notes, summary_counts
+    """The session's audit table, its verdict counts, the audits that need a look, loose claims and the legend.
+    ``rows``: the session's report rows (JSON: this process's and those the xdist workers sent), each read as an
+    :class:`~dpverify.interfaces.presentation.AuditView` here."""
+    from dpverify.interfaces.presentation import (AUDIT_HEADERS, LEGEND, AuditView, accountant_marks, audit_cells,
+                                                  loose_claim_notes, samples_text, summary_counts)
 
-    marks = accountant_marks(rows)
+    audits = [(str(r.get("name", "")), AuditView.from_dict(r), float(r.get("wall_time") or 0.0)) for r in rows]
+    marks = accountant_marks(a for _, a, _ in audits)
     headers = ["audit", *AUDIT_HEADERS, "samples", "time [s]"]
-    table = [[r["name"], *audit_cells(r, marks), samples_text(r), f"{r.get('wall_time', 0.0):.2f}"] for r in rows]
+    table = [[name, *audit_cells(a, marks), samples_text(a), f"{seconds:.2f}"] for name, a, seconds in audits]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(headers)]
     terminalreporter.section("dpverify audits")
     terminalreporter.write_line("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
     for t in table:
         terminalreporter.write_line("  ".join(v.ljust(w) for v, w in zip(t, widths)))
-    counts = summary_counts(r["verdict"] for r in rows)
+    counts = summary_counts(a.verdict for _, a, _ in audits)
     terminalreporter.write_line(f"{len(rows)} audits: {counts['consistent']} consistent, {counts['inconclusive']} "
                                 f"inconclusive at their budget, {counts['violation']} violations")
-    for r in rows:
-        if r["verdict"] != "consistent":
-            terminalreporter.write_line(f"  {r['name']} ({r['verdict']}): {r.get('verdict_reason') or '-'}")
-    for r in rows:
-        for note in loose_claim_notes(r["name"], r):
+    for name, a, _ in audits:
+        if a.verdict != "consistent":
+            terminalreporter.write_line(f"  {name} ({a.verdict}): {a.verdict_reason or '-'}")
+    for name, a, _ in audits:
+        for note in loose_claim_notes(name, a):
             terminalreporter.write_line(f"  loose claim: {note}")
     if marks:
         terminalreporter.write_line("  accountant methods: " + "; ".join(f"[{n}] {m}" for m, n in marks.items()))

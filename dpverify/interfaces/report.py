@@ -13,6 +13,11 @@ the same run id, so the file can be mailed or archived alone.
 How an audit's numbers are presented (columns, legend, footnotes, loose claims) is shared with the CLI and the pytest
 plugin: :mod:`dpverify.interfaces.presentation`, re-exported here.
 
+The rows stay typed until here (:mod:`dpverify.interfaces.rows`: a suite case's
+:class:`~dpverify.cases.CaseResult`, a library function's :class:`~dpverify.libraries.runner.LibraryResult`, a
+theorem's :class:`~dpverify.interfaces.rows.TheoremRow`): :func:`render_report` is where they become JSON (each
+row's ``to_dict``), and the HTML page is drawn from the typed rows.
+
 Writing (:func:`write_report`): the files are rendered completely, then published together through
 :class:`dpverify.interfaces.files.RunDirectory` -- one atomic symlink switch -- so a report directory never shows a
 ``report.json`` of one run beside a ``report.html`` of another, whenever the process is killed, and concurrent
@@ -24,7 +29,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable, Sequence
 
 from dpverify import __version__
 from dpverify.interfaces.files import Run, RunDirectory, jsonable, write_atomic, write_json_atomic
@@ -45,7 +50,8 @@ from dpverify.interfaces.presentation import (
 )
 from dpverify.interfaces.report_figures import accountant_figure, chart_points, figure_paper, tradeoff_figure
 from dpverify.interfaces.report_figures import paper_figures as paper_figures_of
-from dpverify.interfaces.report_html import page
+from dpverify.interfaces.report_html import RunInfo, page
+from dpverify.interfaces.rows import AuditRow, CaseResult, LibraryResult, TheoremRow
 
 __all__ = ["write_report", "render_report", "write_atomic", "write_json_atomic", "tradeoff_figure",
            "accountant_figure", "chart_points", "figure_paper", "fmt_epsilon", "AUDIT_HEADERS", "audit_cells", "accountant_marks",
@@ -53,38 +59,50 @@ __all__ = ["write_report", "render_report", "write_atomic", "write_json_atomic",
            "known_bad_summary"]
 
 
-def _audit_dict(a: Any) -> dict:
-    """An audit row as plain data, with the ``backend`` and ``device`` its numbers were drawn on at the top level:
-    the row's own (a suite case records them, error rows too), else its audit's; a row that records neither (a
-    library audit: ``dpverify audit-library`` runs on numpy only) is "numpy" on "cpu"."""
-    row = a.to_dict() if hasattr(a, "to_dict") else dict(a)
-    audit = row.get("audit")
-    inner: dict = audit if isinstance(audit, dict) else row
-    for key, default in (("backend", "numpy"), ("device", "cpu")):
-        row.setdefault(key, inner.get(key, default))
-    return row
+def _audit_dict(row: AuditRow) -> dict:
+    """An audit row as JSON (its ``to_dict``), with the ``backend`` and ``device`` its numbers were drawn on at the
+    top level: the row's own (a suite case records them, error rows too); a library audit's are its final audit's
+    (``dpverify audit-library`` runs on numpy only: "numpy" on "cpu")."""
+    if not isinstance(row, (CaseResult, LibraryResult)):
+        raise TypeError(f"a report's audit rows are CaseResult or LibraryResult (JSON read back: their from_dict); "
+                        f"got {type(row).__name__}")
+    out = row.to_dict()
+    out.setdefault("backend", row.backend)
+    out.setdefault("device", row.device)
+    return out
 
 
-def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dict | None = None, *,
+def _theorem_dict(row: TheoremRow) -> dict:
+    if not isinstance(row, TheoremRow):
+        raise TypeError(f"a report's theorem rows are TheoremRow (JSON read back: TheoremRow.from_dict); got "
+                        f"{type(row).__name__}")
+    return row.to_dict()
+
+
+def render_report(theorem_rows: Sequence[TheoremRow], audits: Iterable[AuditRow], settings: dict | None = None, *,
                   run_id: str, resumed: bool = False, paper_figures: bool | Iterable[str] = True) -> dict[str, bytes]:
     """The report's files, rendered in memory: ``{"report.json": ..., "report.html": ...}``, both naming ``run_id``.
 
+    ``theorem_rows``: :class:`~dpverify.interfaces.rows.TheoremRow`; ``audits``: suite cases
+    (:class:`~dpverify.cases.CaseResult`) and library functions (:class:`~dpverify.libraries.runner.LibraryResult`).
     ``paper_figures``: True for every bound-curve figure of the catalogue, False for none, or the paper keys whose
     figures to draw (``dpverify verify`` passes the papers of the theorems it checked)."""
-    audit_dicts = [_audit_dict(a) for a in audits]
+    theorem_rows, audits = list(theorem_rows), list(audits)
+    theorem_dicts, audit_dicts = [_theorem_dict(r) for r in theorem_rows], [_audit_dict(a) for a in audits]
+    regular, known_bad = split_known_bad(audits)
+    run = RunInfo(run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"), __version__, bool(resumed), jsonable(settings or {}))
     payload = jsonable({
-        "run_id": run_id,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "dpverify_version": __version__,
-        "resumed": bool(resumed),
-        "settings": settings or {},
-        "summary": {"status": run_status(theorem_rows, audit_dicts).word,
+        "run_id": run.run_id,
+        "created": run.created,
+        "dpverify_version": run.version,
+        "resumed": run.resumed,
+        "settings": run.settings,
+        "summary": {"status": run_status(theorem_rows, audits).word,
                     "theorems": len(theorem_rows),
-                    "theorems_failed": sum(r.get("status") != "passed" for r in theorem_rows),
-                    "audits": summary_counts(a.get("verdict") or "error" for a in split_known_bad(audit_dicts)[0]),
-                    "known_bad": {"flagged": sum(bool(a.get("passed")) for a in split_known_bad(audit_dicts)[1]),
-                                  "total": len(split_known_bad(audit_dicts)[1])}},
-        "theorems": theorem_rows,
+                    "theorems_failed": sum(not r.passed for r in theorem_rows),
+                    "audits": summary_counts(a.verdict or "error" for a in regular),
+                    "known_bad": {"flagged": sum(bool(a.passed) for a in known_bad), "total": len(known_bad)}},
+        "theorems": theorem_dicts,
         "audits": audit_dicts,
     })
     if paper_figures is True:
@@ -96,11 +114,11 @@ def render_report(theorem_rows: list[dict], audits: Iterable[Any], settings: dic
         figs = paper_figures_of(papers) if papers else []
     return {
         "report.json": json.dumps(payload, indent=2, allow_nan=False).encode(),
-        "report.html": page(payload, figs).encode(),
+        "report.html": page(run, theorem_rows, audits, figs).encode(),
     }
 
 
-def write_report(directory: str | os.PathLike, theorem_rows: list[dict], audits: Iterable[Any],
+def write_report(directory: str | os.PathLike, theorem_rows: Sequence[TheoremRow], audits: Iterable[AuditRow],
                  settings: dict | None = None, paper_figures: bool | Iterable[str] = True, run: Run | None = None,
                  report_dir: RunDirectory | None = None, overwrite: bool = False) -> list[Path]:
     """Render ``report.json`` and ``report.html`` and publish them into ``directory`` together; returns their paths.

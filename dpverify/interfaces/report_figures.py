@@ -23,7 +23,7 @@ from typing import Iterable
 
 import numpy as np
 
-from dpverify.interfaces.presentation import claimed_epsilon, number, tested_epsilon
+from dpverify.interfaces.presentation import AuditView
 
 __all__ = ["png", "tradeoff_figure", "accountant_figure", "chart_points", "CHART_SERIES", "figure_paper", "paper_figures", "TRADEOFF_SIZE",
            "DPI"]
@@ -82,9 +82,9 @@ def _dp_region_boundary(eps: float, delta: float, alpha):
     return np.maximum.reduce([np.zeros_like(alpha), 1 - delta - e * alpha, (1 - delta - alpha) / e])
 
 
-def _event_point(audit: dict) -> tuple[float, float] | None:
+def _event_point(audit: AuditView) -> tuple[float, float] | None:
     """(alpha, beta) of the certified event, oriented so the event is more likely under M(D)."""
-    c = audit.get("counts") or {}
+    c = audit.counts
     n = c.get("n_estimation")
     if not n:
         return None
@@ -112,7 +112,7 @@ def _title(text: str, lines: int = 2) -> str:
     return "\n".join(wrapped)
 
 
-def tradeoff_figure(audit: dict, title: str):
+def tradeoff_figure(audit: AuditView, title: str):
     """The trade-off plane of one audit (type I error alpha = P[M(D') in S] against type II error beta = P[M(D) not
     in S]) with the region (epsilon, delta)-DP allows, beta >= max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta -
     alpha)) (Kairouz, Oh, Viswanath 2015, Thm 2.1; Dong, Roth, Su 2022, Prop. 2.5), drawn for the tested epsilon
@@ -121,24 +121,24 @@ def tradeoff_figure(audit: dict, title: str):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=TRADEOFF_SIZE, layout="constrained")
     a = np.linspace(0, 1, 401)
-    delta = float(audit["delta"])
-    tested_eps = float(audit["epsilon_claimed"])  # what the audit tested (see tested_epsilon)
+    delta = float(audit.delta)
+    tested_eps = math.nan if audit.tested is None else audit.tested  # what the audit tested
     tested = _dp_region_boundary(tested_eps, delta, a)
     ax.fill_between(a, 0, tested, color="tab:red", alpha=0.15,
                     label=f"excluded by the tested eps = {tested_eps:.3g}")
     ax.plot(a, tested, color="tab:red", lw=1)
-    claimed_eps = claimed_epsilon(audit)
+    claimed_eps = audit.claimed
     if claimed_eps is not None and math.isfinite(claimed_eps) and claimed_eps != tested_eps:
         ax.plot(a, _dp_region_boundary(claimed_eps, delta, a), color="tab:red", ls="-.", lw=1,
                 label=f"boundary at the claimed (theorem) eps = {claimed_eps:.3g}")
-    lower = float(audit["epsilon_lower"])
+    lower = math.nan if audit.certified is None else audit.certified
     ax.plot(a, _dp_region_boundary(lower, delta, a), color="tab:blue", ls="--", lw=1,
             label=f"boundary at the certified eps = {lower:.3g}")
-    exact = number(audit.get("epsilon_exact"))
+    exact = audit.exact
     if exact is not None and math.isfinite(exact):
         ax.plot(a, _dp_region_boundary(exact, delta, a), color="k", ls=":", lw=1,
                 label=f"boundary at the exact pair eps = {exact:.3g}")
-    curve = audit.get("tradeoff")
+    curve = audit.tradeoff
     if curve and curve.get("alpha"):
         ca, cb = np.asarray(curve["alpha"], dtype=float), np.asarray(curve["beta"], dtype=float)
         ax.plot(ca, cb, color="tab:green", lw=1.5, label="empirical trade-off of the chosen test")
@@ -160,20 +160,19 @@ CHART_SERIES = (("claimed", "claimed (the theorem)", "tab:red", "o"), ("tested",
                 ("ceiling", "budget ceiling", "tab:orange", "^"), ("certified", "certified", "tab:blue", "D"))
 
 
-def chart_points(rows: list[tuple[str, dict]]) -> dict[str, dict[str, float | None]]:
+def chart_points(rows: list[tuple[str, AuditView]]) -> dict[str, dict[str, float | None]]:
     """The numbers :func:`accountant_figure` draws, per audit name: ``claimed`` (the theorem's claim,
     :func:`~dpverify.interfaces.presentation.claimed_epsilon`), ``tested`` (what the audit tested), ``accountant``,
     ``exact``, ``ceiling`` and ``certified`` (None where unknown). The report embeds them beside the chart, so that
     what is drawn can be checked against the table."""
-    return {name: {"claimed": claimed_epsilon(a), "tested": tested_epsilon(a),
-                   "accountant": number(a.get("epsilon_accountant")), "exact": number(a.get("epsilon_exact")),
-                   "ceiling": number(a.get("budget_ceiling")), "certified": number(a.get("epsilon_lower"))}
+    return {name: {"claimed": a.claimed, "tested": a.tested, "accountant": a.accountant, "exact": a.exact,
+                   "ceiling": a.ceiling, "certified": a.certified}
             for name, a in rows}
 
 
-def accountant_figure(rows: list[tuple[str, dict]]):
+def accountant_figure(rows: list[tuple[str, AuditView]]):
     """Claimed / tested / accountant / exact / budget ceiling / certified epsilon per audit (rows of ``(name, audit
-    dict)``, those with an accountant or an exact value), from :func:`chart_points`, one horizontal row per audit on a
+    view)``, those with an accountant or an exact value), from :func:`chart_points`, one horizontal row per audit on a
     log-scale epsilon axis: 8 inches wide whatever the number of audits, a third of an inch taller per audit. A
     certified 0 cannot sit on a log axis: it is drawn as a left-pointing triangle at the floor of the axis, and its
     label says so."""

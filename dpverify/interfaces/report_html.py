@@ -27,18 +27,21 @@ import base64
 import hashlib
 import html
 import json
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
 
+from dpverify.cases import CaseResult
 from dpverify.interfaces.files import jsonable
 from dpverify.interfaces.presentation import (
     AUDIT_HEADERS,
     LEGEND,
+    AuditView,
     Cell,
     RunStatus,
     accountant_marks,
     anchor,
     audit_row,
-    claimed_epsilon,
+    audit_view,
     fmt_epsilon,
     known_bad_summary,
     loose_claim_notes,
@@ -49,12 +52,12 @@ from dpverify.interfaces.presentation import (
     sequential_text,
     split_known_bad,
     summary_counts,
-    tested_epsilon,
 )
 from dpverify.interfaces.report_figures import accountant_figure, chart_points, png, tradeoff_figure
-from dpverify.libraries.runner import ledger_text
+from dpverify.interfaces.rows import AuditRow, TheoremRow
+from dpverify.libraries.runner import LibraryResult, ledger_text
 
-__all__ = ["page", "CSS", "SCRIPT", "content_security_policy", "FILTERS"]
+__all__ = ["page", "RunInfo", "CSS", "SCRIPT", "content_security_policy", "FILTERS"]
 
 esc = html.escape
 
@@ -203,13 +206,29 @@ def content_security_policy(script: str = SCRIPT) -> str:
     return f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
 
 
-def page(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
-    """The whole HTML page of a report ``payload`` (the content of ``report.json``) and its catalogue figures."""
-    run_id = payload["run_id"]
-    theorem_rows, audits = payload["theorems"], payload["audits"]
+@dataclass(frozen=True)
+class RunInfo:
+    """What the page says about the run: its id, when the report was created, the dpverify version, whether it was
+    resumed after an interruption, and its settings (plain data, as ``report.json`` records them)."""
+
+    run_id: str
+    created: str = ""
+    version: str = ""
+    resumed: bool = False
+    settings: dict = field(default_factory=dict)
+
+
+#: A suite row with its audit as the tables show it (None for an error row).
+_Suite = tuple[CaseResult, AuditView | None]
+
+
+def page(run: RunInfo, theorem_rows: Sequence[TheoremRow], audits: Sequence[AuditRow],
+         paper_figs: list[tuple[str, str, str]]) -> str:
+    """The whole HTML page of a report: the run, its theorem rows, its audit rows (suite cases and library
+    functions, told apart by their type) and its catalogue figures."""
     status = run_status(theorem_rows, audits)
-    library = [r for r in audits if isinstance(r, dict) and r.get("library")]
-    suite = [r for r in audits if not (isinstance(r, dict) and r.get("library"))]
+    library = [r for r in audits if isinstance(r, LibraryResult)]
+    suite: list[_Suite] = [(r, audit_view(r)) for r in audits if isinstance(r, CaseResult)]
     sections = [("audits", "Audits", bool(suite)), ("audit-details", "Audit details", bool(suite)),
                 ("libraries", "Library audits", bool(library)), ("theorems", "Theorem checks", bool(theorem_rows)),
                 ("paper-figures", "Bound curves", bool(paper_figs)), ("run", "Run details", True)]
@@ -217,10 +236,11 @@ def page(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<meta http-equiv='Content-Security-Policy' content=\"{content_security_policy()}\">",
-        f"<meta name='dpverify-run-id' content='{esc(run_id)}'>",
+        f"<meta name='dpverify-run-id' content='{esc(run.run_id)}'>",
         "<link rel='icon' href='data:,'>",
-        f"<title>{status.word}: dpverify report {esc(run_id)}</title><style>{CSS}</style></head><body><main>",
-        _headline(status, theorem_rows, suite, library, [(k, t) for k, t, present in sections if present]),
+        f"<title>{status.word}: dpverify report {esc(run.run_id)}</title><style>{CSS}</style></head><body><main>",
+        _headline(status, theorem_rows, [r for r, _ in suite], library,
+                  [(k, t) for k, t, present in sections if present]),
     ]
     if suite:
         parts.append(_audit_section(suite))
@@ -236,15 +256,15 @@ def page(payload: dict, paper_figs: list[tuple[str, str, str]]) -> str:
             parts.append(f"<figure class='paper'>{img}<figcaption><b>{esc(name)}</b>: {esc(caption)}</figcaption>"
                          "</figure>")
         parts.append("</section>")
-    parts.append(_run_section(payload))
+    parts.append(_run_section(run))
     parts.append(f"</main><script>{SCRIPT}</script></body></html>")
     return "\n".join(parts)
 
 
 # -- the headline -------------------------------------------------------------------------------------------------
 
-def _headline(status: RunStatus, theorem_rows: list, suite: list, library: list,
-              sections: list[tuple[str, str]]) -> str:
+def _headline(status: RunStatus, theorem_rows: Sequence[TheoremRow], suite: list[CaseResult],
+              library: list[LibraryResult], sections: list[tuple[str, str]]) -> str:
     cls = "fail" if status.failed else "pass"
     counts = []
     if theorem_rows:
@@ -281,8 +301,8 @@ def _headline(status: RunStatus, theorem_rows: list, suite: list, library: list,
 
 # -- audits -------------------------------------------------------------------------------------------------------
 
-def _filter_key(r: dict) -> str:
-    return "known-bad" if r.get("known_bad") else (r.get("verdict") or "error")
+def _filter_key(r: CaseResult) -> str:
+    return "known-bad" if r.known_bad else (r.verdict or "error")
 
 
 #: The audit table's columns after the name: (header, sort type); the numbers sort as numbers ('-' last). Every row
@@ -291,30 +311,31 @@ _EXTRA_COLUMNS = (("reason", "text"), ("samples", "num"), ("seed", "num"), ("tes
 _COLUMNS = tuple((h, "text" if h == "verdict" else "num") for h in AUDIT_HEADERS) + _EXTRA_COLUMNS
 
 
-def _audit_section(audits: list[dict]) -> str:
+def _audit_section(suite: list[_Suite]) -> str:
     """The audits: their counts, the controls, the table (one row per audit), its legend and notes, and the chart."""
-    marks = accountant_marks(r.get("audit") or {} for r in audits)
+    marks = accountant_marks(view for _, view in suite)
+    rows = [r for r, _ in suite]
     headers = [("audit", "text")] + list(_COLUMNS)
     head = "".join(f"<th data-type='{t}'{' class=wide' if h == 'reason' else ''}><button type='button'>{esc(h)}"
                    "</button></th>" for h, t in headers)
-    parts = ["<section id='audits'><h2>Audits</h2>", _audit_summary(audits),
+    parts = ["<section id='audits'><h2>Audits</h2>", _audit_summary(rows),
              "<p>A correct sampler and a sound auditor give claimed &ge; accountant &ge; exact &ge; certified, and "
              "certified &le; ceiling up to sampling error. Click a column to sort; click an audit for its details.</p>",
-             _audit_controls(audits, headers),
+             _audit_controls(rows, headers),
              "<p id='audit-narrow-note'>In a narrow window, consistent audits and flagged known-bad implementations "
              "show one line (claimed, certified, verdict); click a name for every number.</p>",
              f"<table id='audit-table' class='cards'><thead><tr>{head}</tr></thead><tbody>"]
-    parts += [_audit_row(order, r, marks) for order, r in enumerate(audits)]
+    parts += [_audit_row(order, r, view, marks) for order, (r, view) in enumerate(suite)]
     parts.append("</tbody></table>")
-    parts.append(_audit_legend(audits, marks))
-    parts.append(_audit_chart(audits))
+    parts.append(_audit_legend(suite, marks))
+    parts.append(_audit_chart(suite))
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
 
 
-def _audit_summary(audits: list[dict]) -> str:
+def _audit_summary(audits: list[CaseResult]) -> str:
     regular, known_bad = split_known_bad(audits)
-    counts = summary_counts(r.get("verdict") or "error" for r in regular)
+    counts = summary_counts(r.verdict or "error" for r in regular)
     bad = (f"; {esc(known_bad_summary(known_bad))} (deliberately broken; each must be a violation)" if known_bad
            else "")
     return (f"<p id='audit-summary'>{len(regular)} audits: {counts['consistent']} consistent, "
@@ -322,7 +343,7 @@ def _audit_summary(audits: list[dict]) -> str:
             f"{counts['error']} errors{bad}.</p>")
 
 
-def _audit_controls(audits: list[dict], headers: list[tuple[str, str]]) -> str:
+def _audit_controls(audits: list[CaseResult], headers: list[tuple[str, str]]) -> str:
     """The verdict filters (those present), the name filter and the "sort by" list (every column, both ways)."""
     options = "".join(f"<option value='{i}:{d}'>{esc(h)} ({'high first' if d == 'desc' else 'low first'})</option>"
                       for i, (h, _) in enumerate(headers) for d in ("asc", "desc"))
@@ -335,23 +356,23 @@ def _audit_controls(audits: list[dict], headers: list[tuple[str, str]]) -> str:
             "<span id='audit-shown'></span></div>")
 
 
-def _audit_legend(audits: list[dict], marks: dict) -> str:
+def _audit_legend(suite: list[_Suite], marks: dict) -> str:
     """What each column means, the accountant methods behind the [n] marks, and the loose claims."""
     parts = ["<div class='legend' id='audit-legend'><p>" + "<br>".join(esc(x) for x in LEGEND) + "</p>"]
     if marks:
         parts.append("<p>Accountant methods: " + "; ".join(f"[{n}] {esc(m)}" for m, n in marks.items()) + "</p>")
-    notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
+    notes = [n for r, view in suite if view is not None for n in loose_claim_notes(r.case, view)]
     if notes:
         parts.append("<p id='loose-claims'>Loose claims (no audit of this pair can contradict them):<br>"
                      + "<br>".join(esc(n) for n in notes) + "</p>")
     return "".join(parts) + "</div>"
 
 
-def _audit_chart(audits: list[dict]) -> str:
+def _audit_chart(suite: list[_Suite]) -> str:
     """The chart of the audits with an accountant or an exact value, with the numbers it draws beside it
     (``data-points``: :func:`~dpverify.interfaces.report_figures.chart_points`); empty when there are none."""
-    charted = [(str(r["case"]), r["audit"]) for r in audits if r.get("audit") and (
-        r["audit"].get("epsilon_accountant") is not None or r["audit"].get("epsilon_exact") is not None)]
+    charted = [(str(r.case), view) for r, view in suite
+               if view is not None and (view.accountant is not None or view.exact is not None)]
     if not charted:
         return ""
     image = png(accountant_figure(charted))
@@ -363,23 +384,21 @@ def _audit_chart(audits: list[dict]) -> str:
             "and certified, per audit, on a log-scale epsilon axis.</figcaption></figure>")
 
 
-def _audit_row_cells(r: dict, marks: dict) -> list[Cell]:
+def _audit_row_cells(r: CaseResult, a: AuditView | None, marks: dict) -> list[Cell]:
     """The cells of one audit row after its name, one per :data:`_COLUMNS` entry (an error row: ``-`` in each
     number, "error" as its verdict and the error as its reason)."""
-    a = r.get("audit")
-    if not a:
+    if a is None:
         cells = [Cell(h, "-", None, t == "num") for h, t in _COLUMNS]
         cells[len(AUDIT_HEADERS) - 1] = Cell("verdict", "error", "error", False)
-        cells[len(AUDIT_HEADERS)] = Cell("reason", f"error: {r.get('error')}", None, False)
+        cells[len(AUDIT_HEADERS)] = Cell("reason", f"error: {r.error}", None, False)
         return cells
     cells = list(audit_row(a, marks))
-    if r.get("known_bad"):
+    if r.known_bad:
         v = cells[-1]
-        cells[-1] = Cell(v.header, f"{v.text} (known-bad: {'flagged' if r.get('passed') else 'NOT flagged'})",
-                         v.sort, False)
-    cells += [Cell("reason", str(a.get("verdict_reason") or ""), None, False),
-              Cell("samples", samples_text(a), samples_used(a)), Cell("seed", str(a["seed"]), number(a["seed"])),
-              Cell("test", str(a["test"]), None, False)]
+        cells[-1] = Cell(v.header, f"{v.text} (known-bad: {'flagged' if r.passed else 'NOT flagged'})", v.sort, False)
+    cells += [Cell("reason", str(a.verdict_reason or ""), None, False),
+              Cell("samples", samples_text(a), samples_used(a)), Cell("seed", str(a.seed), number(a.seed)),
+              Cell("test", str(a.test), None, False)]
     return cells
 
 
@@ -388,23 +407,23 @@ def _audit_row_cells(r: dict, marks: dict) -> list[Cell]:
 _CARD_SUMMARY = ("claimed", "certified", "verdict")
 
 
-def trivial(r: dict) -> bool:
+def trivial(r: CaseResult) -> bool:
     """An audit row that needs no reading: a consistent audit, or a known-bad implementation that was flagged. In
     the narrow (cards) layout it collapses to one line: its name, claimed, certified and verdict."""
-    if r.get("error") or not r.get("audit"):
+    if r.error or r.audit is None:
         return False
-    return bool(r.get("passed")) if r.get("known_bad") else r["audit"].get("verdict") == "consistent"
+    return bool(r.passed) if r.known_bad else str(r.audit.verdict) == "consistent"
 
 
-def _audit_row(order: int, r: dict, marks: dict) -> str:
-    name = str(r["case"])
+def _audit_row(order: int, r: CaseResult, a: AuditView | None, marks: dict) -> str:
+    name = str(r.case)
     link = f"<a href='#{anchor('audit', name)}'>{breakable(name)}</a>"
     attrs = (f"id='{anchor('row', name)}' data-order='{order}' data-verdict='{_filter_key(r)}' "
              f"data-name='{esc(name)}'" + (" class='trivial'" if trivial(r) else ""))
-    verdict_class = {"consistent": "ok", "inconclusive": "warn"}.get(str((r.get("audit") or {}).get("verdict")), "fail")
-    if r.get("known_bad"):
-        verdict_class = "ok" if r.get("passed") else "fail"
-    cells = _audit_row_cells(r, marks)
+    verdict_class = {"consistent": "ok", "inconclusive": "warn"}.get(str(None if a is None else a.verdict), "fail")
+    if r.known_bad:
+        verdict_class = "ok" if r.passed else "fail"
+    cells = _audit_row_cells(r, a, marks)
     if [c.header for c in cells] != [h for h, _ in _COLUMNS]:
         raise RuntimeError(f"audit row {name!r} has cells {[c.header for c in cells]}, not one per column")
     out = [f"<td data-label='audit' data-sort='{esc(name.lower())}'>{link}</td>"]
@@ -413,7 +432,7 @@ def _audit_row(order: int, r: dict, marks: dict) -> str:
         if c.header == "verdict":
             classes.append(verdict_class)
         elif c.header == "reason":
-            classes += ["reason"] + (["fail"] if not r.get("audit") else [])
+            classes += ["reason"] + (["fail"] if a is None else [])
         sort = _sortable(c.sort) if c.numeric else esc(str(c.sort if c.sort is not None else c.text).lower())
         cls = f" class='{' '.join(classes)}'" if classes else ""
         out.append(f"<td data-label='{esc(c.header)}'{cls} data-sort='{sort}'>{esc(c.text)}</td>")
@@ -441,70 +460,79 @@ def _sortable(value: float | str | None) -> str:
     return "1e308" if value == float("inf") else repr(float(value))
 
 
-def _details_section(audits: list[dict]) -> str:
+def _details_section(suite: list[_Suite]) -> str:
     parts = ["<section id='audit-details'><h2>Audit details</h2><p>One entry per audit: every number, the reason, "
              "the pair and the trade-off plane of its distinguishing test (points below the red curve are impossible "
              "under the tested epsilon; the dash-dotted red curve is the theorem's claim where it differs; the blue "
              "point is the event that certified the lower bound).</p>"]
-    for r in audits:
-        parts.append(_audit_detail(r))
+    for r, view in suite:
+        parts.append(_audit_detail(r, view))
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _audit_detail(r: dict) -> str:
-    name = str(r["case"])
-    a = r.get("audit")
-    verdict = _filter_key(r) if r.get("known_bad") else (r.get("verdict") or "error")
-    summary_reason = r.get("error") if not a else a.get("verdict_reason")
-    rows: list[tuple[str, Any]] = [("verdict", (a or {}).get("verdict", "error")), ("reason", summary_reason)]
-    if r.get("known_bad"):
-        rows.append(("known-bad", "flagged (found the violation)" if r.get("passed") else "NOT flagged"))
-    rows += [("sampler", r.get("sampler")), ("pair", r.get("pair"))]
-    if r.get("params"):
-        rows.append(("parameters", ", ".join(f"{k}={v}" for k, v in r["params"].items())))
-    if a:
-        kind = str(a.get("tested_kind", "exact"))
-        rows += [("claimed epsilon (the theorem)", fmt_epsilon(claimed_epsilon(a))),
-                 ("tested epsilon", fmt_epsilon(tested_epsilon(a)) + (f" ({kind})" if "tested_kind" in a else "")),
-                 ("delta", a.get("delta")),
-                 ("accountant", fmt_epsilon(a.get("epsilon_accountant"))
-                  + (f" ({a.get('accountant_method')})" if a.get("accountant_method") else "")),
-                 ("exact", fmt_epsilon(a.get("epsilon_exact"))), ("budget ceiling", fmt_epsilon(a.get("budget_ceiling"))),
-                 ("certified", fmt_epsilon(a.get("epsilon_lower"))), ("confidence", a.get("confidence")),
-                 ("samples per side", samples_text(a)), ("sequential", sequential_text(a)), ("seed", a.get("seed")),
-                 ("test", a.get("test")),
-                 ("event", a.get("event")), ("counts", json.dumps(jsonable(a.get("counts")))),
-                 ("mode", a.get("mode"))]
-    rows.append(("backend", _where(r)))
-    if r.get("seconds") is not None:
-        rows.append(("time [s]", f"{float(r['seconds']):.2f}"))
+def _audit_numbers(a: AuditView) -> list[tuple[str, Any]]:
+    """The details entry's lines for an audit that ran: every number of the audit."""
+    kind = a.tested_kind or "exact"
+    return [("claimed epsilon (the theorem)", fmt_epsilon(a.claimed)),
+            ("tested epsilon", fmt_epsilon(a.tested) + (f" ({kind})" if a.tested_kind is not None else "")),
+            ("delta", a.delta),
+            ("accountant", fmt_epsilon(a.accountant) + (f" ({a.accountant_method})" if a.accountant_method else "")),
+            ("exact", fmt_epsilon(a.exact)), ("budget ceiling", fmt_epsilon(a.ceiling)),
+            ("certified", fmt_epsilon(a.certified)), ("confidence", a.confidence),
+            ("samples per side", samples_text(a)), ("sequential", sequential_text(a)), ("seed", a.seed),
+            ("test", a.test), ("event", a.event), ("counts", json.dumps(jsonable(a.counts))), ("mode", a.mode)]
+
+
+def _audit_detail(r: CaseResult, a: AuditView | None) -> str:
+    name = str(r.case)
+    verdict = _filter_key(r) if r.known_bad else (r.verdict or "error")
+    summary_reason = r.error if a is None else a.verdict_reason
+    rows: list[tuple[str, Any]] = [("verdict", "error" if a is None else a.verdict), ("reason", summary_reason)]
+    if r.known_bad:
+        rows.append(("known-bad", "flagged (found the violation)" if r.passed else "NOT flagged"))
+    rows += [("sampler", r.sampler), ("pair", r.pair)]
+    if r.params:
+        rows.append(("parameters", ", ".join(f"{k}={v}" for k, v in r.params.items())))
+    if a is not None:
+        rows += _audit_numbers(a)
+    rows.append(("backend", _where(r, a)))
+    if r.seconds is not None:
+        rows.append(("time [s]", f"{float(r.seconds):.2f}"))
     dl = "".join(f"<dt>{esc(k)}</dt><dd>{esc(str(v))}</dd>" for k, v in rows if v is not None and v != "")
     figure = ""
-    if a:
-        image = png(tradeoff_figure(a, f"{name}: {r.get('pair', '')}"))
+    if a is not None:
+        image = png(tradeoff_figure(a, f"{name}: {r.pair}"))
         figure = (f"<figure class='tradeoff'><img alt='trade-off plane of {esc(name)}' "
-                  f"src='data:image/png;base64,{image}'><figcaption>{esc(name)} ({esc(a['verdict'])}): "
-                  f"{esc(a.get('verdict_reason') or '')}. Event {esc(str(a['event']))}.</figcaption></figure>")
-    cls = {"consistent": "ok", "inconclusive": "warn", "known-bad": "ok" if r.get("passed") else "fail"}.get(
-        verdict, "fail")
+                  f"src='data:image/png;base64,{image}'><figcaption>{esc(name)} ({esc(a.verdict)}): "
+                  f"{esc(a.verdict_reason or '')}. Event {esc(str(a.event))}.</figcaption></figure>")
+    cls = {"consistent": "ok", "inconclusive": "warn", "known-bad": "ok" if r.passed else "fail"}.get(verdict, "fail")
     return (f"<details class='audit-detail' id='{anchor('audit', name)}'><summary><b>{esc(name)}</b> &mdash; "
             f"<span class='{cls}'>{esc(verdict)}</span>: {esc(str(summary_reason or ''))}</summary>"
             f"<dl class='numbers'>{dl}</dl>{figure}</details>")
 
 
-def _where(r: dict) -> str:
+def _where(r: CaseResult, a: AuditView | None) -> str:
     """The array backend and device of an audit row, e.g. "torch on cuda" (:mod:`dpverify.backends`): the audit's
     own when it ran, else the row's (an error row records the backend it was asked to run on)."""
-    a = r.get("audit") or {}
-    backend = a.get("backend") or r.get("backend") or "numpy"
-    device = a.get("device") or r.get("device") or "cpu"
+    backend = (a.backend if a is not None else None) or r.backend or "numpy"
+    device = (a.device if a is not None else None) or r.device or "cpu"
     return f"{backend} on {device}"
 
 
 # -- libraries, theorems, run ---------------------------------------------------------------------------------------
 
-def _library_section(rows: list[dict]) -> str:
+def _library_cells(r: LibraryResult) -> list[str]:
+    """The library table's cells of a row that are plain text (the function, the worst pair and the label are drawn
+    from the row itself)."""
+    c = r.claimed
+    delta = f" (delta {float(c.delta):.1e})" if c is not None and c.delta else ""
+    return [str(r.library), str(r.version), "", f"{fmt_epsilon(None if c is None else c.epsilon)}{delta}",
+            str(c.source if c is not None else (r.error or "")), fmt_epsilon(r.certified),
+            fmt_epsilon(r.confirm_certified), "", str(r.verdict), str(r.label or "")]
+
+
+def _library_section(rows: list[LibraryResult]) -> str:
     """The library audits (``dpverify audit-library``, :mod:`dpverify.libraries.runner`): per function the library's
     version, the claim and where it was read, the certified bound (and the confirmation's), the worst pair found,
     the verdict and its label, and a reproduction snippet for every violation."""
@@ -517,47 +545,41 @@ def _library_section(rows: list[dict]) -> str:
              "</p><table id='library-table' class='cards'><thead><tr>"
              + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr></thead><tbody>"]
     for r in rows:
-        c = r.get("claimed") or {}
-        pair = r.get("worst_pair") or {}
+        pair = r.worst_pair
         cls = {"finding": "fail", "error": "fail", "expected, not found": "fail", "expected": "ok"}.get(
-            r.get("label") or "", "")
-        delta = f" (delta {float(c['delta']):.1e})" if c.get("delta") else ""
-        # "function" and "worst pair" are drawn from the row itself below
-        cells = [str(r["library"]), str(r.get("version", "")), "", f"{fmt_epsilon(c.get('epsilon'))}{delta}",
-                 str(c.get("source", r.get("error", ""))), fmt_epsilon(r.get("certified")),
-                 fmt_epsilon(r.get("confirm_certified")), "", str(r.get("verdict", "")), str(r.get("label") or "")]
+            r.label or "", "")
         tds = []
-        for h, text in zip(headers, cells):
+        for h, text in zip(headers, _library_cells(r)):
             if h == "function":
-                tds.append(f"<td data-label='function'><code>{esc(str(r.get('function', '')))}</code></td>")
+                tds.append(f"<td data-label='function'><code>{esc(str(r.function))}</code></td>")
             elif h == "worst pair":
-                tds.append(f"<td data-label='worst pair'>{esc(str(pair.get('family', '-')))}<br><span class='reason'>"
-                           f"{esc(str(pair.get('note', '')))}</span></td>")
+                tds.append(f"<td data-label='worst pair'>{esc(pair.family if pair else '-')}<br><span class='reason'>"
+                           f"{esc(pair.note if pair else '')}</span></td>")
             elif h == "label":
                 tds.append(f"<td data-label='label' class='{cls}'>{esc(text)}</td>")
             else:
                 tds.append(f"<td data-label='{esc(h)}'>{esc(text)}</td>")
-        parts.append(f"<tr id='{anchor('library', r.get('case', ''))}'>{''.join(tds)}</tr>")
+        parts.append(f"<tr id='{anchor('library', r.case)}'>{''.join(tds)}</tr>")
     parts.append("</tbody></table>")
 
     for r in rows:
         lines = ledger_text(r)
         if lines:
-            parts.append(f"<details class='ledger' id='{anchor('ledger', r.get('case', ''))}'><summary>Ledger and "
-                         f"causes: {esc(r['case'])} ({esc(r.get('label') or r.get('verdict', ''))})</summary>"
+            parts.append(f"<details class='ledger' id='{anchor('ledger', r.case)}'><summary>Ledger and "
+                         f"causes: {esc(r.case)} ({esc(r.label or r.verdict)})</summary>"
                          f"<pre class='snippet ledger-text'>{esc(chr(10).join(lines))}</pre></details>")
     for r in rows:
-        if r.get("snippet"):
-            expected = f"<p class='reason'>expected: {esc(r['expected'])}</p>" if r.get("expected") else ""
-            parts.append(f"<h3>Reproduction: {esc(r['case'])} ({esc(r.get('label') or r.get('verdict', ''))})</h3>"
-                         f"{expected}<pre class='snippet reproduction'>{esc(r['snippet'])}</pre>")
+        if r.snippet:
+            expected = f"<p class='reason'>expected: {esc(r.expected)}</p>" if r.expected else ""
+            parts.append(f"<h3>Reproduction: {esc(r.case)} ({esc(r.label or r.verdict)})</h3>"
+                         f"{expected}<pre class='snippet reproduction'>{esc(r.snippet)}</pre>")
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _theorem_section(theorem_rows: list[dict]) -> str:
-    n_fail = sum(r["status"] != "passed" for r in theorem_rows)
-    n_checks = sum(len(r.get("checks", [])) for r in theorem_rows)
+def _theorem_section(theorem_rows: Sequence[TheoremRow]) -> str:
+    n_fail = sum(not r.passed for r in theorem_rows)
+    n_checks = sum(len(r.checks) for r in theorem_rows)
     parts = [f"<section id='theorems'><h2>Theorem checks</h2><p>{len(theorem_rows)} theorems, {n_checks} checks: "
              f"{len(theorem_rows) - n_fail} theorems passed, <span class='{'fail' if n_fail else ''}'>{n_fail} "
              "failed</span>.</p>",
@@ -565,14 +587,13 @@ def _theorem_section(theorem_rows: list[dict]) -> str:
              "<table id='theorem-table' class='cards'><thead><tr><th>id</th><th>item</th><th>status</th>"
              "<th>checks</th><th>failed checks</th><th>proof</th></tr></thead><tbody>"]
     for r in theorem_rows:
-        cls = "ok" if r["status"] == "passed" else "fail"
-        failed = ", ".join(c["name"] for c in r["checks"] if not c["passed"])
-        rec = " (reconstructed)" if r.get("reconstructed") else ""
-        parts.append(f"<tr id='{anchor('theorem', r['id'])}'><td data-label='id'>{esc(r['id'])}</td>"
-                     f"<td data-label='item'>{esc(str(r['item']))}{rec}</td><td data-label='status' class='{cls}'>"
-                     f"{esc(r['status'])}</td><td data-label='checks'>{len(r['checks'])}</td>"
-                     f"<td data-label='failed checks'>{esc(failed)}</td>"
-                     f"<td data-label='proof'>{_proof_cell(r.get('proof'))}</td></tr>")
+        cls = "ok" if r.passed else "fail"
+        rec = " (reconstructed)" if r.reconstructed else ""
+        parts.append(f"<tr id='{anchor('theorem', r.id)}'><td data-label='id'>{esc(r.id)}</td>"
+                     f"<td data-label='item'>{esc(str(r.item))}{rec}</td><td data-label='status' class='{cls}'>"
+                     f"{esc(r.status)}</td><td data-label='checks'>{len(r.checks)}</td>"
+                     f"<td data-label='failed checks'>{esc(', '.join(r.failed_checks))}</td>"
+                     f"<td data-label='proof'>{_proof_cell(r.proof)}</td></tr>")
     parts.append("</tbody></table></details></section>")
     return "\n".join(parts)
 
@@ -596,17 +617,16 @@ def _proof_cell(proof: dict | None) -> str:
             if body else f"<span class='{cls}'>{esc(outcome)}</span>")
 
 
-def _run_section(payload: dict) -> str:
-    run_id = payload["run_id"]
-    rows = [("run", f"<code id='run-id'>{esc(run_id)}</code>"
-             + (" (resumed after an interruption)" if payload.get("resumed") else "")),
-            ("created", esc(str(payload.get("created", "")))),
-            ("dpverify", esc(str(payload.get("dpverify_version", ""))))]
-    for key, value in _flat(payload.get("settings") or {}):
+def _run_section(run: RunInfo) -> str:
+    rows = [("run", f"<code id='run-id'>{esc(run.run_id)}</code>"
+             + (" (resumed after an interruption)" if run.resumed else "")),
+            ("created", esc(str(run.created))),
+            ("dpverify", esc(str(run.version)))]
+    for key, value in _flat(run.settings):
         rows.append((esc(key), esc(value)))
     dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
     return (f"<section id='run'><h2>Run details</h2><dl class='numbers' id='settings'>{dl}</dl>"
-            f"<p class='legend'>run {esc(run_id)}</p></section>")
+            f"<p class='legend'>run {esc(run.run_id)}</p></section>")
 
 
 def _flat(settings: dict, prefix: str = "") -> Iterable[tuple[str, str]]:

@@ -51,7 +51,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib.metadata import version
 from typing import Any, ClassVar
@@ -67,9 +67,9 @@ from dpverify.libraries import diffprivlib as dpl
 from dpverify.libraries import opacus as lib
 from dpverify.libraries.causes import locate
 from dpverify.libraries.ledger import diff
-from dpverify.vocabulary import CaseKind
+from dpverify.vocabulary import CaseKind, RowKind
 
-__all__ = ["CASES", "CorpusCase", "failed", "run_case", "run_corpus"]
+__all__ = ["CASES", "CorpusCase", "CorpusResult", "failed", "run_case", "run_corpus"]
 
 
 @dataclass(frozen=True)
@@ -399,22 +399,70 @@ CASES: tuple[CorpusCase, ...] = (
 )
 
 
-def run_case(case: CorpusCase) -> dict:
-    """One case as a report row: the case's fields, the check's result, ``status`` and ``seconds``."""
+@dataclass
+class CorpusResult:
+    """One corpus case's check as a report row. The case: ``id``, ``library``, ``title``, ``refs``,
+    ``upstream_status`` and ``check_kind`` (how the bug is reproduced: "library" or "re-implementation"; the JSON's
+    ``kind``). The check: ``status`` (reproduced, fixed, ok, failed or unavailable), ``detail`` (one sentence; None
+    if the check gave none), the installed ``version`` it ran on (None for a re-implementation), its numbers
+    (``numbers``: the check's other entries, in its order) and ``seconds``.
+
+    :meth:`to_dict` is its JSON form (``corpus.json``, ``--json``); :meth:`from_dict` reads it back."""
+
+    kind: ClassVar[RowKind] = RowKind.CORPUS
+
+    id: str
+    library: str
+    title: str
+    refs: tuple[str, ...]
+    upstream_status: str
+    check_kind: str
+    status: str
+    detail: str | None = None
+    version: str | None = None
+    numbers: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    #: the JSON keys that are not the check's numbers
+    FIELDS: ClassVar[tuple[str, ...]] = ("id", "library", "title", "refs", "upstream_status", "kind", "status",
+                                          "version", "detail", "seconds")
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"id": self.id, "library": self.library, "title": self.title, "refs": list(self.refs),
+                               "upstream_status": self.upstream_status, "kind": self.check_kind,
+                               "status": self.status}
+        if self.version is not None:
+            out["version"] = self.version
+        out.update(self.numbers)
+        if self.detail is not None:
+            out["detail"] = self.detail
+        out["seconds"] = self.seconds
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CorpusResult:
+        """The row of ``d`` (:meth:`to_dict`, read back)."""
+        return cls(d["id"], d["library"], d["title"], tuple(d["refs"]), d["upstream_status"], d["kind"], d["status"],
+                   d.get("detail"), d.get("version"), {k: v for k, v in d.items() if k not in cls.FIELDS},
+                   d.get("seconds", 0.0))
+
+
+def run_case(case: CorpusCase) -> CorpusResult:
+    """One case as a report row: the case's fields, the check's status, detail, version and numbers, and
+    ``seconds``."""
     start = time.perf_counter()
-    row: dict[str, Any] = {"id": case.id, "library": case.library, "title": case.title, "refs": list(case.refs),
-                           "upstream_status": case.upstream_status, "kind": case.kind}
     try:
-        row.update(case.check())
+        numbers = dict(case.check())
+        status, detail, version = numbers.pop("status"), numbers.pop("detail", None), numbers.pop("version", None)
     except ImportError as exc:
-        row.update(status="unavailable", detail=f"{case.library} is not installed: {exc}")
+        numbers, status, detail, version = {}, "unavailable", f"{case.library} is not installed: {exc}", None
     except Exception as exc:  # noqa: BLE001 - a check that errs is reported, never hidden
-        row.update(status="failed", detail=f"{type(exc).__name__}: {exc}")
-    row["seconds"] = time.perf_counter() - start
-    return row
+        numbers, status, detail, version = {}, "failed", f"{type(exc).__name__}: {exc}", None
+    return CorpusResult(case.id, case.library, case.title, tuple(case.refs), case.upstream_status, case.kind, status,
+                        detail, version, numbers, time.perf_counter() - start)
 
 
-def run_corpus(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict]:
+def run_corpus(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[CorpusResult]:
     """Every case (or those whose id contains ``only``), in order."""
     rows = []
     for case in CASES:
@@ -426,6 +474,6 @@ def run_corpus(only: str | None = None, progress: Callable[[str], None] | None =
     return rows
 
 
-def failed(rows: list[dict]) -> bool:
+def failed(rows: list[CorpusResult]) -> bool:
     """True when a case's check misbehaved or erred (exit status 1)."""
-    return any(r.get("status") == "failed" for r in rows)
+    return any(r.status == "failed" for r in rows)

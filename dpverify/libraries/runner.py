@@ -13,18 +13,19 @@ function's ``cost``:
    reproduces there; each certificate holds at the stated confidence on its own, and under a correct claim both
    exceed it with probability at most ``alpha^2`` (independent samples).
 
-The row's ``label``: ``finding`` (a confirmed violation nobody documented), ``expected`` (a confirmed violation of a
+The row (:class:`LibraryResult`, typed until the report writer calls :meth:`LibraryResult.to_dict`) has a ``label``:
+``finding`` (a confirmed violation nobody documented), ``expected`` (a confirmed violation of a
 documented leak, ``LibraryFunction.expected``), ``expected, not found`` (the documented leak was not certified at
 this budget: the audit lacked power), ``not reproduced`` (the final audit's violation did not recur: not a finding),
 ``unavailable`` (the library call itself fails in this environment, e.g. an incompatible dependency), ``error``
 (the audit failed), or ``""``.
 
 3. **ledger** -- when the function has a budget ledger (:mod:`dpverify.libraries.ledger`), one call on each side
-   of the worst pair (same seed) is recorded: ``row["ledger"]`` holds both ledgers, their diff and the mismatch
+   of the worst pair (same seed) is recorded: ``row.ledger`` holds both ledgers, their diff and the mismatch
    between the budget the calls spend (dpverify's composition), the budget the library's accountant records and
    the budget asked for. A spend above the record is a finding on its own, without sampling
-   (``row["finding_from"]`` says ``"ledger"``, ``"sampling"`` or both). The ledgers of every candidate pair
-   (:data:`LEDGER_SEEDS` seeds each) locate the causes in the library's source (``row["causes"]``,
+   (``row.finding_from`` says ``"ledger"``, ``"sampling"`` or both). The ledgers of every candidate pair
+   (:data:`LEDGER_SEEDS` seeds each) locate the causes in the library's source (``row.causes``,
    :func:`dpverify.libraries.causes.locate`).
 """
 from __future__ import annotations
@@ -34,21 +35,27 @@ import importlib
 import multiprocessing
 import time
 import warnings
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, ClassVar, Iterable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from dpverify.audit.kinds import Mode, Verdict
+from dpverify.audit.result import AuditResult
+from dpverify.audit.sequential import Look
 from dpverify.audit.split import NonReproducibleMechanismWarning
 from dpverify.audit.verdicts import fmt_epsilon
-from dpverify.libraries.base import LibraryFunction
+from dpverify.calculus.guarantees import ApproxDP
+from dpverify.libraries.base import Claimed, LibraryFunction
 from dpverify.libraries.causes import locate
 from dpverify.libraries.ledger import diff
 from dpverify.libraries.search import array_code, certify, confirm
+from dpverify.vocabulary import RowKind
 
 __all__ = ["LIBRARIES", "BUDGETS", "Budget", "load", "run_function", "run_catalogue", "select", "failed",
-           "markdown_table", "ledger_report", "LEDGER_SEEDS", "ledger_cell", "ledger_text"]
+           "markdown_table", "ledger_report", "LEDGER_SEEDS", "ledger_cell", "ledger_text", "RowKind",
+           "LibraryResult", "WorstPair", "SpentBudget", "audit_result_from_dict", "FAILING_LABELS"]
 
 #: Seeds per candidate pair of the ledgers that locate causes (a call of a few milliseconds each), and the time
 #: after which no further seed is started (an Opacus ledger is a real training run: one seed only).
@@ -60,6 +67,198 @@ LIBRARY_THREADS = 1
 
 #: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
 LIBRARIES = ("diffprivlib", "opendp", "opacus")
+
+
+#: Library-audit labels that fail a run (exit status 1; :func:`failed`).
+FAILING_LABELS = ("finding", "error", "expected, not found")
+
+
+def _claim_from(description: dict | None) -> Any:
+    """The point claim an audit entry describes (:func:`dpverify.calculus.claimed.describe_claim`): a
+    :class:`~dpverify.libraries.base.Claimed` (with where it was read) or an
+    :class:`~dpverify.calculus.guarantees.ApproxDP`; None for none. A ``ValueError`` for a curve or a profile,
+    which a description cannot rebuild."""
+    if description is None:
+        return None
+    kind = description.get("type")
+    if kind == "Claimed":
+        return Claimed(description["epsilon"], description["delta"], description.get("source", ""))
+    if kind == "ApproxDP":
+        return ApproxDP(description["epsilon"], description["delta"])
+    raise ValueError(f"an audit entry's claim of type {kind!r} cannot be rebuilt from its description")
+
+
+def audit_result_from_dict(d: dict) -> AuditResult:
+    """The :class:`~dpverify.audit.AuditResult` of an audit entry (its ``to_dict()``, read back): every recorded field,
+    the verdict and mode as their vocabulary members, the sequential rounds as :class:`~dpverify.audit.sequential.Look`
+    and the claim rebuilt from its description (a point claim: what a library audit tests). A curve-level test
+    (``curve``) has no typed form to rebuild: a ``ValueError``. The derived entries (``detectable_factor``, ``claim``'s
+    description) are computed again by ``to_dict``."""
+    if d.get("curve") is not None:
+        raise ValueError("an audit entry with a curve-level test cannot be rebuilt from its description")
+    names = {f.name for f in fields(AuditResult)} - {"claim", "curve", "curve_ceiling"}
+    values = {k: v for k, v in d.items() if k in names}
+    values.update(verdict=Verdict(d["verdict"]), mode=Mode(d.get("mode", Mode.MATHEMATICAL)),
+                  candidates=tuple(d.get("candidates", ())), looks=tuple(Look(**x) for x in d.get("looks", ())),
+                  claim=_claim_from(d.get("claim")))
+    return AuditResult(**values)
+
+
+@dataclass(frozen=True)
+class WorstPair:
+    """The candidate pair the search certified: its ``family`` (the catalogue pair's label) and ``note``, Python
+    source that rebuilds each side (``dataset``, ``neighbour``: :func:`~dpverify.libraries.search.array_code`) and
+    the number of records on each side (``sizes``)."""
+
+    family: str
+    note: str
+    dataset: str
+    neighbour: str
+    sizes: tuple[int, int]
+
+    @classmethod
+    def of(cls, pair: tuple, family: str, note: str) -> WorstPair:
+        d, n = np.asarray(pair[0], dtype=float), np.asarray(pair[1], dtype=float)
+        return cls(family, note, array_code(d), array_code(n), (int(d.shape[0]), int(n.shape[0])))
+
+    def to_dict(self) -> dict:
+        return {"family": self.family, "note": self.note, "dataset": self.dataset, "neighbour": self.neighbour,
+                "sizes": list(self.sizes)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> WorstPair:
+        return cls(d["family"], d["note"], d["dataset"], d["neighbour"], (int(d["sizes"][0]), int(d["sizes"][1])))
+
+
+@dataclass(frozen=True)
+class SpentBudget:
+    """The samples one function's audit used: the budget's ``name``, samples per side of the screening in total
+    (``search_per_side``) and per screened pair (``screen_per_pair``), of the final audit and again of the
+    confirmation (``final_per_side``), the ``confidence``, the root ``seed`` and whether the audits were
+    ``sequential``."""
+
+    name: str
+    search_per_side: int
+    final_per_side: int
+    screen_per_pair: int
+    confidence: float
+    seed: int
+    sequential: bool
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "search_per_side": self.search_per_side, "final_per_side": self.final_per_side,
+                "screen_per_pair": self.screen_per_pair, "confidence": self.confidence, "seed": self.seed,
+                "sequential": self.sequential}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SpentBudget:
+        return cls(**{f.name: d[f.name] for f in fields(cls)})
+
+
+@dataclass
+class LibraryResult:
+    """One library function's audit (:func:`run_function`), a row of ``dpverify audit-library``'s report.
+
+    What was audited: ``case`` (the function's qualified name), ``library``, ``version``, ``function`` (the call as
+    a user writes it), ``adjacency``, ``expected`` (why a violation is documented; "" if none), ``tags``,
+    ``reproducible`` and ``options``. The claim read from the library (``claimed``; None when the call itself fails
+    here). The outcome: ``verdict`` (of the final audit; "unavailable" or "error" when there was none, with
+    ``error`` saying why) and ``label`` (module docstring). For an audited function (``audit`` set): the certified
+    bound of the final audit and of the confirmation (``certified``, ``confirm_certified``: None without a
+    confirmation), the ``worst_pair`` and its label (``pair``), both audits (:class:`~dpverify.audit.AuditResult`),
+    the ``screening`` (one record per candidate pair), the ``budget`` spent and a reproduction ``snippet`` for a
+    violation. ``known_bad``: a documented leak, which ``passed`` when its violation was confirmed (the report's
+    known-bad convention). The ledger section (``ledger``: both ledgers as data, their diff and the mismatch; None
+    without a ledger), the ``causes`` it located and what a finding comes from (``finding_from``). ``seconds``: the
+    whole audit's time.
+
+    :meth:`to_dict` is its JSON form (the keys the report has always had: absent where the row has no such part);
+    :meth:`from_dict` reads it back."""
+
+    kind: ClassVar[RowKind] = RowKind.LIBRARY
+
+    case: str
+    library: str
+    version: str
+    function: str
+    adjacency: str
+    expected: str = ""
+    tags: tuple[str, ...] = ()
+    reproducible: bool = True
+    options: dict = field(default_factory=dict)
+    claimed: Claimed | None = None
+    verdict: str = ""
+    label: str = ""
+    error: str | None = None
+    certified: float | None = None
+    confirm_certified: float | None = None
+    worst_pair: WorstPair | None = None
+    pair: str | None = None
+    audit: AuditResult | None = None
+    confirm: AuditResult | None = None
+    screening: tuple[dict, ...] = ()
+    budget: SpentBudget | None = None
+    snippet: str = ""
+    seconds: float = 0.0
+    known_bad: bool = False
+    passed: bool = False
+    ledger: dict | None = None
+    causes: list[dict] | None = None
+    finding_from: list[str] | None = None
+
+    @property
+    def backend(self) -> str:
+        """The array backend the final audit drew its samples on ("numpy": ``dpverify audit-library`` runs on numpy)."""
+        return "numpy" if self.audit is None else self.audit.backend
+
+    @property
+    def device(self) -> str:
+        return "cpu" if self.audit is None else self.audit.device
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"case": self.case, "library": self.library, "version": self.version,
+                               "function": self.function, "adjacency": self.adjacency, "expected": self.expected,
+                               "tags": list(self.tags), "reproducible": self.reproducible,
+                               "options": dict(self.options)}
+        if self.claimed is not None:
+            out["claimed"] = {"epsilon": self.claimed.epsilon, "delta": self.claimed.delta,
+                              "source": self.claimed.source}
+        out["verdict"], out["label"] = self.verdict, self.label
+        if self.error is not None:
+            out["error"] = self.error
+        if self.audit is not None:
+            out.update(certified=self.certified, confirm_certified=self.confirm_certified,
+                       worst_pair=None if self.worst_pair is None else self.worst_pair.to_dict(), pair=self.pair,
+                       audit=self.audit.to_dict(), confirm=None if self.confirm is None else self.confirm.to_dict(),
+                       screening=list(self.screening), budget=None if self.budget is None else self.budget.to_dict(),
+                       snippet=self.snippet)
+        out["seconds"] = self.seconds
+        if self.known_bad:
+            out["known_bad"], out["passed"] = True, self.passed
+        for key in ("ledger", "causes", "finding_from"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict) -> LibraryResult:
+        """The row of ``d`` (:meth:`to_dict`, read back)."""
+        c, pair, budget = d.get("claimed"), d.get("worst_pair"), d.get("budget")
+        confirm = d.get("confirm")
+        return cls(
+            case=d["case"], library=d["library"], version=d["version"], function=d["function"],
+            adjacency=d["adjacency"], expected=d.get("expected", ""), tags=tuple(d.get("tags", ())),
+            reproducible=d.get("reproducible", True), options=dict(d.get("options", {})),
+            claimed=None if c is None else Claimed(c["epsilon"], c["delta"], c.get("source", "")),
+            verdict=d.get("verdict", ""), label=d.get("label", ""), error=d.get("error"),
+            certified=d.get("certified"), confirm_certified=d.get("confirm_certified"),
+            worst_pair=None if pair is None else WorstPair.from_dict(pair), pair=d.get("pair"),
+            audit=None if d.get("audit") is None else audit_result_from_dict(d["audit"]),
+            confirm=None if confirm is None else audit_result_from_dict(confirm),
+            screening=tuple(d.get("screening", ())), budget=None if budget is None else SpentBudget.from_dict(budget),
+            snippet=d.get("snippet", ""), seconds=d.get("seconds", 0.0), known_bad=bool(d.get("known_bad", False)),
+            passed=bool(d.get("passed", False)), ledger=d.get("ledger"), causes=d.get("causes"),
+            finding_from=d.get("finding_from"))
 
 
 @dataclass(frozen=True)
@@ -124,19 +323,14 @@ def select(functions: Iterable[LibraryFunction], only: str | None) -> list[Libra
     return [f for f in fns if any(fnmatch.fnmatch(s, only) or only in s for s in (f.name, f.qualified_name))]
 
 
-def _pair_dict(pair: tuple, label: str, note: str) -> dict:
-    d, n = np.asarray(pair[0], dtype=float), np.asarray(pair[1], dtype=float)
-    return {"family": label, "note": note, "dataset": array_code(d), "neighbour": array_code(n),
-            "sizes": [int(d.shape[0]), int(n.shape[0])]}
-
-
-def _reproduction(fn: LibraryFunction, d: Any, n: Any, final: dict) -> str:
+def _reproduction(fn: LibraryFunction, d: Any, n: Any, final: AuditResult) -> str:
     if fn.snippet is None:
         return ""
-    return (fn.snippet(d, n) + f"\n# The audit's event: {final['event']}. Under ({final['epsilon_claimed']:.4g}, "
-            f"{final['delta']:.3g})-DP its frequency in a is at most e^eps times that in b, plus delta (and vice "
-            f"versa);\n# the audit counted {final['counts']['dataset_in_event']} vs "
-            f"{final['counts']['neighbour_in_event']} of {final['counts']['n_estimation']}.")
+    counts = final.counts
+    return (fn.snippet(d, n) + f"\n# The audit's event: {final.event}. Under ({final.epsilon_claimed:.4g}, "
+            f"{final.delta:.3g})-DP its frequency in a is at most e^eps times that in b, plus delta (and vice "
+            f"versa);\n# the audit counted {counts['dataset_in_event']} vs "
+            f"{counts['neighbour_in_event']} of {counts['n_estimation']}.")
 
 
 def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: int = LEDGER_SEEDS) -> dict:
@@ -174,27 +368,29 @@ def ledger_report(fn: LibraryFunction, index: int = 0, *, seed: int = 0, seeds: 
             "seconds": time.perf_counter() - start}
 
 
-def _add_ledger(row: dict, fn: LibraryFunction, index: int, seed: int) -> None:
+def _add_ledger(row: LibraryResult, fn: LibraryFunction, index: int, seed: int) -> None:
+    """The ledger section of ``fn`` on its pair ``index`` into ``row``, with the causes it located; a spend above
+    the library's record makes the row a finding (``finding_from`` says what found it)."""
     try:
         led = ledger_report(fn, index, seed=seed)
     except Exception as exc:  # the ledger must never hide the audit's verdict
-        row["ledger"] = {"error": f"{type(exc).__name__}: {exc}"}
+        row.ledger = {"error": f"{type(exc).__name__}: {exc}"}
         return
     if not led:
         return
-    row["ledger"] = {k: v for k, v in led.items() if k != "causes"}
-    row["causes"] = led["causes"]
-    sources = ["sampling"] if row.get("label") in ("finding", "expected") else []
+    row.ledger = {k: v for k, v in led.items() if k != "causes"}
+    row.causes = led["causes"]
+    sources = ["sampling"] if row.label in ("finding", "expected") else []
     if "spent_over_recorded" in led["mismatch"]:
         sources.append("ledger")
-        if row.get("label") in ("", "not reproduced", None):
-            row["label"] = "finding"
+        if row.label in ("", "not reproduced"):
+            row.label = "finding"
     if sources:
-        row["finding_from"] = sources
+        row.finding_from = sources
 
 
 def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confidence: float = 0.95,
-                 progress: Callable[[str], None] | None = None, sequential: bool = False) -> dict:
+                 progress: Callable[[str], None] | None = None, sequential: bool = False) -> LibraryResult:
     """Search, final audit and confirmation of one function (module docstring); the report row.
 
     The native thread pools (BLAS, OpenMP: :data:`LIBRARY_THREADS`, through ``threadpoolctl``) are limited for the
@@ -208,19 +404,19 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
 
 
 def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence: float,
-                  progress: Callable[[str], None] | None, sequential: bool = False) -> dict:
+                  progress: Callable[[str], None] | None, sequential: bool = False) -> LibraryResult:
     start = time.perf_counter()
-    row: dict[str, Any] = {"case": fn.qualified_name, "library": fn.library, "version": fn.version,
-                           "function": fn.name, "adjacency": fn.adjacency, "expected": fn.expected,
-                           "tags": list(fn.tags), "reproducible": fn.reproducible, "options": dict(fn.options)}
+    row = LibraryResult(case=fn.qualified_name, library=fn.library, version=fn.version, function=fn.name,
+                        adjacency=fn.adjacency, expected=fn.expected, tags=tuple(fn.tags),
+                        reproducible=fn.reproducible, options=dict(fn.options))
     try:
         claim = fn.claim(fn.pairs[0][0])
     except Exception as exc:  # the library call itself fails here: not a privacy verdict
-        row.update(verdict="unavailable", label="unavailable", error=f"{type(exc).__name__}: {exc}",
-                   seconds=time.perf_counter() - start)
+        row.verdict = row.label = "unavailable"
+        row.error, row.seconds = f"{type(exc).__name__}: {exc}", time.perf_counter() - start
         return row
     search, final_n = budget.for_cost(fn.cost)
-    row["claimed"] = {"epsilon": claim.epsilon, "delta": claim.delta, "source": claim.source}
+    row.claimed = claim
     try:
         with warnings.catch_warnings():
             if not fn.reproducible:  # deliberate: the noise comes from the OS (see the LibraryFunction docstring)
@@ -229,60 +425,53 @@ def _run_function(fn: LibraryFunction, budget: Budget, *, seed: int, confidence:
                 progress(f"{fn.qualified_name}: screening {len(fn.pairs)} pairs")
             found = certify(fn, search_budget=search, final_samples=final_n, confidence=confidence, seed=seed,
                             sequential=sequential)
-            final = found.final.to_dict()
+            final = found.final
             conf = None
-            if found.final.is_violation:
+            if final.is_violation:
                 if progress:
                     progress(f"{fn.qualified_name}: confirming on fresh samples")
                 conf = confirm(fn, found.dataset, found.neighbour, samples=final_n, seed=seed,
-                               confidence=confidence, probe=False, sequential=sequential).to_dict()
+                               confidence=confidence, probe=False, sequential=sequential)
     except Exception as exc:
-        row.update(verdict="error", label="error", error=f"{type(exc).__name__}: {exc}",
-                   seconds=time.perf_counter() - start)
+        row.verdict = row.label = "error"
+        row.error, row.seconds = f"{type(exc).__name__}: {exc}", time.perf_counter() - start
         _add_ledger(row, fn, 0, seed)
         return row
     pair = fn.pairs[found.index]
     label_name, note = getattr(pair, "label", f"pair {found.index}"), getattr(pair, "note", "")
-    violation = final["verdict"] == "violation"
-    confirmed = violation and conf is not None and conf["verdict"] == "violation"
+    violation = final.is_violation
+    confirmed = violation and conf is not None and conf.is_violation
     if confirmed:
         label = "expected" if fn.expected else "finding"
     elif violation:
         label = "not reproduced"
     else:
         label = "expected, not found" if fn.expected else ""
-    row.update(
-        verdict=final["verdict"], label=label, certified=final["epsilon_lower"],
-        confirm_certified=None if conf is None else conf["epsilon_lower"],
-        worst_pair=_pair_dict(pair, label_name, note), pair=label_name, audit=final, confirm=conf,
-        screening=list(found.screening),
-        budget={"name": budget.name, "search_per_side": search, "final_per_side": final_n,
-                "screen_per_pair": found.search_samples, "confidence": confidence, "seed": seed,
-                "sequential": sequential},
-        snippet=_reproduction(fn, found.dataset, found.neighbour, final) if violation else "",
-        seconds=time.perf_counter() - start,
-    )
+    row.verdict, row.label = str(final.verdict), label
+    row.certified, row.confirm_certified = final.epsilon_lower, None if conf is None else conf.epsilon_lower
+    row.worst_pair, row.pair = WorstPair.of(pair, label_name, note), label_name
+    row.audit, row.confirm, row.screening = final, conf, tuple(found.screening)
+    row.budget = SpentBudget(budget.name, search, final_n, found.search_samples, confidence, seed, sequential)
+    row.snippet = _reproduction(fn, found.dataset, found.neighbour, final) if violation else ""
     # the report's known-bad convention: an expected violation "passes" when it is found
-    if fn.expected:
-        row["known_bad"] = True
-        row["passed"] = confirmed
+    row.known_bad, row.passed = bool(fn.expected), bool(fn.expected) and confirmed
     _add_ledger(row, fn, found.index, seed)
-    row["seconds"] = time.perf_counter() - start
+    row.seconds = time.perf_counter() - start
     return row
 
 
 _FORKED: tuple = ()  # (functions, budget, seed, confidence, progress, sequential) for run_catalogue's forked workers
 
 
-def _run_forked(index: int) -> dict:
+def _run_forked(index: int) -> LibraryResult:
     fns, budget, seed, confidence, progress, sequential = _FORKED
     return run_function(fns[index], budget, seed=seed, confidence=confidence, progress=progress, sequential=sequential)
 
 
 def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "quick", *, seed: int = 0,
                   confidence: float = 0.95, progress: Callable[[str], None] | None = None,
-                  on_row: Callable[[dict], None] | None = None, jobs: int = 1,
-                  sequential: bool = False) -> list[dict]:
+                  on_row: Callable[[LibraryResult], None] | None = None, jobs: int = 1,
+                  sequential: bool = False) -> list[LibraryResult]:
     """:func:`run_function` on each function in order; ``budget`` a name of :data:`BUDGETS` or a :class:`Budget`.
 
     ``jobs`` > 1 runs the functions in that many forked worker processes (POSIX ``fork``: the catalogue's closures
@@ -316,9 +505,9 @@ def run_catalogue(functions: Iterable[LibraryFunction], budget: str | Budget = "
     return rows
 
 
-def ledger_cell(row: dict) -> str:
+def ledger_cell(row: LibraryResult) -> str:
     """The ledger's verdict in a few characters: "ok" (spent = recorded), "spent 1.5 > rec 1", "error" or "-"."""
-    led = row.get("ledger") or {}
+    led = row.ledger or {}
     if not led:
         return "-"
     if "error" in led:
@@ -408,12 +597,12 @@ def _cause_lines(c: dict) -> list[str]:
     return lines
 
 
-def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
+def ledger_text(row: LibraryResult, max_calls: int = 12) -> list[str]:
     """The ledger and the causes of a row as text lines (the CLI's and the HTML report's detail): budget spent vs
     recorded vs asked, the calls on D, where D and D' differ, and each cause with its file:line, evidence and
     upstream references. Empty when the row has nothing to show (no mismatch, no difference, no cause)."""
-    led = row.get("ledger") or {}
-    causes = row.get("causes") or []
+    led = row.ledger or {}
+    causes = row.causes or []
     if not led or "error" in led:
         return [f"ledger error: {led['error']}"] if led.get("error") else []
     if not (led.get("mismatch") or led.get("diff") or causes):
@@ -426,31 +615,30 @@ def ledger_text(row: dict, max_calls: int = 12) -> list[str]:
     return lines
 
 
-def failed(rows: Iterable[dict]) -> bool:
+def failed(rows: Iterable[LibraryResult]) -> bool:
     """True when a row is a finding, an error, or an expected violation that was not found (exit status 1)."""
-    return any(r.get("label") in ("finding", "error", "expected, not found") for r in rows)
+    return any(r.label in FAILING_LABELS for r in rows)
 
 
-def claim_and_certificate(row: dict, delta_symbol: str = "δ") -> tuple[str, str]:
+def claim_and_certificate(row: LibraryResult, delta_symbol: str = "δ") -> tuple[str, str]:
     """The "claimed" cell (epsilon, and delta when positive) and the "certified" cell (final audit / confirmation)
     of a result row, as the CLI table and the docs table print them."""
-    c = row.get("claimed") or {}
-    claimed = "-" if not c else fmt_epsilon(c["epsilon"]) + (
-        f" ({delta_symbol}={c['delta']:.0e})" if c.get("delta") else "")
-    cert = fmt_epsilon(row.get("certified"))
-    if row.get("confirm_certified") is not None:
-        cert += f" / {fmt_epsilon(row['confirm_certified'])}"
+    c = row.claimed
+    claimed = "-" if c is None else fmt_epsilon(c.epsilon) + (f" ({delta_symbol}={c.delta:.0e})" if c.delta else "")
+    cert = fmt_epsilon(row.certified)
+    if row.confirm_certified is not None:
+        cert += f" / {fmt_epsilon(row.confirm_certified)}"
     return claimed, cert
 
 
-def markdown_table(rows: Iterable[dict]) -> str:
+def markdown_table(rows: Iterable[LibraryResult]) -> str:
     """The rows as the Markdown table of docs/libraries.md: library, version, function, claimed (epsilon, delta),
     certified (final audit / confirmation), worst pair, verdict, label."""
     lines = ["| library | version | function | claimed | certified | worst pair | verdict | label | ledger |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         claimed, cert = claim_and_certificate(r)
-        func = str(r["function"]).replace("|", "\\|")
-        lines.append(f"| {r['library']} | {r['version']} | `{func}` | {claimed} | {cert} | {r.get('pair') or '-'} | "
-                     f"{r['verdict']} | {r.get('label') or ''} | {ledger_cell(r)} |")
+        func = str(r.function).replace("|", "\\|")
+        lines.append(f"| {r.library} | {r.version} | `{func}` | {claimed} | {cert} | {r.pair or '-'} | "
+                     f"{r.verdict} | {r.label or ''} | {ledger_cell(r)} |")
     return "\n".join(lines)

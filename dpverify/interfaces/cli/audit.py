@@ -257,7 +257,8 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
     """Run and print the audit of ``case`` (with ``workers`` local processes or on the Dask cluster of ``client``)."""
     from dpverify.interfaces.cli.output import format_table, output_width, print_json, wrap
     from dpverify.interfaces.cli.progress import Progress
-    from dpverify.interfaces.presentation import AUDIT_HEADERS, accountant_marks, audit_cells, samples_text, legend_lines, loose_claim_notes
+    from dpverify.interfaces.presentation import (AUDIT_HEADERS, AuditView, accountant_marks, audit_cells,
+                                                  legend_lines, loose_claim_notes, samples_text)
     from dpverify.audit.options import Execution
     from dpverify.cases import CaseOptions
     from dpverify.interfaces.suite import case_settings
@@ -280,15 +281,15 @@ def _audit(args, case, params: dict, run_case, *, workers: int = 1, client=None)
               file=sys.stderr)
         return 1
     r = res.audit
-    row = res.to_dict()  # the audit with the theorem's claim beside what was tested (claim_epsilon, tested_kind)
-    if args.json:
+    if args.json:  # the audit's JSON, with the theorem's claim beside what was tested (claim_epsilon, tested_kind)
+        row = res.to_dict()
         out = dict(row["audit"])
         out.update({"case": res.case, "sampler": res.sampler, "params": res.params, "pair": res.pair,
                     "claim": row["claim"]})
         print_json(out)
         return 1 if r.verdict == "violation" else 0
     width = output_width(args.wide)
-    a = row["audit"]
+    a = AuditView.of(r, claimed=res.claim_epsilon, tested_kind=res.tested_kind)
     marks = accountant_marks([a])
     print(wrap(f"audit case {case.id}: sampler {case.sampler}; pair: {case.pair}", width))
     print(wrap(f"parameters: {case_settings(case, params)}", width, indent="  ", subsequent="    "))

@@ -15,8 +15,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from dpverify.interfaces.cli import arguments
+
+if TYPE_CHECKING:  # the rows are imported where the catalogue runs: --help stays light
+    from dpverify.libraries.corpus import CorpusResult
+    from dpverify.libraries.runner import LibraryResult
 
 #: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
 CHOICES = ("diffprivlib", "opendp", "opacus", "all", "corpus")
@@ -66,7 +71,9 @@ def _catalogues(library: str) -> tuple[list, list[str]]:
     return functions, missing
 
 
-def print_rows(rows: list[dict], width: int | None = None) -> None:
+def print_rows(rows: list[LibraryResult], width: int | None = None) -> None:
+    """The library audits' table (one row per function), its legend, the errors, the ledgers and causes, and a
+    reproduction for every violation."""
     from dpverify.interfaces.cli.output import format_table, wrap
     from dpverify.libraries.runner import (
         claim_and_certificate,
@@ -77,8 +84,8 @@ def print_rows(rows: list[dict], width: int | None = None) -> None:
     table = []
     for r in rows:
         claimed, cert = claim_and_certificate(r, delta_symbol="d")
-        table.append([r["library"], r["version"], r["function"], claimed, cert, r.get("pair") or "-",
-                      r["verdict"], r.get("label") or "", ledger_cell(r), f"{r.get('seconds', 0.0):.1f}"])
+        table.append([r.library, r.version, r.function, claimed, cert, r.pair or "-", r.verdict, r.label or "",
+                      ledger_cell(r), f"{r.seconds:.1f}"])
     print(format_table(["library", "version", "function", "claimed", "certified", "worst pair", "verdict", "label",
                         "ledger", "time [s]"], table, width=width, flexible=("function", "worst pair", "label")))
     legend = (("certified: the final audit's lower bound on the worst pair found (/ the confirmation's, new seed, "
@@ -90,26 +97,26 @@ def print_rows(rows: list[dict], width: int | None = None) -> None:
     for line in legend:
         print(wrap(line, width, indent="  ", subsequent="    "))
     for r in rows:
-        if r.get("error"):
-            print(wrap(f"{r['verdict'].upper()} {r['case']}: {r['error']}", width, indent="  ", subsequent="    "))
+        if r.error:
+            print(wrap(f"{r.verdict.upper()} {r.case}: {r.error}", width, indent="  ", subsequent="    "))
     for r in rows:
         lines = ledger_text(r)
         if lines:
-            print(f"\n# --- ledger and causes: {r['case']} ({r.get('label') or r['verdict']}) ---")
+            print(f"\n# --- ledger and causes: {r.case} ({r.label or r.verdict}) ---")
             for line in lines:
                 print(wrap(line, width, subsequent="      "))
     for r in rows:
-        if r.get("snippet"):
-            print(wrap(f"\n# --- reproduction: {r['case']} ({r['label'] or r['verdict']}) ---", width, subsequent="# "))
-            if r.get("expected"):
-                print(wrap(f"# expected: {r['expected']}", width, subsequent="# "))
-            print(r["snippet"])
+        if r.snippet:
+            print(wrap(f"\n# --- reproduction: {r.case} ({r.label or r.verdict}) ---", width, subsequent="# "))
+            if r.expected:
+                print(wrap(f"# expected: {r.expected}", width, subsequent="# "))
+            print(r.snippet)
 
 
 def _run_corpus(args) -> int:
     """``dpverify audit-library corpus``: every case of :mod:`dpverify.libraries.corpus` (``--only`` matches the
     case id); ``--json`` prints the rows; ``--report DIR`` writes ``DIR/corpus.json`` atomically."""
-    from dpverify.interfaces.cli.output import format_table, output_width, wrap
+    from dpverify.interfaces.cli.output import output_width
     from dpverify.interfaces.files import jsonable, write_json_atomic
     from dpverify.libraries import corpus
     from dpverify.validation import UsageError
@@ -126,30 +133,36 @@ def _run_corpus(args) -> int:
     if args.json:
         from dpverify.interfaces.cli.output import print_json
 
-        print_json(jsonable({"corpus": rows}))
+        print_json(jsonable({"corpus": [r.to_dict() for r in rows]}))
     else:
-        width = output_width(args.wide)
-        print(format_table(["case", "library", "kind", "installed", "status", "time [s]"],
-                           [[r["id"], r["library"], r["kind"], r.get("version", "-"), r["status"],
-                             f"{r['seconds']:.1f}"] for r in rows], width=width))
-        for r in rows:
-            print(wrap(f"\n{r['id']}: {r['title']} [{r['status']}]", width, subsequent="  "))
-            print(wrap(f"  {r.get('detail', '')}", width, subsequent="    "))
-            print(wrap(f"  upstream: {', '.join(r['refs'])} ({r['upstream_status']})", width, subsequent="    "))
-        print(wrap("\nstatus: reproduced = the installed library still has the reported defect; fixed = it no "
-                   "longer shows it; ok = a re-implemented defect is flagged and its fix passes; failed = the check "
-                   "misbehaved; unavailable = the library is not installed.", width))
+        _print_corpus(rows, output_width(args.wide))
     if args.report:
         path = os.path.join(args.report, "corpus.json")
-        write_json_atomic(path, jsonable({"corpus": rows}))
+        write_json_atomic(path, jsonable({"corpus": [r.to_dict() for r in rows]}))
         print(f"report: {path}", file=sys.stderr)
     bad = corpus.failed(rows)
+    statuses = [r.status for r in rows]
     print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} corpus cases; "
-          + ", ".join(f"{sum(r['status'] == k for r in rows)} {k}"
-                      for k in ("reproduced", "fixed", "ok", "unavailable", "failed") if any(r['status'] == k for r in rows)),
+          + ", ".join(f"{statuses.count(k)} {k}" for k in ("reproduced", "fixed", "ok", "unavailable", "failed")
+                      if k in statuses),
           file=sys.stderr if args.json else sys.stdout)
     return 1 if bad else 0
 
+
+def _print_corpus(rows: list[CorpusResult], width: int | None) -> None:
+    """The corpus cases' table, then each case's detail and upstream references, and what the statuses mean."""
+    from dpverify.interfaces.cli.output import format_table, wrap
+
+    print(format_table(["case", "library", "kind", "installed", "status", "time [s]"],
+                       [[r.id, r.library, r.check_kind, "-" if r.version is None else r.version, r.status,
+                         f"{r.seconds:.1f}"] for r in rows], width=width))
+    for r in rows:
+        print(wrap(f"\n{r.id}: {r.title} [{r.status}]", width, subsequent="  "))
+        print(wrap(f"  {r.detail or ''}", width, subsequent="    "))
+        print(wrap(f"  upstream: {', '.join(r.refs)} ({r.upstream_status})", width, subsequent="    "))
+    print(wrap("\nstatus: reproduced = the installed library still has the reported defect; fixed = it no longer "
+               "shows it; ok = a re-implemented defect is flagged and its fix passes; failed = the check misbehaved; "
+               "unavailable = the library is not installed.", width))
 
 def _run(args) -> int:
     from dpverify.interfaces.cli.output import output_width
@@ -183,7 +196,7 @@ def _run(args) -> int:
         from dpverify.interfaces.cli.output import print_json
         from dpverify.interfaces.files import jsonable
 
-        print_json(jsonable({"rows": rows, "unavailable": missing}))
+        print_json(jsonable({"rows": [r.to_dict() for r in rows], "unavailable": missing}))
     else:
         print_rows(rows, output_width(args.wide))
     bad = failed(rows)
@@ -214,14 +227,14 @@ def _chosen_functions(args) -> tuple[list | None, list[str]]:
     return chosen, missing
 
 
-def _label_summary(rows: list[dict]) -> str:
+def _label_summary(rows: list[LibraryResult]) -> str:
     """How many functions got each label ("2 finding, 1 expected"), or "no violation"."""
-    counts = {k: sum(r.get("label") == k for r in rows)
+    counts = {k: sum(r.label == k for r in rows)
               for k in ("finding", "expected", "expected, not found", "not reproduced", "unavailable", "error")}
     return ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "no violation"
 
 
-def _write_library_report(args, report_dir, rows: list[dict], missing: list[str]) -> None:
+def _write_library_report(args, report_dir, rows: list[LibraryResult], missing: list[str]) -> None:
     from dpverify.interfaces.report import write_report
 
     settings = {"command": "audit-library", "library": args.library, "budget": args.budget, "scale": args.scale,

@@ -15,6 +15,12 @@ theorem and audit is appended to a checkpoint in DIR as it finishes, and the rep
 interrupted run with the same settings from its checkpoint: finished work is not repeated and its numbers are the
 stored ones, so the report equals an uninterrupted run's (every audit is a function of its case, budget and seed).
 
+The rows stay typed until the report is written (:mod:`dpverify.interfaces.rows`): a theorem's
+:class:`~dpverify.interfaces.rows.TheoremRow`, an audit case's :class:`~dpverify.cases.CaseResult`. An audit's row is
+handed back as JSON by whoever ran it (this process, a worker process or a Dask worker: :func:`_run_case_job`),
+checkpointed as it is, and read back typed (``CaseResult.from_dict``) where it arrives, like the rows of a
+checkpoint on ``--resume`` and the theorem rows of a Dask worker (``TheoremRow.from_dict``).
+
 ``--scheduler ADDRESS|local`` runs the work on a Dask cluster (the ``distributed`` extra): each audit case and each
 paper's theorem checks become one task, results are shown and checkpointed as they complete, and a task whose worker
 dies is run again on another (Dask's resilience; a task that raises is retried, :data:`RETRIES`). ``local`` starts a
@@ -33,11 +39,14 @@ import signal
 import sys
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from dpverify import __version__
 from dpverify.interfaces.cli import arguments, on_interrupt
 from dpverify.interfaces.cli.theorems import proof_dict
+
+if TYPE_CHECKING:  # the rows are imported where they are built: --help stays light
+    from dpverify.interfaces.rows import CaseResult, TheoremRow
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -122,17 +131,18 @@ def _nothing_selected(only: str | None, paper: str | None, theorems: bool, audit
 
 # -- running ------------------------------------------------------------------------------------------------------
 
-def _theorem_row(thm, prove_seconds: float | None = None) -> dict:
+def _theorem_row(thm, prove_seconds: float | None = None) -> TheoremRow:
     """A theorem's checks, and its proof (``dpverify prove``): the shipped certificates re-checked by the
     independent checker, or with ``prove_seconds`` a fresh proof (that many seconds per part). The row fails when a
     check fails, a certificate does not re-check, or the proof's outcome is not the one this version expects."""
+    from dpverify.interfaces.presentation import TheoremRow
+
     results = thm.run_checks()
     ok = all(r.passed for r in results)
     proof = _proof_row(thm.id, prove_seconds)
     proof_ok = proof is None or (proof.get("certificates_valid", True) and proof["outcome"] == proof["expected"])
-    return {"id": thm.id, "paper": thm.paper, "item": thm.source.item, "title": thm.title,
-            "reconstructed": thm.reconstructed, "status": "passed" if ok and proof_ok else "failed",
-            "checks": [r.to_dict() for r in results], "proof": proof}
+    return TheoremRow(thm.id, thm.paper, thm.source.item, thm.title, thm.reconstructed,
+                      "passed" if ok and proof_ok else "failed", tuple(results), proof)
 
 
 def _proof_row(theorem_id: str, prove_seconds: float | None) -> dict | None:
@@ -162,6 +172,9 @@ def run_case_accepts_progress() -> bool:
 
 
 def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None) -> dict:
+    """The audit of one case, ``(case id, budget, seed[, backend, device[, sequential]])``, as JSON (its row's
+    ``to_dict``): what this process, a worker process or a Dask worker hands back, checkpointed as it is and read
+    back with :func:`_case_row` where it arrives."""
     from dpverify.interfaces.suite import run_case
 
     case_id, budget, seed = job[:3]
@@ -171,6 +184,13 @@ def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None
     if len(job) > 5 and job[5]:  # (..., sequential): rounds that stop when the verdict is decided
         kwargs["sequential"] = True
     return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
+
+
+def _case_row(res: dict) -> CaseResult:
+    """An audit case's row from its JSON (a worker's answer, a checkpoint's record)."""
+    from dpverify.interfaces.presentation import CaseResult
+
+    return CaseResult.from_dict(res)
 
 
 def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
@@ -185,20 +205,21 @@ def _worker_init(inherited_fds: tuple[int, ...] = ()) -> None:
             pass
 
 
-def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, dict],
-                on_result: Callable[[dict], None], inherited_fds: tuple[int, ...] = (), backend: str = "numpy",
-                device: str | None = None, sequential: bool = False) -> list[dict]:
-    """Every case's ``CaseResult.to_dict()``, in suite order; ``done`` holds results already computed (resume);
-    ``inherited_fds``: descriptors worker processes must close (see :func:`_worker_init`)."""
-    results: dict[str, dict] = dict(done)
-    for case_id in done:
-        progress.advance(case_id, f"{done[case_id].get('verdict')} (from the checkpoint)")
+def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, done: dict[str, CaseResult],
+                on_result: Callable[[CaseResult], None], inherited_fds: tuple[int, ...] = (), backend: str = "numpy",
+                device: str | None = None, sequential: bool = False) -> list[CaseResult]:
+    """Every case's row, in suite order; ``done`` holds rows already computed (resume); ``inherited_fds``:
+    descriptors worker processes must close (see :func:`_worker_init`)."""
+    results: dict[str, CaseResult] = dict(done)
+    for case_id, row in done.items():
+        progress.advance(case_id, f"{row.verdict} (from the checkpoint)")
     jobs = [(c.id, budget, seed, backend, device, sequential) for c in cases if c.id not in done]
 
     def finish(res: dict) -> None:
-        results[res["case"]] = res
-        on_result(res)
-        progress.advance(res["case"], res["verdict"])
+        row = _case_row(res)
+        results[row.case] = row
+        on_result(row)
+        progress.advance(row.case, row.verdict)
 
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -241,16 +262,18 @@ RETRIES = 2
 
 
 def _paper_rows(paper: str, ids: list[str]) -> list[dict]:
-    """On a worker: the rows of the theorems ``ids`` of ``paper``, in that order."""
+    """On a worker: the rows of the theorems ``ids`` of ``paper``, in that order, as JSON (read back with
+    ``TheoremRow.from_dict`` where they arrive)."""
     from dpverify.theorems import registry
 
     by_id = {t.id: t for t in registry.all_theorems(paper)}
-    return [_theorem_row(by_id[i]) for i in ids]
+    return [_theorem_row(by_id[i]).to_dict() for i in ids]
 
 
 def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int, done: dict[str, dict],
                     save: Callable[[dict], None], backend: str = "numpy", device: str | None = None,
-                    resources: dict | None = None, sequential: bool = False) -> tuple[list[dict], list[dict]]:
+                    resources: dict | None = None,
+                    sequential: bool = False) -> tuple[list[TheoremRow], list[CaseResult]]:
     """(theorem rows, audit results) computed as tasks on the cluster of ``client``: one task per paper's theorems and
     one per audit case, each result saved and shown as it completes; ``done`` holds what the checkpoint has. An audit
     case runs whole on its worker, on ``backend``/``device`` there (a GPU worker's own GPU with ``device="cuda"``),
@@ -269,9 +292,11 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
             require_resources(client, resources)
         except ValueError as exc:
             raise UsageError(f"--dask-resources: {exc}") from None
+    from dpverify.interfaces.presentation import TheoremRow
+
     token = uuid.uuid4().hex[:12]
-    rows: dict[str, dict] = dict(done["theorem"])
-    results: dict[str, dict] = dict(done["audit"])
+    rows: dict[str, TheoremRow] = dict(done["theorem"])
+    results: dict[str, CaseResult] = dict(done["audit"])
     papers: dict[str, list[str]] = {}
     for thm in thms:
         if thm.id not in rows:
@@ -291,21 +316,21 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
         for ident in rows:
             progress.advance(ident, "ok (from the checkpoint)")
         for ident, res in results.items():
-            progress.advance(ident, f"{res.get('verdict')} (from the checkpoint)")
+            progress.advance(ident, f"{res.verdict} (from the checkpoint)")
         progress.set_running([ident for _, ident in futures.values()])
         for fut in as_completed(list(futures)):
             kind, ident = futures.pop(fut)
             value = fut.result()
             fut.release()
             if kind == "theorems":
-                for row in value:
-                    rows[row["id"]] = row
-                    save({"type": "theorem", "id": row["id"], "row": row})
-                    progress.advance(row["id"], "ok" if row["status"] == "passed" else "FAILED")
+                for theorem in map(TheoremRow.from_dict, value):
+                    rows[theorem.id] = theorem
+                    save({"type": "theorem", "id": theorem.id, "row": theorem.to_dict()})
+                    progress.advance(theorem.id, "ok" if theorem.passed else "FAILED")
             else:
-                results[ident] = value
+                results[ident] = _case_row(value)
                 save({"type": "audit", "case": ident, "result": value})
-                progress.advance(ident, value["verdict"])
+                progress.advance(ident, results[ident].verdict)
             progress.set_running([i for _, i in futures.values()])
     return [rows[t.id] for t in thms], [results[c.id] for c in cases]
 
@@ -378,18 +403,18 @@ def _kill_children() -> None:
 
 # -- printing -----------------------------------------------------------------------------------------------------
 
-def _print_theorems(theorem_rows: list[dict], width: int | None = None) -> None:
+def _print_theorems(theorem_rows: list[TheoremRow], width: int | None = None) -> None:
     from dpverify.interfaces.cli.output import wrap
 
-    n_checks = sum(len(r["checks"]) for r in theorem_rows)
-    failed = [r for r in theorem_rows if r["status"] == "failed"]
+    n_checks = sum(len(r.checks) for r in theorem_rows)
+    failed = [r for r in theorem_rows if r.status == "failed"]
     print(f"\nTheorem checks: {len(theorem_rows)} theorems, {n_checks} checks, "
           f"{len(theorem_rows) - len(failed)} theorems passed, {len(failed)} failed")
-    proofs = [r["proof"] for r in theorem_rows if r.get("proof")]
+    proofs = [r.proof for r in theorem_rows if r.proof]
     if proofs:
         print(wrap(_proof_summary(proofs), width))
     for r in failed:
-        print(wrap(f"FAILED {r['id']}: {', '.join(_failed_parts(r))}", width, indent="  ", subsequent="    "))
+        print(wrap(f"FAILED {r.id}: {', '.join(_failed_parts(r))}", width, indent="  ", subsequent="    "))
 
 
 def _proof_summary(proofs: list[dict]) -> str:
@@ -407,10 +432,10 @@ def _proof_summary(proofs: list[dict]) -> str:
             f"; {unexpected} not as expected" + (f"; {invalid} with an INVALID certificate" if invalid else ""))
 
 
-def _failed_parts(row: dict) -> list[str]:
+def _failed_parts(row: TheoremRow) -> list[str]:
     """The names of a failed theorem's failed checks, and its proof when that is what failed."""
-    names = [c["name"] for c in row["checks"] if not c["passed"]]
-    proof = row.get("proof") or {}
+    names = row.failed_checks
+    proof = row.proof or {}
     if proof and proof.get("outcome") != proof.get("expected"):
         names.append(f"proof {proof.get('outcome')} (expected {proof.get('expected')})")
     elif proof and proof.get("certificates_valid") is False:
@@ -418,12 +443,12 @@ def _failed_parts(row: dict) -> list[str]:
     return names
 
 
-def print_audits(audits: list[dict], *, explain: bool = True, width: int | None = None) -> None:
+def print_audits(audits: list[CaseResult], *, explain: bool = True, width: int | None = None) -> None:
     """The audit table, the accountant methods, loose claims, reasons and errors; with ``explain`` also the legend
     of the columns. Prose lines wrap to ``width`` (None: no limit)."""
-    from dpverify.interfaces.presentation import accountant_marks, split_known_bad
+    from dpverify.interfaces.presentation import accountant_marks, audit_view, split_known_bad
 
-    marks = accountant_marks(r.get("audit") or {} for r in audits)
+    marks = accountant_marks(audit_view(r) for r in audits)
     regular, known_bad = split_known_bad(audits)
     if regular:
         print()
@@ -443,34 +468,34 @@ def _say(text: str, width: int | None, indent: str = "  ") -> None:
     print(wrap(text, width, indent=indent, subsequent=indent + "  "))
 
 
-def _audit_table(results: list[dict], marks: dict, width: int | None) -> str:
+def _audit_table(results: list[CaseResult], marks: dict, width: int | None) -> str:
     """One row per audit: its name (and release), the :data:`AUDIT_HEADERS` cells, samples and seconds."""
     from dpverify.interfaces.cli.output import format_table
-    from dpverify.interfaces.presentation import AUDIT_HEADERS, audit_cells, samples_text
+    from dpverify.interfaces.presentation import AUDIT_HEADERS, audit_cells, audit_view, samples_text
 
     rows = []
     for res in results:
-        a = res.get("audit")
-        name = res["case"] + (f" ({res['release']})" if res.get("release") else "")
+        a = audit_view(res)
+        name = res.case + (f" ({res.release})" if res.release else "")
         if a is None:
-            rows.append([name] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res['seconds']:.1f}"])
+            rows.append([name] + ["-"] * (len(AUDIT_HEADERS) - 1) + ["error", "-", f"{res.seconds:.1f}"])
         else:
-            rows.append([name] + audit_cells(a, marks) + [samples_text(a), f"{res['seconds']:.1f}"])
+            rows.append([name] + audit_cells(a, marks) + [samples_text(a), f"{res.seconds:.1f}"])
     return format_table(["audit", *AUDIT_HEADERS, "samples", "time [s]"], rows, width=width,
                         above=("audit", "samples", "time [s]"))
 
 
-def _print_known_bad(known_bad: list[dict], marks: dict, width: int | None) -> None:
+def _print_known_bad(known_bad: list[CaseResult], marks: dict, width: int | None) -> None:
     """The known-bad implementations' table, how many were flagged, and each one that was not."""
-    flagged = sum(bool(r.get("passed")) for r in known_bad)
+    flagged = sum(r.passed for r in known_bad)
     print()
     _say(f"Known-bad implementations (each declares a correct mechanism and must be flagged as a violation): "
          f"{flagged}/{len(known_bad)} flagged", width, "")
     print(_audit_table(known_bad, marks, width))
     for res in known_bad:
-        if not res.get("passed"):
-            _say(f"NOT FLAGGED {res['case']}: {(res.get('audit') or {}).get('verdict_reason') or res.get('error')}",
-                 width)
+        if not res.passed:
+            reason = res.audit.verdict_reason if res.audit is not None else ""
+            _say(f"NOT FLAGGED {res.case}: {reason or res.error}", width)
 
 
 def _print_legend(marks: dict, explain: bool, width: int | None) -> None:
@@ -484,23 +509,24 @@ def _print_legend(marks: dict, explain: bool, width: int | None) -> None:
         _say("(--explain: what each column means)", width)
 
 
-def _print_audit_notes(audits: list[dict], width: int | None) -> None:
+def _print_audit_notes(audits: list[CaseResult], width: int | None) -> None:
     """Loose claims, why each audit that is not consistent is not, and the errors."""
-    from dpverify.interfaces.presentation import loose_claim_notes
+    from dpverify.interfaces.presentation import audit_view, loose_claim_notes
 
-    notes = [n for r in audits if r.get("audit") for n in loose_claim_notes(r["case"], r["audit"])]
+    views = [(r.case, v) for r in audits if (v := audit_view(r)) is not None]
+    notes = [n for case, a in views for n in loose_claim_notes(case, a)]
     if notes:
         print("\nLoose claims (no audit of this pair can contradict them):")
         for n in notes:
             _say(n, width)
-    why = [(r["case"], r["audit"]) for r in audits if r.get("audit") and r["audit"].get("verdict") != "consistent"]
+    why = [(case, a) for case, a in views if a.verdict != "consistent"]
     if why:
         print("\nWhy not consistent:")
         for case, a in why:
-            _say(f"{case} ({a['verdict']}): {a.get('verdict_reason') or '-'}", width)
+            _say(f"{case} ({a.verdict}): {a.verdict_reason or '-'}", width)
     for res in audits:
-        if res.get("error"):
-            _say(f"ERROR {res['case']}: {res['error']}", width)
+        if res.error:
+            _say(f"ERROR {res.case}: {res.error}", width)
 
 
 # -- the command --------------------------------------------------------------------------------------------------
@@ -511,27 +537,29 @@ RESUME_KEYS = ("settings", "version")
 
 def _start_run(args, settings: dict) -> tuple[Any, Any, dict[str, dict[str, Any]]]:
     """With ``--report DIR``: the run directory prepared (before any work, so a bad path costs nothing), the run
-    started or resumed, and the theorem rows and audit results it already holds (``done``); else ``(None, None,
-    empty done)``."""
+    started or resumed, and the theorem rows and audit rows it already holds (``done``, read back typed from the
+    checkpoint); else ``(None, None, empty done)``."""
     done: dict[str, dict[str, Any]] = {"theorem": {}, "audit": {}}
     if not args.report:
         return None, None, done
     from dpverify.interfaces.files import RunDirectory
+    from dpverify.interfaces.presentation import TheoremRow
 
     report_dir = RunDirectory(args.report).prepare(args.overwrite)
     run = report_dir.start({"settings": settings, "version": __version__}, resume=args.resume, match=RESUME_KEYS)
-    for rec in run.records:
+    for rec in run.records:  # the checkpoint's records: plain data, tagged by their "type"
         if rec.get("type") == "theorem":
-            done["theorem"][rec["id"]] = rec["row"]
+            done["theorem"][rec["id"]] = TheoremRow.from_dict(rec["row"])
         elif rec.get("type") == "audit":
-            done["audit"][rec["case"]] = rec["result"]
+            done["audit"][rec["case"]] = _case_row(rec["result"])
     if args.resume:
         print(f"resuming run {run.run_id}: {len(done['theorem'])} theorems and {len(done['audit'])} audits "
               "already done" if run.resumed else "nothing to resume: starting a new run", file=sys.stderr)
     return run, report_dir, done
 
 
-def _print_summary(theorem_rows: list[dict], audits: list[dict], width: int | None, seconds: float) -> bool:
+def _print_summary(theorem_rows: list[TheoremRow], audits: list[CaseResult], width: int | None,
+                   seconds: float) -> bool:
     """The closing PASS/FAIL line (the same status the report's headline shows); True if the run failed."""
     from dpverify.interfaces.cli.output import wrap
     from dpverify.interfaces.presentation import known_bad_summary, run_status, split_known_bad
@@ -579,8 +607,8 @@ def _run(args) -> int:
 
     start = time.perf_counter()
     # Ctrl-C exits at once (dpverify.interfaces.cli._on_sigint): what is saved so far is what a resume starts from.
-    theorem_rows: list[dict] = []
-    audits: list[dict] = []
+    theorem_rows: list[TheoremRow] = []
+    audits: list[CaseResult] = []
     workers = 1 if args.workers is None else args.workers
     if args.scheduler is not None:
         with cluster_for(args.scheduler, args.workers, checked=True) as client:
@@ -594,7 +622,7 @@ def _run(args) -> int:
         if cases:
             with Progress(len(cases), "audits") as progress:
                 audits = _run_audits(cases, args.budget, args.seed, workers, progress, done["audit"],
-                                     lambda res: save({"type": "audit", "case": res["case"], "result": res}),
+                                     lambda row: save({"type": "audit", "case": row.case, "result": row.to_dict()}),
                                      inherited_fds=run.descriptors() if run is not None else (),
                                      backend=args.backend, device=args.device, sequential=args.sequential)
 
@@ -623,11 +651,11 @@ def _check_run_options(args) -> None:
     check_scheduler(args.scheduler, args.workers)
 
 
-def _check_theorems(thms: list, args, done: dict, save: Callable[[dict], None]) -> list[dict]:
+def _check_theorems(thms: list, args, done: dict, save: Callable[[dict], None]) -> list[TheoremRow]:
     """Each theorem's row (checks and proof), from the checkpoint of an interrupted run where it is there."""
     from dpverify.interfaces.cli.progress import Progress
 
-    rows: list[dict] = []
+    rows: list[TheoremRow] = []
     if not thms:
         return rows
     with Progress(len(thms), "theorems") as progress:
@@ -636,17 +664,18 @@ def _check_theorems(thms: list, args, done: dict, save: Callable[[dict], None]) 
             if row is None:
                 progress.start_item(thm.id)
                 row = _theorem_row(thm, args.prove_seconds if args.prove else None)
-                save({"type": "theorem", "id": thm.id, "row": row})
+                save({"type": "theorem", "id": thm.id, "row": row.to_dict()})
             rows.append(row)
-            progress.advance(thm.id, "ok" if row["status"] == "passed" else "FAILED")
+            progress.advance(thm.id, "ok" if row.passed else "FAILED")
     return rows
 
 
-def _publish(args, run, report_dir, theorem_rows: list[dict], audits: list[dict], settings: dict) -> None:
+def _publish(args, run, report_dir, theorem_rows: list[TheoremRow], audits: list[CaseResult],
+             settings: dict) -> None:
     """report.json and report.html of the run, with the bound curves of the papers whose theorems were checked."""
     from dpverify.interfaces.report import write_report
 
-    papers = sorted({r["paper"] for r in theorem_rows})
+    papers = sorted({r.paper for r in theorem_rows})
     paths = write_report(args.report, theorem_rows, audits, settings=settings, run=run, report_dir=report_dir,
                          paper_figures=papers)
     print(f"report (run {run.run_id}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
