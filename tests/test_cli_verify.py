@@ -187,30 +187,36 @@ def test_audit_command_rejects_bad_budget_input(capsys):
         assert message in capsys.readouterr().err
 
 
-def test_verify_passes_progress_to_run_case_when_it_accepts_it(monkeypatch):
-    """The CLI asks run_case for chunk progress through ``progress=`` (suite.run_case's keyword, passed on to
-    audit()); until run_case takes it, the CLI does not pass it."""
+def test_verify_runs_each_case_job_with_the_option_objects(monkeypatch):
+    """A verify job travels as a CaseJob (it pickles, for worker processes and Dask) and reaches run_case as a
+    CaseOptions and an Execution carrying the chunk progress, the backend and the sequential flag; a plain tuple of
+    its fields (a checkpoint of an older run, a test's fake) is the same job."""
+    import pickle
+
     import dpverify.interfaces.cli.verify as verify_cli
     import dpverify.interfaces.suite as suite
+    from dpverify.audit import Execution
+    from dpverify.cases import CaseOptions
 
     seen = {}
 
-    def run_case(case, *, budget="quick", seed=0, progress=None):
-        seen["progress"] = progress
-        progress(1, 2)
+    def run_case(case, options, execution):
+        seen.update(case=case, options=options, execution=execution)
+        if execution.progress is not None:
+            execution.progress(1, 2)
         return suite.CaseResult(case, case, {}, "", {}, None, 0.0, error="stub")
 
     monkeypatch.setattr(suite, "run_case", run_case)
     calls = []
-    verify_cli._run_case_job(("laplace_mechanism", "quick", 0), lambda d, t: calls.append((d, t)))
-    assert calls == [(1, 2)] and verify_cli.run_case_accepts_progress()
-
-    def old_run_case(case, *, budget="quick", seed=0):
-        return suite.CaseResult(case, case, {}, "", {}, None, 0.0, error="stub")
-
-    monkeypatch.setattr(suite, "run_case", old_run_case)
-    assert not verify_cli.run_case_accepts_progress()
-    assert verify_cli._run_case_job(("laplace_mechanism", "quick", 0), lambda d, t: None)["error"] == "stub"
+    job = verify_cli.CaseJob("dp_sgld_li", 5_000, 3, "torch", "cpu", True)
+    assert pickle.loads(pickle.dumps(job)) == job
+    assert verify_cli._run_case_job(job, lambda d, t: calls.append((d, t)))["error"] == "stub"
+    assert calls == [(1, 2)] and seen["case"] == "dp_sgld_li"
+    assert seen["options"] == CaseOptions(budget=5_000, seed=3, sequential=True)
+    assert isinstance(seen["execution"], Execution)
+    assert (seen["execution"].backend, seen["execution"].device) == ("torch", "cpu")
+    verify_cli._run_case_job(("laplace_mechanism", "quick", 0))
+    assert seen["options"] == CaseOptions(budget="quick", seed=0) and seen["execution"].backend == "numpy"
 
 
 def test_heartbeat_reports_long_items():

@@ -149,6 +149,8 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     ("dpverify.interfaces.cli.verify", "dpverify.interfaces.presentation"): f"{_HELP}: +752 modules (the auditor)",
     ("dpverify.interfaces.cli.verify", "dpverify.interfaces.report"): f"{_HELP}: +766 modules, ~1.5 s",
     ("dpverify.interfaces.cli.verify", "dpverify.interfaces.suite"): f"{_HELP}: +24 modules",
+    ("dpverify.interfaces.cli.verify", "dpverify.cases"): f"{_HELP}: +24 modules (the suite)",
+    ("dpverify.interfaces.cli.verify", "dpverify.audit.options"): f"{_HELP}: +754 modules (the auditor's package)",
     ("dpverify.interfaces.cli.verify", "dpverify.prove.catalogue"): f"{_HELP}: +576 modules (sympy, flint), ~0.8 s",
     ("dpverify.interfaces.cli.verify", "dpverify.prove.search"): f"{_HELP}: +576 modules (sympy, flint)",
     ("dpverify.interfaces.cli.verify", "dpverify.samplers.registry"): f"{_HELP}: +12 modules",

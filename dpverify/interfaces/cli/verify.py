@@ -33,19 +33,20 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import inspect
 import os
 import signal
 import sys
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple
 
 from dpverify import __version__
 from dpverify.interfaces.cli import arguments, on_interrupt
 from dpverify.interfaces.cli.theorems import proof_dict
 
 if TYPE_CHECKING:  # the rows are imported where they are built: --help stays light
+    from dpverify.audit.options import Execution
+    from dpverify.cases import CaseOptions
     from dpverify.interfaces.rows import CaseResult, TheoremRow
 
 
@@ -163,27 +164,40 @@ def _proof_row(theorem_id: str, prove_seconds: float | None) -> dict | None:
                       for n, r in fresh.parts]}
 
 
-def run_case_accepts_progress() -> bool:
-    """Whether :func:`dpverify.interfaces.suite.run_case` takes ``progress=`` (passed through to :func:`dpverify.audit.audit`)."""
-    from dpverify.interfaces.suite import run_case
+class CaseJob(NamedTuple):
+    """One audit case of a ``verify`` run, as it travels to a worker process or a Dask worker (it pickles): the case,
+    what is asked of it (:meth:`options`) and the backend and device it runs on (:meth:`execution`)."""
 
-    parameters = inspect.signature(run_case).parameters.values()
-    return any(p.name == "progress" or p.kind is p.VAR_KEYWORD for p in parameters)
+    case: str
+    budget: str | int
+    seed: int
+    backend: str = "numpy"
+    device: str | None = None
+    sequential: bool = False
+
+    def options(self) -> CaseOptions:
+        """What the audit asks (:class:`dpverify.cases.CaseOptions`)."""
+        from dpverify.cases import CaseOptions
+
+        return CaseOptions(budget=self.budget, seed=self.seed, sequential=self.sequential)
+
+    def execution(self, progress: Callable[[int, int], None] | None = None) -> Execution:
+        """How it runs (:class:`dpverify.audit.Execution`): this job's backend and device, and chunk ``progress``."""
+        from dpverify.audit.options import Execution
+
+        return Execution(backend=self.backend, device=self.device if self.backend != "numpy" else None,
+                         progress=progress)
 
 
 def _run_case_job(job: tuple, progress: Callable[[int, int], None] | None = None) -> dict:
-    """The audit of one case, ``(case id, budget, seed[, backend, device[, sequential]])``, as JSON (its row's
+    """The audit of one case (a :class:`CaseJob`, or the plain tuple of its fields), as JSON (its row's
     ``to_dict``): what this process, a worker process or a Dask worker hands back, checkpointed as it is and read
-    back with :func:`_case_row` where it arrives."""
+    back with :func:`_case_row` where it arrives. The case runs through :func:`dpverify.cases.run_case` with the
+    job's option objects."""
     from dpverify.interfaces.suite import run_case
 
-    case_id, budget, seed = job[:3]
-    kwargs: dict[str, Any] = {"progress": progress} if progress is not None and run_case_accepts_progress() else {}
-    if len(job) > 3 and job[3] != "numpy":  # (..., backend, device): the gradient samplers' cases on that backend
-        kwargs.update(backend=job[3], device=job[4])
-    if len(job) > 5 and job[5]:  # (..., sequential): rounds that stop when the verdict is decided
-        kwargs["sequential"] = True
-    return run_case(case_id, budget=budget, seed=seed, **kwargs).to_dict()
+    job = CaseJob(*job)
+    return run_case(job.case, job.options(), job.execution(progress)).to_dict()
 
 
 def _case_row(res: dict) -> CaseResult:
@@ -213,7 +227,7 @@ def _run_audits(cases: list, budget: str, seed: int, workers: int, progress, don
     results: dict[str, CaseResult] = dict(done)
     for case_id, row in done.items():
         progress.advance(case_id, f"{row.verdict} (from the checkpoint)")
-    jobs = [(c.id, budget, seed, backend, device, sequential) for c in cases if c.id not in done]
+    jobs = [CaseJob(c.id, budget, seed, backend, device, sequential) for c in cases if c.id not in done]
 
     def finish(res: dict) -> None:
         row = _case_row(res)
@@ -308,7 +322,7 @@ def _run_on_cluster(client: Any, thms: list, cases: list, budget: str, seed: int
         futures[fut] = ("theorems", paper)
     for case in cases:
         if case.id not in results:
-            fut = client.submit(_run_case_job, (case.id, budget, seed, backend, device, sequential),
+            fut = client.submit(_run_case_job, CaseJob(case.id, budget, seed, backend, device, sequential),
                                 key=f"dpverify-audit-{case.id}-{token}", pure=False, retries=RETRIES,
                                 resources=resources)
             futures[fut] = ("audit", case.id)
