@@ -2,12 +2,12 @@
 is). :data:`FORMS` maps each catalogue ID to its :class:`~dpverify.prove.forms.base.ItemForm`."""
 from __future__ import annotations
 
-from dpverify.prove.forms import bertazzi2025, foulds2016, li2019, supporting, wang2015
+from dpverify.prove.forms import bertazzi2025, conjugate, foulds2016, li2019, supporting, wang2015
 from dpverify.prove.forms.base import ItemForm, Part, problem_for
 
 __all__ = ["FORMS", "ItemForm", "Part", "problem_for"]
 
-_MODULES = (wang2015, li2019, bertazzi2025, foulds2016, supporting)
+_MODULES = (wang2015, li2019, bertazzi2025, foulds2016, supporting, conjugate)
 
 FORMS: dict[str, ItemForm] = {}
 for _module in _MODULES:
