@@ -72,9 +72,10 @@ def test_verify_records_the_backend_asked_for_in_its_settings_and_passes_it_to_e
 
     seen = []
 
-    def stub(case, *, budget="quick", seed=0, progress=None, backend="numpy", device=None):
-        seen.append((case, backend, device))
-        return CaseResult(case, case, {}, "", {}, None, 0.0, error="stub", backend=backend, device=device or "cpu")
+    def stub(case, options, execution):  # run_case's option objects: the backend travels in the Execution
+        seen.append((case, execution.backend, execution.device))
+        return CaseResult(case, case, {}, "", {}, None, 0.0, error="stub", backend=execution.backend,
+                          device=execution.device or "cpu")
 
     monkeypatch.setattr(suite, "run_case", stub)
     monkeypatch.setattr("dpverify.interfaces.cli.arguments.check_backend_arguments", lambda args: None)  # no torch
