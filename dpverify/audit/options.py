@@ -15,12 +15,12 @@ A result depends on the question, and on two execution options that change the s
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from dpverify.audit.split import DEFAULT_SELECTION_FRACTION, FIT_CAP, THRESHOLD_SAMPLE
 from dpverify.audit.verdicts import POWER_FACTOR
 
-__all__ = ["AuditQuestion", "Execution", "split_options", "QUESTION_FIELDS", "EXECUTION_FIELDS"]
+__all__ = ["AuditQuestion", "Execution", "split_options", "split_keywords", "QUESTION_FIELDS", "EXECUTION_FIELDS"]
 
 
 @dataclass(frozen=True)
@@ -87,24 +87,31 @@ def split_options(question: AuditQuestion | None = None, execution: Execution | 
     """The two option objects of an audit from the objects given and the keyword form: each keyword goes to the
     half that has it. A keyword that names neither half is a ``TypeError`` naming it; a keyword given beside an
     object of its half that also sets it is a ``TypeError`` too (one value per option)."""
-    unknown = sorted(set(keywords) - set(QUESTION_FIELDS) - set(EXECUTION_FIELDS))
+    asked, how = split_keywords("audit", (("question", question, AuditQuestion), ("execution", execution, Execution)),
+                                keywords)
+    return asked, how
+
+
+def split_keywords(caller: str, halves: Sequence[tuple[str, Any, type]], keywords: dict[str, Any]) -> tuple[Any, ...]:
+    """The option objects of ``caller`` from the objects given and its keyword form (:func:`split_options`; the case
+    runner's :func:`dpverify.cases.split_case_options` too). ``halves``: ``(name, given object or None, its frozen
+    dataclass)`` each; every keyword goes to the dataclass that has the field. A keyword of none of them, an object
+    of the wrong type, or a field given both as a keyword and (set) in its object is a ``TypeError`` naming it."""
+    names = [(name, given, cls, tuple(f.name for f in fields(cls))) for name, given, cls in halves]
+    unknown = sorted(set(keywords).difference(*(fields_of for *_, fields_of in names)))
     if unknown:
-        raise TypeError(f"audit() got unexpected keyword argument(s) {unknown}; the question's are "
-                        f"{list(QUESTION_FIELDS)} and the execution's {list(EXECUTION_FIELDS)}")
-    if question is not None and not isinstance(question, AuditQuestion):
-        raise TypeError(f"question must be an AuditQuestion; got {type(question).__name__}")
-    if execution is not None and not isinstance(execution, Execution):
-        raise TypeError(f"execution must be an Execution; got {type(execution).__name__}")
-    asked = {k: v for k, v in keywords.items() if k in QUESTION_FIELDS}
-    how = {k: v for k, v in keywords.items() if k in EXECUTION_FIELDS}
-    _refuse_twice(question, asked, AuditQuestion(), "question")
-    _refuse_twice(execution, how, Execution(), "execution")
-    return (replace(question or AuditQuestion(), **asked), replace(execution or Execution(), **how))
-
-
-def _refuse_twice(given: Any, keywords: dict, default: Any, name: str) -> None:
-    if given is None:
-        return
-    twice = sorted(k for k in keywords if getattr(given, k) != getattr(default, k))
-    if twice:
-        raise TypeError(f"{twice} given both as keyword(s) and in {name}=; give each option once")
+        listing = " and ".join(f"the {name}'s {list(fields_of)}" for name, _, _, fields_of in names)
+        raise TypeError(f"{caller}() got unexpected keyword argument(s) {unknown}; {listing}")
+    for name, given, cls, _ in names:
+        if given is not None and not isinstance(given, cls):
+            raise TypeError(f"{name} must be a{'n' if cls.__name__[0] in 'AEIOU' else ''} {cls.__name__}; got "
+                            f"{type(given).__name__}")
+    out = []
+    for name, given, cls, fields_of in names:
+        chosen = {k: v for k, v in keywords.items() if k in fields_of}
+        default = cls()
+        twice = [] if given is None else sorted(k for k in chosen if getattr(given, k) != getattr(default, k))
+        if twice:
+            raise TypeError(f"{twice} given both as keyword(s) and in {name}=; give each option once")
+        out.append(replace(given or default, **chosen))
+    return tuple(out)

@@ -49,21 +49,8 @@ def split_case_options(options: CaseOptions | None = None, execution: Execution 
     """The two option objects of a case run from the objects given and the keyword form: each keyword goes to the
     object that has it. A keyword of neither, an object of the wrong type, or a field given both as a keyword and
     (set) in its object is a ``TypeError`` naming it."""
-    from dpverify.audit.options import EXECUTION_FIELDS, Execution
+    from dpverify.audit.options import Execution, split_keywords
 
-    unknown = sorted(set(keywords) - set(CASE_FIELDS) - set(EXECUTION_FIELDS))
-    if unknown:
-        raise TypeError(f"run_case() got unexpected keyword argument(s) {unknown}; the case options are "
-                        f"{list(CASE_FIELDS)} and the execution's {list(EXECUTION_FIELDS)}")
-    if options is not None and not isinstance(options, CaseOptions):
-        raise TypeError(f"options must be a CaseOptions; got {type(options).__name__}")
-    if execution is not None and not isinstance(execution, Execution):
-        raise TypeError(f"execution must be an Execution; got {type(execution).__name__}")
-    asked = {k: v for k, v in keywords.items() if k in CASE_FIELDS}
-    how = {k: v for k, v in keywords.items() if k in EXECUTION_FIELDS}
-    for given, chosen, default, name in ((options, asked, CaseOptions(), "options"),
-                                         (execution, how, Execution(), "execution")):
-        twice = [] if given is None else sorted(k for k in chosen if getattr(given, k) != getattr(default, k))
-        if twice:
-            raise TypeError(f"{twice} given both as keyword(s) and in {name}=; give each option once")
-    return replace(options or CaseOptions(), **asked), replace(execution or Execution(), **how)
+    asked, how = split_keywords("run_case", (("options", options, CaseOptions), ("execution", execution, Execution)),
+                                keywords)
+    return asked, how
