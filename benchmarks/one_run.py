@@ -23,7 +23,8 @@ import numpy as np
 from dpverify.audit.one_run import GaussianCanaries, audit_one_run
 from dpverify.audit.one_run_bounds import gaussian_mu
 from dpverify.interfaces.cli.output import format_table
-from dpverify.cases.one_run import build_case
+from dpverify.cases import find_case, run_case
+from dpverify.cases.one_run import OneRunOptions
 
 DELTA = 1e-5
 
@@ -48,10 +49,11 @@ def self_test(seeds: int) -> None:
 
 
 def _run_case(name: str, m: int, method: str = "fdp", seed: int = 0):
+    """One named one-run case through :func:`dpverify.cases.run_case` (the CLI's path): its audit, its extras, and
+    the seconds it took."""
     start = time.perf_counter()
-    experiment, extras = build_case(name, m)
-    result = audit_one_run(experiment, m, method=method, delta=DELTA, seed=seed)
-    return result, extras(experiment), time.perf_counter() - start
+    outcome = run_case(find_case(name, "one_run"), OneRunOptions(canaries=m, method=method, delta=DELTA, seed=seed))
+    return outcome.result, outcome.extras, time.perf_counter() - start
 
 
 def breast_cancer(seeds: int) -> None:
