@@ -26,7 +26,7 @@ import numpy as np
 from dpverify.validation import check_positive_int, check_real
 from dpverify.models.base import Model, PrivacyConstants
 
-__all__ = ["DirichletCategorical", "sample_truncated_dirichlet"]
+__all__ = ["DirichletCategorical", "categories", "sample_truncated_dirichlet"]
 
 #: acceptance rates below this make rejection sampling hopeless (a clear error instead of a hang)
 MIN_ACCEPTANCE = 1e-4
@@ -59,6 +59,22 @@ def sample_truncated_dirichlet(alpha, a0: float, n: int, rng: np.random.Generato
     return out
 
 
+def categories(X, K: int) -> np.ndarray:
+    """``X`` as a non-empty 1-d int64 array of categories in {0, ..., K-1} (a ``ValueError`` naming the first bad
+    value otherwise)."""
+    arr = np.asarray(X)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"dataset must be a non-empty 1-d array of categories; got shape {arr.shape}")
+    try:
+        num = arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"dataset values must be integers in 0..{K - 1}") from None
+    bad = ~((num == np.round(num)) & (num >= 0) & (num <= K - 1))
+    if bad.any():
+        raise ValueError(f"dataset values must be integers in 0..{K - 1}; got {np.asarray(arr[bad][0]).item()!r}")
+    return num.astype(np.int64)
+
+
 class DirichletCategorical(Model):
     """Categorical likelihood on K categories, Dirichlet(alpha) prior truncated to theta_k >= a0.
 
@@ -87,17 +103,7 @@ class DirichletCategorical(Model):
 
     def validate_dataset(self, X) -> np.ndarray:
         """A non-empty 1-d array of integer categories in {0, ..., K-1}."""
-        arr = np.asarray(X)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"dataset must be a non-empty 1-d array of categories; got shape {arr.shape}")
-        try:
-            num = arr.astype(float)
-        except (TypeError, ValueError):
-            raise ValueError(f"dataset values must be integers in [0, {self.K - 1}]") from None
-        bad = ~((num == np.round(num)) & (num >= 0) & (num <= self.K - 1))
-        if bad.any():
-            raise ValueError(f"dataset values must be integers in [0, {self.K - 1}]; got {arr[bad][0]!r}")
-        return num.astype(np.int64)
+        return categories(X, self.K)
 
     def sufficient_statistics(self, X) -> np.ndarray:
         """Category counts n_k (Foulds et al. 2016, section 3)."""

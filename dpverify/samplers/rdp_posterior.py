@@ -47,6 +47,7 @@ from dpverify.calculus.conjugate_renyi import (
 )
 from dpverify.calculus.conversions import rdp_to_dp
 from dpverify.calculus.guarantees import Claim, Conversion, RenyiDP
+from dpverify.models.dirichlet_categorical import categories
 from dpverify.samplers.base import Sampler
 from dpverify.samplers.claims import evaluate_item
 from dpverify.samplers.registry import register
@@ -95,19 +96,8 @@ def calibrate_prior_scale(order: float, rdp_epsilon: float, a_min: float, r: flo
 
 
 def _counts(dataset: Any, K: int) -> np.ndarray:
-    """The category counts of a non-empty 1-d dataset of integers in {0, ..., K-1} (a ``ValueError`` naming the bad
-    value otherwise)."""
-    arr = np.asarray(dataset)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"dataset must be a non-empty 1-d array of categories in 0..{K - 1}; got shape {arr.shape}")
-    try:
-        num = arr.astype(float)
-    except (TypeError, ValueError):
-        raise ValueError(f"dataset values must be integers in 0..{K - 1}") from None
-    bad = ~((num == np.round(num)) & (num >= 0) & (num <= K - 1))
-    if bad.any():
-        raise ValueError(f"dataset values must be integers in 0..{K - 1}; got {np.asarray(arr[bad][0]).item()!r}")
-    return np.bincount(num.astype(np.int64), minlength=K).astype(float)
+    """The category counts of a non-empty 1-d dataset of integers in {0, ..., K-1} (the Dirichlet model's check)."""
+    return np.bincount(categories(dataset, K), minlength=K).astype(float)
 
 
 class _RDPPosterior(Sampler):
