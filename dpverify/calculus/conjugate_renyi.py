@@ -58,6 +58,8 @@ __all__ = [
     "worst_case_rdp_curve",
     "beta_hockey_stick",
     "beta_pair_epsilon",
+    "PairLossMasses",
+    "beta_pair_loss_masses",
 ]
 
 #: relative accuracy asked of the float64 evaluation before an entry is recomputed with mpmath
@@ -424,3 +426,61 @@ def beta_pair_epsilon(delta: float, a1: float, b1: float, a2: float, b2: float) 
         if hi > 1e4:
             return math.inf
     return float(brentq(worst, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+@dataclass(frozen=True)
+class PairLossMasses:
+    """The privacy-loss masses of one pair for the budget ceiling (:mod:`dpverify.audit.ceiling`): ``L = log dP/dQ``
+    takes ``losses[j]`` with probability ``p[j]`` under P and ``q[j]`` under Q (no infinite atoms), with what they are
+    (``basis``) and whether they are the pair's own law (``exact``)."""
+
+    losses: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    basis: str
+    exact: bool = True
+
+    def masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+        return self.losses, self.p, self.q, 0.0, 0.0
+
+
+#: probabilities at which both laws' quantiles cut the unit interval in :func:`beta_pair_loss_masses`
+_CUT_PROBABILITIES = np.unique(np.concatenate([np.geomspace(1e-14, 1e-3, 400), np.linspace(1e-3, 1 - 1e-3, 3000),
+                                               1.0 - np.geomspace(1e-14, 1e-3, 400)]))
+
+
+def beta_pair_loss_masses(a1: float, b1: float, a2: float, b2: float) -> PairLossMasses:
+    """The privacy-loss law of ``P = Beta(a1, b1)`` against ``Q = Beta(a2, b2)`` for two adjacent posteriors (``a1 + b1
+    = a2 + b2``), as masses on cells of theta.
+
+    The loss ``L(theta) = (a1 - a2) logit(theta) + betaln(a2, b2) - betaln(a1, b1)`` is monotone (``a1 - a2 = b2 - b1``),
+    so every likelihood-ratio level set is a half-line of theta. The unit interval is cut at the quantiles of both laws
+    (4,000 probabilities each, geometric in the tails down to 1e-14); each cell's P and Q masses are beta CDF
+    differences (:func:`_beta_mass`), and its atom is the smaller of ``L`` at its two ends (the end cell's infinite end
+    is replaced by its finite one minus 1). Then every event ``{L >= t}`` or ``{L <= t}`` of the atoms is a union of
+    whole cells that *is* a level set of the true loss, with its exact masses: a ceiling from these masses is attained
+    by a real event, never above the pair's own ceiling, and below it only by the cut's resolution (cells of at most
+    ~3e-4 probability). A Dirichlet pair reduces to the beta pair of its two moved coordinates with the same loss law
+    (the aggregation property; :meth:`dpverify.samplers.rdp_posterior._RDPPosterior.pair_privacy_loss`)."""
+    a1, b1, a2, b2 = (float(_positive(n, v)) for n, v in (("a1", a1), ("b1", b1), ("a2", a2), ("b2", b2)))
+    if not math.isclose(a1 + b1, a2 + b2, rel_tol=1e-12):
+        raise ValueError(f"the two beta laws must be adjacent posteriors (a1 + b1 = a2 + b2); got {a1 + b1} and "
+                         f"{a2 + b2}")
+    slope = a1 - a2
+    const = float(special.betaln(a2, b2) - special.betaln(a1, b1))
+    if slope == 0.0:
+        return PairLossMasses(np.zeros(1), np.ones(1), np.ones(1), "exact: equal laws (zero loss)")
+    cuts = np.concatenate([special.betaincinv(a1, b1, _CUT_PROBABILITIES), special.betaincinv(a2, b2, _CUT_PROBABILITIES)])
+    with np.errstate(divide="ignore"):
+        logits = np.unique(special.logit(cuts[(cuts > 0.0) & (cuts < 1.0)]))
+    edges = np.concatenate([[-math.inf], logits, [math.inf]])
+    lo, hi = edges[:-1], edges[1:]
+    p = np.array([_beta_mass(a1, b1, s, t) for s, t in zip(lo, hi)])
+    q = np.array([_beta_mass(a2, b2, s, t) for s, t in zip(lo, hi)])
+    at_lo, at_hi = slope * lo + const, slope * hi + const
+    at_lo[0], at_hi[-1] = at_lo[1] - abs(slope) - 1.0 if slope > 0 else at_lo[1] + 1.0, \
+        at_hi[-2] + 1.0 if slope > 0 else at_hi[-2] - abs(slope) - 1.0
+    losses = np.minimum(at_lo, at_hi)
+    return PairLossMasses(losses, p / p.sum(), q / q.sum(),
+                          f"exact: Beta({a1:.6g}, {b1:.6g}) vs Beta({a2:.6g}, {b2:.6g}), loss monotone in theta, "
+                          f"{losses.size} cells")

@@ -28,6 +28,8 @@ Abilities (all exact, all in closed form or one-dimensional root finding; ``samp
   bound's curve when ``N`` is None);
 - :meth:`exact_epsilon`: the pair's exact epsilon at ``delta`` from the hockey-stick divergence of the two posteriors
   (a Dirichlet pair reduces to two beta laws: :mod:`dpverify.calculus.conjugate_renyi`);
+- :meth:`pair_privacy_loss`: the pair's exact privacy-loss law (masses on cells of the moved coordinates' beta law),
+  for the budget ceiling;
 - :meth:`log_density`: the posterior's normalised log density of each output.
 """
 from __future__ import annotations
@@ -40,7 +42,9 @@ from scipy import special
 from scipy.optimize import brentq
 
 from dpverify.calculus.conjugate_renyi import (
+    PairLossMasses,
     beta_pair_epsilon,
+    beta_pair_loss_masses,
     dirichlet_categorical_worst_case,
     dirichlet_rdp_bound,
     dirichlet_renyi_divergence,
@@ -218,6 +222,15 @@ class _RDPPosterior(Sampler):
         one replaced record."""
         pair = self._beta_pair(dataset, neighbour)
         return None if pair is None else beta_pair_epsilon(check_delta(delta), *pair)
+
+    def pair_privacy_loss(self, dataset: Any, neighbour: Any) -> PairLossMasses | None:
+        """The pair's exact privacy-loss law for the budget ceiling: the log ratio of two adjacent Dirichlet posteriors
+        is ``-r log(theta_i / theta_j) + const`` in the two moved coordinates, and ``theta_i / (theta_i + theta_j)`` is
+        ``Beta(a_i, a_j)`` under a Dirichlet law (aggregation), so the loss law is that of the beta pair
+        (:func:`~dpverify.calculus.conjugate_renyi.beta_pair_loss_masses`); None when the datasets differ by more
+        than one replaced record."""
+        pair = self._beta_pair(dataset, neighbour)
+        return None if pair is None else beta_pair_loss_masses(*pair)
 
     def log_density(self, dataset: Any, outputs) -> np.ndarray:
         """The Dirichlet (beta) log density of each output under the posterior of ``dataset``: ``sum_k (a_k - 1) log
