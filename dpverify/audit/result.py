@@ -21,6 +21,7 @@ from dpverify.audit.estimate import EventCounts
 from dpverify.audit.kinds import Mode, Verdict
 from dpverify.audit.plan import AuditPlan
 from dpverify.audit.select import ChosenEvents
+from dpverify.audit.sequential import Look
 from dpverify.audit.tradeoff import tradeoff_curve
 
 __all__ = ["AuditResult", "assemble_result", "curve_entry"]
@@ -161,6 +162,21 @@ class AuditResult:
                 out["curve"]["mu_fit"] = self.curve_ceiling.mu_fit
                 out["curve"]["fit_distance"] = self.curve_ceiling.fit_distance
         return out
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AuditResult:
+        """The result of ``d`` (:meth:`to_dict`, read back: a report's audit entry) as far as plain data can rebuild
+        it: every recorded field, the verdict and mode as their members, the sequential rounds as
+        :class:`~dpverify.audit.sequential.Look` objects; no claim object and no curve-level test (``claim``,
+        ``curve`` and ``curve_ceiling`` are None: the claim's (epsilon, delta) is ``epsilon_claimed`` at ``delta``).
+        A key an older report lacks gets its default; an unknown key is ignored."""
+        names = {f.name for f in fields(cls)} - {"claim", "curve", "curve_ceiling"}
+        values: dict[str, Any] = {k: copy.deepcopy(v) for k, v in d.items() if k in names}
+        values["verdict"] = Verdict(d["verdict"])
+        values["mode"] = Mode(d.get("mode", str(Mode.MATHEMATICAL)))
+        values["candidates"] = tuple(d.get("candidates", ()))
+        values["looks"] = tuple(Look.from_dict(x) for x in d.get("looks", ()))
+        return cls(**values)
 
 
 def curve_entry(curve: CurveCertificate, delta: float) -> dict:

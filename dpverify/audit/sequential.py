@@ -181,3 +181,8 @@ class Look:
     def to_dict(self) -> dict:
         return {"round": self.round, "samples": self.samples, "alpha": self.alpha,
                 "epsilon_lower": self.epsilon_lower, "verdict": self.verdict}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Look:
+        """The round of ``d`` (:meth:`to_dict`, read back)."""
+        return cls(int(d["round"]), int(d["samples"]), float(d["alpha"]), float(d["epsilon_lower"]), str(d["verdict"]))

@@ -198,11 +198,12 @@ class CaseResult:
     @classmethod
     def from_dict(cls, d: dict) -> CaseResult:
         """The row of ``d`` (:meth:`to_dict`, read back), typed as far as this layer can rebuild it: the audit as an
-        :class:`~dpverify.audit.AuditResult` of its recorded numbers (its verdict and mode as their words, its
-        sequential rounds as recorded, no claim object or curve-level test), the reference and the claim check, and
-        the claim as the (epsilon, delta) it states (:class:`~dpverify.calculus.guarantees.ApproxDP`; None for a
-        vacuous one); what has no typed form stays in :attr:`recorded`, which :meth:`to_dict` gives back. A row
-        missing a key (an older report's) gets its default."""
+        :class:`~dpverify.audit.AuditResult` (:meth:`~dpverify.audit.AuditResult.from_dict`: its recorded numbers, its
+        verdict and mode as members, its sequential rounds as :class:`~dpverify.audit.sequential.Look` objects, no
+        claim object or curve-level test), the reference and the claim check, and the claim as the (epsilon, delta) it
+        states (:class:`~dpverify.calculus.guarantees.ApproxDP`; None for a vacuous one); what has no typed form stays
+        in :attr:`recorded`, which :meth:`to_dict` gives back. A row missing a key (an older report's) gets its
+        default."""
         from dpverify.audit import AuditResult
 
         a, ref, check, claim = d.get("audit"), d.get("reference"), d.get("claim_check"), d.get("claim") or {}
@@ -210,12 +211,7 @@ class CaseResult:
             stated = ApproxDP(claim["epsilon"], claim["delta"])
         except (KeyError, TypeError, ValueError):  # no claim (an error row), or a vacuous one (epsilon = inf)
             stated = None
-        audit = None
-        if a is not None:
-            names = set(AuditResult.__dataclass_fields__) - {"claim", "curve", "curve_ceiling"}
-            values = {k: v for k, v in a.items() if k in names}
-            values.update(candidates=tuple(a.get("candidates", ())), looks=tuple(a.get("looks", ())))
-            audit = AuditResult(**values)
+        audit = None if a is None else AuditResult.from_dict(a)
         inner = a if isinstance(a, dict) else {}
         return cls(
             d["case"], d.get("sampler", d["case"]), dict(d.get("params") or {}), d.get("pair", ""),

@@ -157,8 +157,7 @@ class AuditView:
 
 def _round(look: Look | dict) -> tuple[Any, Any]:
     """``(samples, certified)`` of one round of a sequential audit: a :class:`~dpverify.audit.sequential.Look`, or
-    its report entry (an audit read back from JSON: :meth:`dpverify.cases.CaseResult.from_dict` may not import the
-    auditor's ``Look``)."""
+    its report entry (:meth:`AuditView.from_dict` reads a report's audit entry as it is written)."""
     if isinstance(look, Look):
         return look.samples, look.epsilon_lower
     return look.get("samples"), look.get("epsilon_lower")
