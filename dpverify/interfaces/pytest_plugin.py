@@ -11,6 +11,10 @@
 - fixture ``dp_one_run``: ``dp_one_run(experiment, m, **overrides)`` runs
   :func:`dpverify.interfaces.testing.assert_dp_one_run` (one training run with m canaries) with the marker's epsilon,
   if any, as the claim (else the run's accountant) and the session's ``--dp-seed``;
+- fixture ``dp_replay``: ``dp_replay(function, dataset, neighbour, primitives=..., **options)`` runs
+  :func:`dpverify.interfaces.testing.assert_replay_invariant` (record on the dataset, replay on the neighbour with
+  the same random draws, :mod:`dpverify.libraries.replay`) with the session's ``--dp-seed``; no sampling, so it
+  needs no ``dp_audit`` marker;
 - options ``--dp-samples N``, ``--dp-confidence C``, ``--dp-seed S``, ``--dp-report PATH``, ``--dp-mode
   mathematical|implementation``, ``--dp-workers W`` and ``--dp-backend numpy|torch`` / ``--dp-device cpu|cuda`` (the
   array backend of the gradient samplers' audits, :mod:`dpverify.backends`; other mechanisms stay on numpy) (passed
@@ -49,7 +53,7 @@ import pytest
 
 from dpverify.interfaces import testing
 from dpverify.interfaces.cli import arguments
-from dpverify.interfaces.testing import assert_dp, assert_dp_one_run
+from dpverify.interfaces.testing import assert_dp, assert_dp_one_run, assert_replay_invariant
 from dpverify.vocabulary import Mode
 
 DEFAULT_SAMPLES = 100_000
@@ -385,6 +389,22 @@ def dp_one_run(request: pytest.FixtureRequest):
         kwargs = {"seed": DEFAULT_SEED if seed is None else seed, "name": request.node.nodeid,
                   **{k: v for k, v in claim.items() if v is not None}, **overrides}
         return assert_dp_one_run(experiment, m, **kwargs)
+
+    return run
+
+
+@pytest.fixture
+def dp_replay(request: pytest.FixtureRequest):
+    """``dp_replay(function, dataset, neighbour, primitives=..., relation=..., **options)``: record the function on
+    the dataset, replay it on the neighbour with the same draws, and fail listing the flags with their ``file:line``
+    (:func:`dpverify.interfaces.testing.assert_replay_invariant`; the seed is ``--dp-seed`` unless given)."""
+
+    def run(function: Any, dataset: Any, neighbour: Any, **options: Any):
+        __tracebackhide__ = True
+
+        seed = request.config.getoption("--dp-seed", default=None)
+        kwargs = {"seed": DEFAULT_SEED if seed is None else seed, "name": request.node.nodeid, **options}
+        return assert_replay_invariant(function, dataset, neighbour, **kwargs)
 
     return run
 

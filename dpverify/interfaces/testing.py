@@ -1,4 +1,4 @@
-"""Assertions for other libraries' test suites: ``assert_dp`` and ``assert_dp_one_run``.
+"""Assertions for other libraries' test suites: ``assert_dp``, ``assert_dp_one_run`` and ``assert_replay_invariant``.
 
 ``assert_dp(mechanism, dataset, neighbour, epsilon=..., delta=..., samples=..., confidence=...)`` runs
 :func:`dpverify.audit.audit` and raises ``AssertionError`` when the certified lower bound exceeds the
@@ -14,6 +14,12 @@ is not a pass in disguise: by default it emits an :class:`InconclusiveAuditWarni
 (:func:`dpverify.audit.one_run.audit_one_run`) and fails the same way when the one-run certificate exceeds the claim
 (by default the run's accountant epsilon).
 
+``assert_replay_invariant(function, dataset, neighbour, primitives=..., relation=...)`` records the function's noise
+primitive calls on the dataset and replays it on the neighbour with the same random draws
+(:mod:`dpverify.libraries.replay`): no sampling, milliseconds per call; it fails listing every flag (control flow that
+depends on the data, a value moving by more than its declared sensitivity, a bound or domain read from the data, NaN
+or inf reaching a primitive, budget spent twice or not recorded) with its ``file:line``.
+
 Under pytest with dpverify installed, every audit made here (or through the ``dp_auditor`` fixture)
 is also recorded for the session summary table and the ``--dp-report`` JSON
 (:mod:`dpverify.interfaces.pytest_plugin`).
@@ -24,8 +30,8 @@ import inspect
 import warnings
 from typing import Any, Callable
 
-__all__ = ["assert_dp", "assert_dp_one_run", "format_failure", "format_one_run_failure", "add_recorder",
-           "remove_recorder", "InconclusiveAuditWarning"]
+__all__ = ["assert_dp", "assert_dp_one_run", "assert_replay_invariant", "format_failure", "format_one_run_failure",
+           "add_recorder", "remove_recorder", "InconclusiveAuditWarning"]
 
 #: What ``assert_dp`` does with an inconclusive audit.
 ON_INCONCLUSIVE = ("warn", "fail", "ignore")
@@ -179,4 +185,34 @@ def assert_dp_one_run(experiment: Any, m: int, *, epsilon: float | None = None, 
     if result.verdict == "inconclusive" and on_inconclusive == "warn":
         warnings.warn(f"one-run audit of {label} is inconclusive: {result.verdict_reason}", InconclusiveAuditWarning,
                       stacklevel=2)
+    return result
+
+
+def assert_replay_invariant(function: Callable, dataset: Any, neighbour: Any, *, primitives: Any,
+                            relation: Any = None, seed: int = 0, accountant: Any = None, budget: Any = None,
+                            watch: bool = True, check_output: bool = False, ignore: Any = (),
+                            name: str | None = None):
+    """Record ``function(dataset)`` and replay it on ``neighbour`` with the same random draws
+    (:func:`dpverify.libraries.replay.record_and_replay`; ``primitives``, ``relation``, ``seed``, ``accountant``,
+    ``budget``, ``watch`` and ``check_output`` as there) and raise ``AssertionError`` listing every flag with its
+    ``file:line`` and the values on both sides. ``ignore``: flag kinds to accept (of :data:`dpverify.libraries.replay.FLAG_KINDS`), e.g.
+    ``("output",)``. Returns the :class:`~dpverify.libraries.replay.ReplayResult` when nothing is flagged.
+
+    (The replay layer is imported on the first call: the pytest plugin imports this module in every session.)"""
+    __tracebackhide__ = True
+    from dpverify.libraries.replay import FLAG_KINDS, record_and_replay
+
+    accepted = (ignore,) if isinstance(ignore, str) else tuple(ignore)
+    unknown = [k for k in accepted if k not in FLAG_KINDS]
+    if unknown:
+        raise ValueError(f"ignore must hold flag kinds of {FLAG_KINDS}; got {unknown!r}")
+    result = record_and_replay(function, dataset, neighbour, primitives=primitives, relation=relation, seed=seed,
+                               accountant=accountant, budget=budget, watch=watch, check_output=check_output)
+    flagged = [f for f in result.flags if f.kind not in accepted]
+    if flagged:
+        label = name or getattr(function, "__qualname__", None) or type(function).__name__
+        lines = [f"{label} is not replay-invariant: {len(flagged)} flag(s) on the pair (record on D, replay on D' "
+                 f"with the same draws, seed {seed}; {len(result.recording.calls)} primitive call(s) on D):"]
+        lines += [f"  - {f}" for f in flagged]
+        raise AssertionError("\n".join(lines))
     return result

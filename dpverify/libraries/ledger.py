@@ -38,7 +38,8 @@ from dpverify.calculus.composition import basic_composition
 from dpverify.calculus.guarantees import ApproxDP
 from dpverify.vocabulary import NeighbouringRelation
 
-__all__ = ["Ledger", "LedgerEntry", "Partition", "PARTITION_KINDS", "compose", "diff", "diffprivlib_ledger", "library_site"]
+__all__ = ["Ledger", "LedgerEntry", "Partition", "PARTITION_KINDS", "compose", "diff", "diffprivlib_entry",
+           "diffprivlib_ledger", "diffprivlib_mechanism_classes", "handed_in", "library_site", "patch_diffprivlib"]
 
 _TOL = 1e-9
 
@@ -258,20 +259,12 @@ def _number(x: Any) -> float | None:
     return v
 
 
-@contextmanager
-def diffprivlib_ledger(accountant: Any = None, *, asked: ApproxDP | None = None,
-                       partitions: Sequence[Partition] = (),
-                       adjacency: str = NeighbouringRelation.REPLACE_ONE) -> Iterator[Ledger]:
-    """Record diffprivlib's mechanism calls and accountant spends inside the block; ``accountant`` is the one the
-    caller passed (its spends are the ``recorded`` budget; its total after the block is ``ledger.recorded``)."""
-    import diffprivlib
-    from diffprivlib import BudgetAccountant, mechanisms
+def diffprivlib_mechanism_classes() -> set[type]:
+    """Every subclass of diffprivlib's ``DPMechanism`` (those of ``diffprivlib.mechanisms`` and any defined
+    elsewhere): the classes whose ``randomise`` :func:`patch_diffprivlib` wraps."""
+    from diffprivlib import mechanisms
     from diffprivlib.mechanisms.base import DPMechanism
 
-    pkg = os.path.dirname(diffprivlib.__file__)
-    ledger = Ledger("diffprivlib", asked=asked, partitions=tuple(partitions), adjacency=adjacency, package_dir=pkg)
-    scopes: list = []
-    counts: dict = {}
     classes = {c for c in vars(mechanisms).values() if isinstance(c, type) and issubclass(c, DPMechanism)}
     todo = list(classes)
     while todo:  # subclasses defined outside the package's namespace too
@@ -280,55 +273,105 @@ def diffprivlib_ledger(accountant: Any = None, *, asked: ApproxDP | None = None,
             if sub not in classes:
                 classes.add(sub)
                 todo.append(sub)
+    return classes
+
+
+def diffprivlib_entry(mech: Any, args: tuple, package_dir: str, partitions: Sequence[Partition] = (),
+                      scopes: list | None = None, counts: dict | None = None) -> LedgerEntry:
+    """The :class:`LedgerEntry` of one call ``mech.randomise(*args)`` of a diffprivlib mechanism: its class, epsilon,
+    delta, declared sensitivity, noise scale (``sensitivity / epsilon`` for Laplace and geometric mechanisms, the
+    bounded-domain Laplace's own ``_find_scale()``, else the mechanism's ``_scale``), the library site that called it
+    (:func:`library_site`, skipping the mechanisms module), its partition and the statistic (a number)."""
+    site, func, stack, part = library_site(package_dir, skip=("mechanisms",), partitions=partitions, scopes=scopes)
+    sens = _number(getattr(mech, "sensitivity", None))
+    eps = float(getattr(mech, "epsilon", math.nan))
+    scale = _number(getattr(mech, "_scale", None))
+    if scale is None or "Geometric" in type(mech).__name__ or "Laplace" in type(mech).__name__:
+        scale = (sens / eps if sens is not None and eps > 0 else None)
+        if hasattr(mech, "_find_scale") and "BoundedDomain" in type(mech).__name__:
+            scale = _number(mech._find_scale())
+    if part is not None and part[0] == "vector" and counts is not None:  # each coordinate is its own part
+        counts[part[1]] = counts.get(part[1], 0) + 1
+        part = (part[0], part[1], f"#{counts[part[1]]}")
+    value = _number(args[0]) if args and getattr(args[0], "ndim", 0) == 0 else None
+    return LedgerEntry(type(mech).__name__, eps, float(getattr(mech, "delta", 0.0)), sens, scale, site, func, stack,
+                       part, value)
+
+
+@contextmanager
+def patch_diffprivlib(on_randomise: Callable[[Any, tuple, dict, Callable], Any],
+                      on_spend: Callable[[Any, float, float, Callable], Any]) -> Iterator[str]:
+    """Wrap every diffprivlib mechanism's ``randomise`` and ``BudgetAccountant.spend`` for the block (restored
+    after it; the library is not modified on disk); yields the package directory. ``on_randomise(mech, args, kwargs,
+    original)`` replaces an outermost ``randomise`` call (one a mechanism makes inside another's goes straight to
+    the original) and returns its result (``original(mech, *args, **kwargs)`` to run it);
+    ``on_spend(accountant, epsilon, delta, original)`` replaces ``spend`` likewise. Shared by the budget ledger
+    (:func:`diffprivlib_ledger`) and the record/replay layer (:mod:`dpverify.libraries.replay`)."""
+    import diffprivlib
+    from diffprivlib import BudgetAccountant
+
+    pkg = os.path.dirname(diffprivlib.__file__)
     saved: list[tuple[type, str, Callable]] = []
 
-    def wrap(cls: type, original: Callable) -> Callable:
+    def wrap(original: Callable) -> Callable:
         def randomise(self, *args, **kwargs):
             depth = getattr(_local, "depth", 0)
-            if depth == 0:
-                site, func, stack, part = library_site(pkg, skip=("mechanisms",), partitions=ledger.partitions,
-                                                       scopes=scopes)
-                sens = _number(getattr(self, "sensitivity", None))
-                eps = float(getattr(self, "epsilon", math.nan))
-                scale = _number(getattr(self, "_scale", None))
-                if scale is None or "Geometric" in type(self).__name__ or "Laplace" in type(self).__name__:
-                    scale = (sens / eps if sens is not None and eps > 0 else None)
-                    if hasattr(self, "_find_scale") and "BoundedDomain" in type(self).__name__:
-                        scale = _number(self._find_scale())
-                if part is not None and part[0] == "vector":  # each coordinate is its own part
-                    counts[part[1]] = counts.get(part[1], 0) + 1
-                    part = (part[0], part[1], f"#{counts[part[1]]}")
-                value = _number(args[0]) if args and getattr(args[0], "ndim", 0) == 0 else None
-                ledger.entries.append(LedgerEntry(type(self).__name__, eps, float(getattr(self, "delta", 0.0)),
-                                                  sens, scale, site, func, stack, part, value))
             _local.depth = depth + 1
             try:
+                if depth == 0:
+                    return on_randomise(self, args, kwargs, original)
                 return original(self, *args, **kwargs)
             finally:
                 _local.depth = depth
 
         return randomise
 
-    for cls in classes:
+    for cls in diffprivlib_mechanism_classes():
         if "randomise" in vars(cls):
             original = vars(cls)["randomise"]
             saved.append((cls, "randomise", original))
-            setattr(cls, "randomise", wrap(cls, original))  # noqa: B010 - any DPMechanism subclass
+            setattr(cls, "randomise", wrap(original))  # noqa: B010 - any DPMechanism subclass
     original_spend = BudgetAccountant.spend
 
     def spend(self, epsilon, delta):
-        ledger.spends.append((float(epsilon), float(delta), self is accountant,
-                              "" if self is accountant else _handed_in(self, pkg)))
-        return original_spend(self, epsilon, delta)
+        return on_spend(self, epsilon, delta, original_spend)
 
     BudgetAccountant.spend = spend  # type: ignore[method-assign]
     try:
-        yield ledger
+        yield pkg
     finally:
         BudgetAccountant.spend = original_spend  # type: ignore[method-assign]
-        scopes.clear()
         for cls, name, original in saved:
             setattr(cls, name, original)
+
+
+@contextmanager
+def diffprivlib_ledger(accountant: Any = None, *, asked: ApproxDP | None = None,
+                       partitions: Sequence[Partition] = (),
+                       adjacency: str = NeighbouringRelation.REPLACE_ONE) -> Iterator[Ledger]:
+    """Record diffprivlib's mechanism calls and accountant spends inside the block; ``accountant`` is the one the
+    caller passed (its spends are the ``recorded`` budget; its total after the block is ``ledger.recorded``)."""
+    import diffprivlib
+
+    pkg = os.path.dirname(diffprivlib.__file__)
+    ledger = Ledger("diffprivlib", asked=asked, partitions=tuple(partitions), adjacency=adjacency, package_dir=pkg)
+    scopes: list = []
+    counts: dict = {}
+
+    def on_randomise(mech: Any, args: tuple, kwargs: dict, original: Callable) -> Any:
+        ledger.entries.append(diffprivlib_entry(mech, args, pkg, ledger.partitions, scopes, counts))
+        return original(mech, *args, **kwargs)
+
+    def on_spend(acc: Any, epsilon: Any, delta: Any, original: Callable) -> Any:
+        ledger.spends.append((float(epsilon), float(delta), acc is accountant,
+                              "" if acc is accountant else _handed_in(acc, pkg)))
+        return original(acc, epsilon, delta)
+
+    try:
+        with patch_diffprivlib(on_randomise, on_spend):
+            yield ledger
+    finally:
+        scopes.clear()
         if accountant is not None:
             total = accountant.total()
             ledger.recorded = ApproxDP(float(total[0]), float(total[1]))
@@ -349,6 +392,10 @@ def _handed_in(obj: Any, package_dir: str) -> str:
         if any(v is obj for v in inner.f_locals.values()) and not any(v is obj for v in outer.f_locals.values()):
             return f"{os.path.relpath(outer.f_code.co_filename, root)}:{outer.f_lineno}"
     return "?"
+
+
+#: The public name of :func:`_handed_in` (the record/replay layer reuses it).
+handed_in = _handed_in
 
 
 #: The fields of two calls :func:`diff` compares, in the order it reports them.

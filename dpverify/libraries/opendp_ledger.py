@@ -51,7 +51,7 @@ from dpverify.calculus.guarantees import ApproxDP
 from dpverify.libraries.base import Claimed
 from dpverify.libraries.ledger import Ledger, LedgerEntry, library_site
 
-__all__ = ["OpenDPLedger", "leaf_guarantee", "opendp_ledger", "read_claim", "zcdp_to_approx"]
+__all__ = ["OpenDPLedger", "leaf_guarantee", "opendp_ledger", "patch_opendp", "read_claim", "zcdp_to_approx"]
 
 #: Transformations whose output is random (their statistic is not recorded: recomputing it would not be the
 #: value the release used).
@@ -177,21 +177,20 @@ class OpenDPLedger(Ledger):
 
 
 @contextmanager
-def opendp_ledger(d_in: Any = 1, delta: float = 1e-6) -> Iterator[OpenDPLedger]:
-    """Record OpenDP's constructions and invocations inside the block (module docstring). Build the measurement
-    inside the block, set ``ledger.release`` to it, invoke it; ``ledger.recorded`` is filled when the block
-    ends. OpenDP's modules are patched for the block's duration only and restored after it (process-wide: another
-    thread releasing OpenDP measurements meanwhile would be recorded too)."""
+def patch_opendp(on_invoke: Callable[[Any, Any, dict, Callable], Any]) -> Iterator[dict]:
+    """Register OpenDP's constructions and intercept its invocations for the block; yields the registry
+    (``_Node`` per Rust object address). Every ``opendp.measurements``, ``opendp.transformations`` and
+    ``opendp.combinators`` ``make_*`` call made inside the block is registered (module docstring);
+    ``on_invoke(meas, arg, registry, original)`` replaces ``opendp.core.measurement_invoke`` (``original(meas,
+    arg)`` makes the release). OpenDP's modules are restored after the block. Shared by the budget ledger
+    (:func:`opendp_ledger`) and the record/replay layer (:mod:`dpverify.libraries.replay`)."""
     import opendp
     import opendp.combinators as oc
     import opendp.core as ocore
     import opendp.measurements as om
     import opendp.transformations as ot
 
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
     pkg = os.path.dirname(opendp.__file__)
-    led = OpenDPLedger("opendp", adjacency="add_remove", package_dir=pkg, d_in=d_in, delta=delta)
     registry: dict[int, _Node] = {}
     saved: list[tuple[Any, str, Any]] = []
 
@@ -224,6 +223,31 @@ def opendp_ledger(d_in: Any = 1, delta: float = 1e-6) -> Iterator[OpenDPLedger]:
     original_invoke = ocore.measurement_invoke
 
     def invoke(meas, arg):
+        return on_invoke(meas, arg, registry, original_invoke)
+
+    ocore.measurement_invoke = invoke
+    try:
+        yield registry
+    finally:
+        ocore.measurement_invoke = original_invoke
+        for module, name, original in saved:
+            setattr(module, name, original)
+
+
+@contextmanager
+def opendp_ledger(d_in: Any = 1, delta: float = 1e-6) -> Iterator[OpenDPLedger]:
+    """Record OpenDP's constructions and invocations inside the block (module docstring). Build the measurement
+    inside the block, set ``ledger.release`` to it, invoke it; ``ledger.recorded`` is filled when the block
+    ends. OpenDP's modules are patched for the block's duration only and restored after it (process-wide: another
+    thread releasing OpenDP measurements meanwhile would be recorded too)."""
+    import opendp
+
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    pkg = os.path.dirname(opendp.__file__)
+    led = OpenDPLedger("opendp", adjacency="add_remove", package_dir=pkg, d_in=d_in, delta=delta)
+
+    def invoke(meas, arg, registry, original_invoke):
         # OpenDP's Rust core never calls back into this function for its own inner steps: every call seen here is
         # a release made from Python (the caller's, or a user measurement's function)
         node = registry.get(_addr(meas))  # type: ignore[arg-type]
@@ -242,13 +266,8 @@ def opendp_ledger(d_in: Any = 1, delta: float = 1e-6) -> Iterator[OpenDPLedger]:
         _record(led, registry, meas, led.d_in, arg)
         return original_invoke(meas, arg)
 
-    ocore.measurement_invoke = invoke
-    try:
+    with patch_opendp(invoke) as registry:
         yield led
-    finally:
-        ocore.measurement_invoke = original_invoke
-        for module, name, original in saved:
-            setattr(module, name, original)
     led._close()
     registry.clear()
 
