@@ -65,8 +65,19 @@ LEDGER_SECONDS = 2.0
 #: Native threads (BLAS, OpenMP) per audited function (:func:`run_function`).
 LIBRARY_THREADS = 1
 
-#: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``).
-LIBRARIES = ("diffprivlib", "opendp", "opacus")
+#: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``, or the module of
+#: :data:`LIBRARY_MODULES`).
+LIBRARIES = ("diffprivlib", "opendp", "opacus", "python-dp", "pipeline-dp", "dp-accounting", "prv-accountant")
+
+#: Command-line names whose catalogue lives in a module of another name: ``(module, attribute)``; the attribute,
+#: if not None, is the catalogue object of that module (the two accountants share
+#: :mod:`dpverify.libraries.accountants`).
+LIBRARY_MODULES: dict[str, tuple[str, str | None]] = {
+    "python-dp": ("pydp", None),
+    "pipeline-dp": ("pipeline_dp", None),
+    "dp-accounting": ("accountants", "DP_ACCOUNTING"),
+    "prv-accountant": ("accountants", "PRV_ACCOUNTANT"),
+}
 
 
 #: Library-audit labels that fail a run (exit status 1; :func:`failed`).
@@ -299,13 +310,15 @@ def load(library: str):
     install hint) when the module or the library behind it is missing."""
     if library not in LIBRARIES:
         raise ValueError(f"library must be one of {', '.join(LIBRARIES)}; got {library!r}")
-    name = f"dpverify.libraries.{library}"
+    module, attribute = LIBRARY_MODULES.get(library, (library, None))
+    name = f"dpverify.libraries.{module}"
     try:
-        return importlib.import_module(name)
+        loaded = importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name == name:
             raise ImportError(f"{library}: no catalogue is available yet (module {name} is missing)") from None
         raise
+    return loaded if attribute is None else getattr(loaded, attribute)
 
 
 def library_version(module) -> str:
@@ -398,7 +411,12 @@ def run_function(fn: LibraryFunction, budget: Budget, *, seed: int = 0, confiden
     threads. Measured on 2 shared cores: one ``LogisticRegression`` fit (8 records) took 103 ms of CPU with
     OpenBLAS' 2 threads and 6.7 ms with one; the catalogue runs its functions in parallel with ``jobs``.
     ``sequential``: the final audit and its confirmation stop when their verdicts are decided
-    (:mod:`dpverify.audit.sequential`; the row's ``audit`` then says how many samples each used)."""
+    (:mod:`dpverify.audit.sequential`; the row's ``audit`` then says how many samples each used).
+    A function with an ``evaluate()`` method (an accountant query, :class:`dpverify.libraries.accountants.AccountantQuery`)
+    is not sampled: its row is what ``evaluate()`` returns (the library's answer against dpverify's bracket)."""
+    evaluate = getattr(fn, "evaluate", None)
+    if callable(evaluate):  # an accountant query (dpverify.libraries.accountants): checked, never sampled
+        return evaluate()
     with threadpool_limits(limits=LIBRARY_THREADS):
         return _run_function(fn, budget, seed=seed, confidence=confidence, progress=progress, sequential=sequential)
 

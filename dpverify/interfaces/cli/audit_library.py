@@ -1,6 +1,8 @@
 """``dpverify audit-library LIBRARY``: audit a DP library's public API against what it claims.
 
-Runs the library's catalogue (:mod:`dpverify.libraries`: ``diffprivlib``, ``opendp``, ``opacus``, or ``all``):
+Runs the library's catalogue (:mod:`dpverify.libraries`: ``diffprivlib``, ``opendp``, ``opacus``, ``python-dp``,
+``pipeline-dp``, the accountants ``dp-accounting`` and ``prv-accountant`` (queries checked against dpverify's
+rigorous bracket, :mod:`dpverify.libraries.accountants`), or ``all``):
 for each function a worst-pair search under a fixed screening budget, a final audit of the best pair on fresh
 samples, and a confirmation with a new seed for a violation (:mod:`dpverify.libraries.runner`). Prints one row per
 function (library, version, function, claimed, certified, worst pair, verdict, label) and a reproduction snippet
@@ -24,12 +26,14 @@ if TYPE_CHECKING:  # the rows are imported where the catalogue runs: --help stay
     from dpverify.libraries.runner import LibraryResult
 
 #: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
-CHOICES = ("diffprivlib", "opendp", "opacus", "all", "corpus")
+CHOICES = ("diffprivlib", "opendp", "opacus", "python-dp", "pipeline-dp", "dp-accounting", "prv-accountant", "all",
+           "corpus")
 BUDGET_NAMES = ("quick", "standard", "full")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus)")
+    p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus, python-dp, "
+                                             "pipeline-dp) or its accountant (dp-accounting, prv-accountant)")
     p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)} (corpus: the seeded checks of "
                                                       "real reported DP bugs, dpverify.libraries.corpus)")
     p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
