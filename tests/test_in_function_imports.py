@@ -64,12 +64,12 @@ IMPORT_NAMES: dict[str, tuple[str, ...]] = {
     "mkdocs-material": ("material",),
     "scikit-learn": ("sklearn",),
     "python-flint": ("flint",),
+    "python-dp": ("pydp",),
 }
 #: Optional modules no extra names directly.
 UNDECLARED: dict[str, str] = {
     "psutil": "a dependency of distributed (the distributed extra), not of dpverify",
     "cloudpickle": "a dependency of dask (the distributed extra), not of dpverify: audit.parallel.start_method asks",
-    "prv_accountant": "Microsoft's prv-accountant, for `dpverify prove --accountant` when installed; in no extra",
 }
 
 # -- the allowlists -------------------------------------------------------------------------------------------------
@@ -98,6 +98,9 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     ("dpverify.backends.base", "scipy.special"): f"{_HELP}: dpverify.backends is imported by it; +221 modules, ~0.25 s",
     # the command modules
     ("dpverify.interfaces.cli.account", "numpy"): _NUMPY,
+    ("dpverify.interfaces.cli.bisect", "dpverify.libraries.corpus"): f"{_HELP}: the corpus imports the auditor",
+    ("dpverify.interfaces.cli.bisect", "dpverify.interfaces.cli.output"): f"{_HELP}: +16 modules",
+    ("dpverify.interfaces.cli.bisect", "dpverify.libraries.bisect"): f"{_HELP}: packaging, subprocess, tempfile",
     ("dpverify.interfaces.cli.account", "dpverify.calculus.accounting"): f"{_HELP}: +545 modules, ~0.6 s",
     ("dpverify.interfaces.cli.account", "dpverify.calculus.accounting.sampled_gaussian"): f"{_HELP}: +545 modules",
     ("dpverify.interfaces.cli.account", "dpverify.calculus.conversions"): f"{_HELP}: +5 modules",
@@ -158,6 +161,8 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     ("dpverify.interfaces.cli.verify", "dpverify.theorems.registry"): f"{_HELP}: +551 modules (sympy)",
     # the pytest plugin and assert_dp's module
     ("dpverify.interfaces.pytest_plugin", "dpverify.validation"): f"{_PLUGIN}: +93 modules (numpy)",
+    ("dpverify.interfaces.testing", "dpverify.libraries.replay"): f"{_PLUGIN}: its pytest_configure imports "
+                                                                  "testing; replay adds 887 modules",
     ("dpverify.interfaces.pytest_plugin", "dpverify.backends"): f"{_PLUGIN}: +94 modules (numpy)",
     ("dpverify.interfaces.pytest_plugin", "dpverify.interfaces.files"): f"{_PLUGIN}: +96 modules (numpy)",
     ("dpverify.interfaces.pytest_plugin", "dpverify.interfaces.presentation"): f"{_PLUGIN}: +783 modules (the auditor)",

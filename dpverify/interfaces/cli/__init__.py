@@ -21,7 +21,7 @@ from dpverify import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS: tuple[str, ...] = ("verify", "theorems", "prove", "samplers", "audit", "account", "audit_library",
-                                 "one_run")
+                                 "bisect", "one_run")
 
 
 def build_parser() -> argparse.ArgumentParser:
