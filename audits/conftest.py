@@ -44,3 +44,38 @@ def audit_case(dp_auditor, request):
         return claim, reference, result
 
     return run
+
+
+@pytest.fixture
+def negative_result(dp_auditor, request):
+    """Must-fail audits of the published negative results (issue 39; cases ``known_bad`` in
+    dpverify.cases.catalogue): ``negative_result(case_id)`` runs the case as ``dpverify verify`` does and through the
+    plugin's auditor. Each sampler claims the naive epsilon the paper refutes; at the case's quick budget the audit
+    must certify more than that claim (a lower bound valid with probability >= 0.95, so the violation is shown with
+    that confidence), never more than the pair's exact epsilon (soundness at this fixed seed), and reach at least 0.8
+    of the budget ceiling (the issue's target); the plugin's auditor must fail a test making the naive claim."""
+    from dpverify.cases import CaseOptions, get_case, run_case
+
+    def run(case_id: str):
+        case = get_case(case_id)
+        assert case.known_bad
+        row = run_case(case_id, CaseOptions(budget="quick", seed=0))
+        assert row.error is None, row.error
+        audit = row.audit
+        assert row.verdict == "violation" and row.passed
+        claim = row.claim.epsilon
+        assert not row.claim.guaranteed  # the claim is the naive one, marked as such
+        assert audit.epsilon_lower > claim  # the violation, certified at confidence 0.95
+        assert audit.epsilon_exact is not None and audit.epsilon_lower <= audit.epsilon_exact  # soundness
+        assert audit.budget_ceiling is not None and audit.epsilon_lower >= 0.8 * audit.budget_ceiling
+        assert row.claim_check is None or row.claim_check.breach  # the pair's exact epsilon is above the claim
+        sampler = case.build()
+        naive = sampler.guarantee()
+        overrides = {"claim": naive, "delta": naive.delta, "test": case.test}
+        if request.config.getoption("--dp-samples") is None:
+            overrides["samples"] = case.samples("quick")
+        with pytest.raises(AssertionError, match="is not .*(-DP|private as claimed) on this pair"):
+            dp_auditor(sampler, case.dataset(), case.neighbour(), name=case_id, **overrides)
+        return row
+
+    return run
