@@ -24,8 +24,9 @@ TIME_LIMIT = 150
 
 def test_the_notebooks_exist():
     names = [p.name for p in NOTEBOOKS]
-    assert len(names) == 9, names  # 01-06, 07_final_state_privacy, 08_one_run_audits, 09_prove
-    for key in ("ops", "sgld", "laplace", "girsanov", "audit", "auditing_dp_sgld", "final_state", "one_run", "prove"):
+    assert len(names) == 10, names  # 01-06, 07_final_state_privacy, 08_one_run_audits, 09_prove, 10_private_samplers_utility
+    for key in ("ops", "sgld", "laplace", "girsanov", "audit", "auditing_dp_sgld", "final_state", "one_run", "prove",
+                "private_samplers_utility"):
         assert any(key in n for n in names), (key, names)
 
 
