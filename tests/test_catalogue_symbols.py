@@ -107,7 +107,8 @@ def test_one_letter_two_quantities_are_entries_sympy_tells_apart():
     # the T of each paper is its own quantity
     T_of = {t.paper: t.symbols["T"] for t in THEOREMS if "T" in t.symbols}
     assert T_of == {"wang2015": sy.T_passes, "li2019": sy.T_iterations, "foulds2016": sy.T_iterations,
-                    "bertazzi2025": sy.T_horizon}
+                    "bertazzi2025": sy.T_horizon, "heikkila2019": sy.T_iterations, "annamalai2024": sy.T_iterations,
+                    "cebere2025": sy.T_iterations, "bok2024": sy.T_passes}
     assert sy.T_iterations.is_integer and sy.T_passes.is_integer is None and sy.T_horizon.is_integer is None
 
 

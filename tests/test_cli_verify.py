@@ -112,7 +112,8 @@ def test_report_handles_huge_claims(tmp_path):
     (["--only", "no_such_thing_anywhere"], "--only 'no_such_thing_anywhere' matches no theorem or audit case"),
     (["--paper", "li2019", "--only", "laplace"], "--only 'laplace' and --paper 'li2019' matches no theorem or audit"),
     (["--paper", "nope2020"], "--paper must be one of wang2015, li2019, bertazzi2025, foulds2016, balle2018, chourasia2021, "
-                               "geumlek2017, ponnoprat2022; got 'nope2020'"),
+                               "geumlek2017, ponnoprat2022, yildirim2019, raisa2021, heikkila2019, minami2016, gopi2022, "
+                               "bok2024, heller2023, annamalai2024, cebere2025; got 'nope2020'"),
     (["--no-theorems", "--no-audits"], "--no-theorems and --no-audits together leave nothing to verify"),
     (["--no-theorems", "--only", "thm4_dp_sgld"], "matches no audit case"),
     (["--workers", "0"], "argument --workers: must be an integer in [1, 1024]; got '0'"),

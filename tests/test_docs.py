@@ -55,7 +55,7 @@ def test_site_builds_with_every_page(site):
                  "distributed/index.html", "gpu/index.html"):
         assert (site / page).is_file(), page
     notebooks = sorted((DOCS / "notebooks").glob("*.ipynb"))
-    assert len(notebooks) == 9  # 01-06, 07_final_state_privacy, 08_one_run_audits, 09_prove
+    assert len(notebooks) == 10  # 01-06, 07_final_state_privacy, 08_one_run_audits, 09_prove, 10_private_samplers_utility
     for nb in notebooks:
         assert (site / "notebooks" / nb.name).is_file(), nb.name  # the download
         assert (site / "notebooks" / nb.stem / "index.html").is_file(), nb.stem  # the page of its cells

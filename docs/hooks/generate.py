@@ -113,6 +113,8 @@ API_MODULES: tuple[str, ...] = (
     "dpverify.samplers.base",
     "dpverify.samplers.registry",
     "dpverify.models.base",
+    "dpverify.libraries.replay",
+    "dpverify.libraries.bisect",
 )
 
 

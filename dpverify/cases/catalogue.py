@@ -340,6 +340,89 @@ _gradient_case("dp_sgld_wang_no_privacy_noise", "dp_sgld_wang", _logistic, _LOGI
                {"tau": 2, "T": 20, "epsilon": 1.0, "delta": 1e-5, "step_size": 1e-2, "privacy_noise": False,
                 "release": "path"}, 20, known_bad=True, budget_scale=0.5)
 
+# --- DP-penalty and DP-HMC (samplers/penalty.py) --------------------------------------------------------------------
+# DP-penalty and DP-HMC (Yildirim & Ermis 2019, Räisä et al. 2021) on the one-dimensional linear loss: the canary R
+# among N - 1 counterparts -R vs N counterparts, with the ratio clip b and the gradient clip L at R, saturates every
+# clip at every step wherever the chains go (dpverify.samplers.penalty, module docstring): the transcript is exactly
+# mu-GDP with the claim's mu (penalty: mu = sqrt(k)/(tau sqrt N) = 1; HMC: mu^2 = k/(tau^2 N) + k (L+1)/(tau_g^2 N)),
+# audited with its white-box likelihood ratio. The known-bad case is the authors' no_ll_noise option.
+_PENALTY_MODEL = {"dim": 1, "R": 1.0, "prior_variance": 4.0}
+_gradient_case("dp_penalty", "dp_penalty", _linear, _PENALTY_MODEL,
+               {"tau": 1.0, "ratio_clip": 1.0, "prop_sd": 0.5, "n_steps": 10, "delta": 1e-5}, 10)
+_gradient_case("dp_hmc", "dp_hmc", _linear, _PENALTY_MODEL,
+               {"tau": 2.0, "tau_g": 2.0, "ratio_clip": 1.0, "L": 1.0, "step_size": 0.3, "n_leapfrog": 3,
+                "n_steps": 5, "delta": 1e-5}, 10)
+_gradient_case("dp_penalty_no_ll_noise", "dp_penalty", _linear, _PENALTY_MODEL,
+               {"tau": 2.0, "ratio_clip": 1.0, "prop_sd": 0.5, "n_steps": 10, "delta": 1e-5,
+                "misuse": "no_ll_noise"}, 10, known_bad=True)
+# --- DP MCMC with the Barker test (samplers/barker.py) --------------------------------------------------------------
+# Heikkilä et al. 2019, DP MCMC with the subsampled Barker test: the white-box path of the noisy log-likelihood-ratio
+# estimates on the 1-d linear model, N = 40 records +-1, batches of b = 20 (q = 0.5), T = 10 iterations, Rademacher
+# proposal of length 1 (every clipped ratio is at the clip sqrt(b) / N), the canary +1 among 39 records -1 against 40
+# records -1. Exact epsilon at 1e-5: 2.116 (composed loss law); the authors' claim 19.64 (order 3); at the quick
+# budget the ceiling is 1.06 (T = 5 gives a ceiling of 0.68 and an inconclusive verdict).
+_case(id="dp_barker", sampler="dp_barker",
+      params={"N": 40, "batch_size": 20, "T": 10, "step": 1.0, "proposal": "rademacher", "release": "statistics",
+              "delta": 1e-5},
+      dataset=lambda: np.array([[1.0]] + [[-1.0]] * 39), neighbour=lambda: -np.ones((40, 1)),
+      pair="N = 40 records -1, one becomes +1 (the canary: its clipped ratio is opposite to every other record's)")
+# --- the Gibbs posterior and the regularised exponential mechanism (samplers/gibbs_posterior.py) --------------------
+# Gibbs posterior (Minami et al. 2016) and regularised exponential mechanism (Gopi et al. 2022) of the linear loss
+# -<x, theta>, |x| <= R: the laws are Gaussian with a data-independent covariance, so the pair below -- one record moved
+# from R to -R, the others 0 -- is the worst pair, exactly mu-GDP (pair_guarantee: the curve test runs; the budget
+# ceiling from the exact Gaussian PLD). gibbs_posterior: beta calibrated to Minami's beta_max(1, 1e-5), mu = 0.204;
+# gibbs_posterior_concentration: beta = 1, m = 1, mu = 2 (the proof's bound: epsilon 11.6 against the exact 10.0);
+# gibbs_posterior_regularized_em (Gopi's regularised exponential mechanism): k = 25, mu = 1, N = 10, mu_gdp = 2 G
+# sqrt(k) / (N sqrt(mu)) = 1 (exact: tight).
+_case(id="gibbs_posterior", sampler="gibbs_posterior", params={"epsilon": 1.0, "delta": 1e-5, "R": 1.0, "m": 1.0},
+      dataset=lambda: np.array([1.0, 0.0, 0.0, 0.0]), neighbour=lambda: np.array([-1.0, 0.0, 0.0, 0.0]),
+      pair="4 records, one moved from R to -R (the worst pair: a Gaussian shift of 2 beta R / sqrt(m))")
+_case(id="gibbs_posterior_concentration", sampler="gibbs_posterior",
+      params={"delta": 1e-5, "R": 1.0, "m": 1.0, "beta": 1.0, "claim": "concentration"},
+      dataset=lambda: np.array([1.0, 0.0, 0.0, 0.0]), neighbour=lambda: np.array([-1.0, 0.0, 0.0, 0.0]),
+      pair="4 records, one moved from R to -R (the worst pair: a Gaussian shift of 2 beta R / sqrt(m))")
+_case(id="gibbs_posterior_regularized_em", sampler="gibbs_posterior_regularized_em",
+      params={"k": 25.0, "mu": 1.0, "R": 1.0, "N": 10, "delta": 1e-5},
+      dataset=lambda: np.array([1.0] + [0.0] * 9), neighbour=lambda: np.array([-1.0] + [0.0] * 9),
+      pair="N = 10 records, one moved from G to -G (the worst pair: exactly mu_gdp-GDP)")
+# --- noisy GD's last iterate (samplers/shifted_interpolation.py) ----------------------------------------------------
+# Noisy GD's last iterate (Bok et al. 2024, NoisyGD strongly convex) on GaussianTarget's per-record loss, N = 20,
+# curvatures m = 1.05 (the canary's coordinate) and M = 2 (prior variance 0.05 on the second), eta = 0.2 (c = 0.79),
+# sigma = 0.3, 30 steps: the claim mu = 0.9724 is the pair's exact mu (the bound is tight on this coordinate), epsilon
+# 4.24 at delta = 1e-5; canary +R e_1 vs -R e_1 (the worst pair: gradient gap S_g = 2R). Quick budget: certified
+# 2.04 of a ceiling of 2.23 (0.91), 3 s.
+_gradient_case("noisy_gd_last_iterate", "noisy_gd_last_iterate", _gaussian_target,
+               {"dim": 2, "R": 1.0, "prior_variance": (1.0, 0.05)},
+               {"step_size": 0.2, "n_steps": 30, "sigma": 0.3, "delta": 1e-5}, 20)
+# --- the published negative results, must-fail (samplers/negative_results.py) ---------------------------------------
+# The published negative results (dpverify.samplers.negative_results): each sampler claims the naive epsilon the paper
+# refutes, and knows its release's exact privacy; the case passes when the audit certifies above the naive claim.
+# Heller & Fetaya 2023: SGLD on 1-d Bayesian linear regression (prior precision 10, eta = 0.01) stopped after 20
+# steps from theta0 = 10; N = 10 features, one 0 -> 1. Naive claim (the posterior's worst-pair epsilon) 0.70 at
+# delta = 1e-5; the interim state's exact epsilon 4.16; budget ceiling 2.06 at the quick budget.
+_case(id="sgld_interim", sampler="sgld_interim",
+      params={"prior_precision": 10.0, "step_size": 0.01, "n_steps": 20, "theta0": 10.0, "delta": 1e-5,
+              "unguaranteed": True},
+      dataset=lambda: np.r_[1.0, np.zeros(9)], neighbour=lambda: np.zeros(10),
+      pair="N = 10 features at 0, one becomes 1 (the worst pair for the posterior; the chain contracts at different "
+           "rates)", known_bad=True)
+# Annamalai 2024 (an instance built here): Poisson DP-SGD (q = 0.02, sigma = 0.7, 10 steps) on a latching double-well
+# loss. Naive claim (the linear-loss last iterate) 0.307 at delta = 1e-3; exact last iterate 0.799, path accountant
+# 0.849; the ceiling needs 4e5 samples per side (0.654; 0.24 at 2e4): the chains are cheap (10 scalar steps);
+# certified 0.577 at seed 0 (the likelihood-ratio statistic of the closed-form density).
+_case(id="dp_sgd_nonconvex_last_iterate", sampler="dp_sgd_nonconvex_last_iterate",
+      params={"q": 0.02, "noise_multiplier": 0.7, "n_steps": 10, "threshold": 2.5, "delta": 1e-3,
+              "unguaranteed": True},
+      dataset=lambda: np.r_[1.0, np.zeros(9)], neighbour=lambda: np.zeros(10),
+      pair="the canary (gradient -1) among 9 null records vs 10 null records (Poisson, add/remove)", known_bad=True,
+      budget_scale=20.0)
+# Cebere et al. 2025: full-batch DP-SGD, 16 steps, sigma = 2, the crafted gradient at every step: the last iterate is
+# mu = 2-GDP (exact 10.0 at delta = 1e-5, the path's), the naive one-step claim mu = 0.5 (1.99).
+_case(id="dp_sgd_crafted_gradient_last_iterate", sampler="dp_sgd_crafted_gradient_last_iterate",
+      params={"noise_multiplier": 2.0, "n_steps": 16, "claimed_steps": 1, "delta": 1e-5, "unguaranteed": True},
+      dataset=lambda: np.array([1.0]), neighbour=lambda: np.array([0.0]),
+      pair="the crafted canary (gradient 1 at every step) vs a null record (gradient 0)", known_bad=True)
+
 
 def cases() -> list[AuditCase]:
     """Every case of the suite, in catalogue order."""

@@ -35,6 +35,11 @@ SAMPLER_MODULES: tuple[str, ...] = (
     "foulds",
     "mc_estimator",
     "rdp_posterior",
+    "penalty",
+    "barker",
+    "gibbs_posterior",
+    "shifted_interpolation",
+    "negative_results",
     "broken",
 )
 
@@ -110,6 +115,72 @@ PARAMETER_RANGES: dict[str | tuple[str, str], str] = {
                                                            "the prior)",
     ("rdp_posterior_beta_bernoulli", "N"): "none or integer >= 1: the dataset size `account` assumes",
     ("rdp_posterior_dirichlet_categorical", "N"): "none or integer >= 1: the dataset size `account` assumes",
+    # --- DP-penalty and DP-HMC (samplers/penalty.py) ----------------------------------------------------------------
+    ("dp_penalty", "tau"): "> 0: noise scale of the log-likelihood ratio (noise std tau sqrt(N) 2 b d)",
+    ("dp_hmc", "tau"): "> 0: noise scale of the log-likelihood ratio (noise std tau sqrt(N) 2 b d)",
+    "tau_g": "> 0: noise scale of DP-HMC's gradients (noise std 2 tau_g sqrt(N) L)",
+    "ratio_clip": "> 0: clip bound b of a per-record log-likelihood ratio per unit proposal distance",
+    "prop_sd": "> 0: standard deviation of the random-walk proposal",
+    ("dp_hmc", "step_size"): "> 0: leapfrog step size",
+    "n_leapfrog": "integer in [1, 1000]: leapfrog steps per DP-HMC iteration",
+    ("dp_penalty", "n_steps"): "integer in [1, 100000]: penalty steps",
+    ("dp_hmc", "n_steps"): "integer in [1, 100000]: DP-HMC iterations",
+    ("dp_penalty", "release"): "'path' (the transcript: proposals, noisy ratios, accept flags) or 'final'",
+    ("dp_hmc", "release"): "'path' (the transcript: momenta, noisy gradients, noisy ratios, accept flags) or 'final'",
+    "misuse": "'none' or 'no_ll_noise' (the authors' option that drops the ratio's noise: voids the bound)",
+    # --- DP MCMC with the Barker test (samplers/barker.py) ----------------------------------------------------------
+    ("dp_barker", "N"): "integer >= batch_size: number of records (the dataset must have exactly N)",
+    ("dp_barker", "batch_size"): "integer in [20, N] for a guaranteed claim (b > 5 alpha at alpha >= 3): batch size",
+    ("dp_barker", "T"): "integer >= 1: number of Barker iterations",
+    ("dp_barker", "step"): "> 0: proposal standard deviation (gaussian) or step length per coordinate (rademacher)",
+    ("dp_barker", "proposal"): "'gaussian' (the paper's random walk) or 'rademacher' (fixed step length)",
+    ("dp_barker", "temperature"): "> 0: temperature tau_T of the log-likelihood (N tau_T scales the batch mean)",
+    ("dp_barker", "clip"): "none (sqrt(b) / (N temperature), the largest the bound allows) or > 0 (<= that bound "
+                           "for a guaranteed claim): clip of the per-record log-likelihood ratios",
+    ("dp_barker", "sigma2"): "in (1, pi^2/3): variance of the normal part of the Barker test (the paper: 2)",
+    ("dp_barker", "release"): "'final', 'path' or 'statistics' (white-box: [Z_t, xi_t] per iteration)",
+    ("dp_barker", "max_alpha"): "integer >= 4: orders 3 <= alpha < min(max_alpha, b // 5) are searched",
+    # --- the Gibbs posterior and the regularised exponential mechanism (samplers/gibbs_posterior.py) ----------------
+    ("gibbs_posterior", "epsilon"): "> 0 (<= 1 for claim='theorem'): the target epsilon beta is calibrated for",
+    ("gibbs_posterior", "R"): "> 0: bound on |x| of the records (the linear loss's Lipschitz constant L)",
+    ("gibbs_posterior", "m"): "> 0: precision of the prior N(0, I/m) (its strong log-concavity)",
+    ("gibbs_posterior", "beta"): "none (beta_max(epsilon, delta) of Minami et al.) or > 0: inverse temperature",
+    ("gibbs_posterior", "dim"): "integer >= 1: dimension of theta and of the records",
+    ("gibbs_posterior", "claim"): "'theorem' (Minami et al.'s condition on beta) or 'concentration' (the proof's "
+                                  "epsilon = a^2/2 + a sqrt(2 log(1/delta)))",
+    ("gibbs_posterior_regularized_em", "k"): "> 0: inverse temperature k of exp(-k (F + mu |x|^2 / 2))",
+    ("gibbs_posterior_regularized_em", "mu"): "> 0: coefficient of the l2 regulariser (strong convexity)",
+    ("gibbs_posterior_regularized_em", "R"): "> 0: bound on |x| of the records (each loss's Lipschitz constant G)",
+    ("gibbs_posterior_regularized_em", "dim"): "integer >= 1: dimension of theta and of the records",
+    ("gibbs_posterior_regularized_em", "delta"): "in (0, 1): the delta at which the GDP claim is read as "
+                                                 "(epsilon, delta)",
+    # --- noisy GD's last iterate (samplers/shifted_interpolation.py) ------------------------------------------------
+    ("noisy_gd_last_iterate", "sigma"): "> 0: standard deviation of the Gaussian noise added to the gradient (each step "
+                                        "moves by eta times it)",
+    ("noisy_gd_last_iterate", "step_size"): "> 0 and <= 2/(M + m) with eta m < 1 (the theorem's hypotheses; M, m the "
+                                            "extreme curvatures of the mean loss)",
+    # --- the published negative results, must-fail (samplers/negative_results.py) -----------------------------------
+    ("sgld_interim", "prior_precision"): "> 0: prior precision m of the 1-d regression (the posterior's privacy grows "
+                                         "with it)",
+    ("sgld_interim", "step_size"): "in (0, 1 / (prior_precision + 1)): SGLD step size (every dataset needs step_size "
+                                   "(m + sum x^2) < 1)",
+    ("sgld_interim", "n_steps"): "integer >= 1: SGLD steps before the state is released (the interim region)",
+    ("sgld_interim", "theta0"): "real: the chain's start R (the interim privacy loss grows like R^2)",
+    ("sgld_interim", "delta"): "in (0, 1): delta of the naive claim",
+    ("sgld_interim", "unguaranteed"): "true (the default): the claim is naive; false is refused",
+    ("dp_sgd_nonconvex_last_iterate", "q"): "in (0, 1): Poisson sampling rate",
+    ("dp_sgd_nonconvex_last_iterate", "noise_multiplier"): "> 0: noise standard deviation per step (clip 1, step 1)",
+    ("dp_sgd_nonconvex_last_iterate", "n_steps"): "integer >= 2: DP-SGD steps",
+    ("dp_sgd_nonconvex_last_iterate", "threshold"): "> 0: where the double-well regulariser latches",
+    ("dp_sgd_nonconvex_last_iterate", "delta"): "in (0, 1): delta of the naive claim",
+    ("dp_sgd_nonconvex_last_iterate", "unguaranteed"): "true (the default): the claim is naive; false is refused",
+    ("dp_sgd_crafted_gradient_last_iterate", "noise_multiplier"): "> 0: noise standard deviation per step (clip 1)",
+    ("dp_sgd_crafted_gradient_last_iterate", "n_steps"): "integer >= 1: full-batch DP-SGD steps",
+    ("dp_sgd_crafted_gradient_last_iterate", "claimed_steps"): "integer in [1, n_steps]: the naive claim counts only "
+                                                               "the last claimed_steps updates",
+    ("dp_sgd_crafted_gradient_last_iterate", "delta"): "in (0, 1): delta of the naive claim",
+    ("dp_sgd_crafted_gradient_last_iterate", "unguaranteed"): "true (the default): the claim is naive; false is "
+                                                              "refused",
 }
 
 

@@ -80,6 +80,33 @@ PAPERS: dict[str, str] = {
     "ponnoprat2022": (
         "D. Ponnoprat. Differential Privacy of Dirichlet Posterior Sampling. arXiv:2110.01984 v2 (2022)."
     ),
+    "yildirim2019": (
+        'S. Yildirim, B. Ermis. Exact MCMC with differentially private moves: revisiting the penalty algorithm in a data privacy framework. Statistics and Computing 29 (2019).'
+    ),
+    "raisa2021": (
+        'O. Räisä, A. Koskela, A. Honkela. Differentially Private Hamiltonian Monte Carlo. arXiv:2106.09376 (2021).'
+    ),
+    "heikkila2019": (
+        'M. Heikkilä, J. Jälkö, O. Dikmen, A. Honkela. Differentially Private Markov Chain Monte Carlo. NeurIPS 2019.'
+    ),
+    "minami2016": (
+        'K. Minami, H. Arai, I. Sato, H. Nakagawa. Differential Privacy without Sensitivity. NeurIPS 2016.'
+    ),
+    "gopi2022": (
+        'S. Gopi, Y. T. Lee, D. Liu. Private Convex Optimization via Exponential Mechanism. COLT 2022.'
+    ),
+    "bok2024": (
+        'J. Bok, W. Su, J. M. Altschuler. Shifted Interpolation for Differential Privacy. ICML 2024.'
+    ),
+    "heller2023": (
+        'G. Heller, E. Fetaya. Can Stochastic Gradient Langevin Dynamics Provide Differential Privacy for Deep Learning? SaTML 2023.'
+    ),
+    "annamalai2024": (
+        "M. S. M. S. Annamalai. It's Our Loss: No Privacy Amplification for Hidden State DP-SGD With Non-Convex Loss. AISec 2024."
+    ),
+    "cebere2025": (
+        'T. Cebere, A. Bellet, N. Papernot. Tighter Privacy Auditing of DP-SGD in the Hidden State Threat Model. ICLR 2025.'
+    ),
 }
 
 #: What a theorem's conclusion is about.

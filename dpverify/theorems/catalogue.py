@@ -34,7 +34,14 @@ Sources (the papers themselves):
 - geumlek2017 -- Geumlek, Song, Chaudhuri, NeurIPS 2017 (arXiv:1710.00892), reconstructed: the paper's text was not
   read, so its items are named by section and content and graded (see :mod:`dpverify.theorems.geumlek2017`);
 - ponnoprat2022 -- Ponnoprat, arXiv:2110.01984 v2 (2022): Theorem 1, encoded from the author's code (see
-  :mod:`dpverify.theorems.ponnoprat2022`).
+  :mod:`dpverify.theorems.ponnoprat2022`);
+- the field's other private samplers (issue 39), each package saying what of its paper was read (for most only the
+  abstract: the items are then *reconstructed*, from the authors' public code where it exists, with a confidence
+  grade): yildirim2019 (DP-penalty), raisa2021 (DP-HMC), heikkila2019 (DP MCMC with the Barker test), minami2016
+  (the Gibbs posterior), gopi2022 (the regularised exponential mechanism), bok2024 (noisy GD's last iterate by
+  shifted interpolation); and three published negative results, each a must-fail case of ``dpverify verify``:
+  heller2023 (SGLD's interim state), annamalai2024 (a non-convex last iterate), cebere2025 (a crafted gradient at
+  every step).
 """
 from __future__ import annotations
 
@@ -190,6 +197,69 @@ CATALOGUE: tuple[Item, ...] = _rows(
     ("ponnoprat2022.thm1_dirichlet_rdp", "Theorem 1",
      "Dirichlet posterior sampling is (lambda, lambda/2 Delta_2^2 psi_1(a_min - (lambda - 1) Delta_inf))-RDP",
      "S,N,E"),
+    # --- Yildirim, Ermis 2019 (reconstructed from the authors' code) ------------------------------------------------
+    ("yildirim2019.lem_clipped_ratio_sensitivity", "the clipped log-likelihood ratio (reconstructed)",
+     "per-record ratios clipped to [-b d, b d]: the sum's replace-one sensitivity is 2 b d", "S,N,E"),
+    ("yildirim2019.thm_penalty_step_gaussian", "the penalty step as a Gaussian mechanism (reconstructed)",
+     "one step releasing the noisy clipped ratio is (alpha, alpha Delta^2/(2 sigma^2))-RDP, Delta/sigma-GDP", "S,N,E"),
+    ("yildirim2019.cor_penalty_composition", "composition over the chain (reconstructed)",
+     "k steps are k Delta^2/(2 sigma^2)-zCDP, (rho + 2 sqrt(rho log(1/delta)), delta)-DP", "S,N,E"),
+    # --- Räisä, Koskela, Honkela 2021 (reconstructed from the authors' code) ----------------------------------------
+    ("raisa2021.thm_dp_penalty_privacy", "DP-penalty's privacy (reconstructed from the authors' code)",
+     "k DP-penalty steps with noise tau sqrt(N) 2 b d: mu = sqrt(k)/(tau sqrt(N))-GDP, tight delta(epsilon)", "S,N,E"),
+    ("raisa2021.lem_gradient_sensitivity", "the clipped gradient release (reconstructed from the authors' code)",
+     "clipped gradient sums have sensitivity 2 L; noise 2 tau_g sqrt(N) L makes each release 1/(tau_g sqrt(N))-GDP",
+     "S,N,E"),
+    ("raisa2021.thm_dp_hmc_privacy", "DP-HMC's privacy (reconstructed from the authors' code)",
+     "k DP-HMC iterations with L leapfrog steps: rho = k/(2 tau_l^2 N) + k (L + 1)/(2 tau_g^2 N), tight delta",
+     "S,N,E"),
+    # --- Heikkilä, Jälkö, Dikmen, Honkela 2019 (reconstructed from the authors' code) -------------------------------
+    ("heikkila2019.thm_barker_step_rdp", "Sec. 4 (reconstructed from the authors' code)",
+     "one DP Barker iteration on a batch of b: (alpha, 5/(2b) + log(2b/(b-5alpha))/(2(alpha-1)) + 2alpha/(b-5alpha))-RDP",
+     "S,N,E"),
+    ("heikkila2019.thm_subsampled_amplification", "Sec. 4 (reconstructed from the authors' code)",
+     "subsampling b of N without replacement amplifies the per-iteration RDP (Wang-Balle-Kasiviswanathan Thm 9)",
+     "S,N,E"),
+    ("heikkila2019.cor_composed_dp", "Sec. 4 (reconstructed from the authors' code)",
+     "T iterations: (T eps'(alpha) + log(1/delta)/(alpha - 1), delta)-DP, minimised over integer orders", "S,N,E"),
+    ("heikkila2019.cond_clip_and_noise", "Sec. 3-4 (reconstructed from the authors' code)",
+     "clip C <= sqrt(b)/(N tau_T) keeps V_B <= 1; normal part sigma^2 in (1, pi^2/3); the correction is approximate",
+     "S,N,E"),
+    # --- Minami, Arai, Sato, Nakagawa 2016 (reconstructed) ----------------------------------------------------------
+    ("minami2016.thm_gibbs_posterior_dp", "main theorem (reconstructed)",
+     "Gibbs posterior, convex L-Lipschitz loss, m-strongly log-concave prior: (epsilon, delta)-DP if beta <= "
+     "epsilon/(2L) sqrt(m/(1 + 2 log(1/delta))), epsilon <= 1", "S,N,E"),
+    ("minami2016.lem_gibbs_privacy_loss_concentration", "proof of the main theorem (reconstructed)",
+     "the same Gibbs posterior is (a^2/2 + a sqrt(2 log(1/delta)), delta)-DP, a = 2 beta L / sqrt(m) (LSI)", "S,N,E"),
+    # --- Gopi, Lee, Liu 2022 (reconstructed) ------------------------------------------------------------------------
+    ("gopi2022.thm_gdp_strongly_convex_lipschitz", "GDP of the exponential mechanism (reconstructed)",
+     "exp(-F) vs exp(-F~), F m-strongly convex, F~ - F L-Lipschitz: the pair is (L / sqrt(m))-GDP", "S,N,E"),
+    ("gopi2022.thm_regularized_em_gdp", "regularised exponential mechanism (reconstructed)",
+     "exp(-k (F + mu/2 |x|^2)), F the mean of N convex G-Lipschitz losses: (2 G sqrt(k) / (N sqrt(mu)))-GDP",
+     "S,N,E"),
+    # --- Bok, Su, Altschuler 2024 (reconstructed from the authors' code) --------------------------------------------
+    ("bok2024.thm_noisy_gd_strongly_convex_gdp", "NoisyGD, strongly convex (reconstructed from the authors' code)",
+     "last iterate mu-GDP, mu = S_g/(n sigma) sqrt((1+c)/(1-c) (1-c^t)/(1+c^t)), c = 1 - eta m; exact on quadratics",
+     "S,N,E"),
+    ("bok2024.thm_noisy_cgd_strongly_convex_gdp", "NoisyCGD, strongly convex (reconstructed from the authors' code)",
+     "cyclic batches of b, E epochs: mu = S_g/(b sigma) sqrt(1 + c^{2l-2}(1-c^2)/(1-c^l)^2 (1-c^{l(E-1)})/"
+     "(1+c^{l(E-1)}))", "S,N"),
+    ("bok2024.thm_noisy_gd_constrained_convex_gdp", "projected NoisyGD, convex (reconstructed from the authors' code)",
+     "diameter D: mu = min(sqrt(t) S_g/(n sigma), sqrt(3 D S_g/(n eta) + (S_g/n)^2 ceil(D n/(S_g eta)))/sigma)",
+     "S,N"),
+    # --- Heller, Fetaya 2023, a negative result (reconstructed) -----------------------------------------------------
+    ("heller2023.prop_posterior_private", "the posterior is private (reconstructed instance)",
+     "1-d Bayesian linear regression, prior precision m: the posterior's RDP over replace-one pairs -> 0 as m grows",
+     "S,N,E"),
+    ("heller2023.thm_interim_unbounded", "SGLD's interim state is not (reconstructed instance)",
+     "after t SGLD steps from R the pair's RDP grows like R^2: unbounded privacy loss before convergence", "S,N,E"),
+    # --- Annamalai 2024, a negative result (reconstructed) ----------------------------------------------------------
+    ("annamalai2024.thm_nonconvex_last_iterate", "no hidden-state amplification, non-convex loss (reconstructed "
+     "instance)", "a latching double-well loss: the last iterate of Poisson DP-SGD is not (eps, delta)-DP below "
+     "log((pi - delta)/pi'), close to the path's accountant", "S,N,E"),
+    # --- Cebere, Bellet, Papernot 2025, a negative result (reconstructed) -------------------------------------------
+    ("cebere2025.thm_crafted_gradient_every_step", "crafted gradient at every step (reconstructed, full batch)",
+     "the last iterate of T full-batch DP-SGD steps is sqrt(T)/sigma-GDP: exactly the path's privacy", "S,N,E"),
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}

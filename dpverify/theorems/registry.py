@@ -33,7 +33,9 @@ __all__ = ["PAPER_MODULES", "register", "get", "all_theorems", "ids", "load_all"
 
 #: The paper modules, in catalogue order (:data:`dpverify.theorems.catalogue.CATALOGUE`).
 PAPER_MODULES: tuple[str, ...] = ("wang2015", "li2019", "bertazzi2025", "foulds2016", "balle2018", "chourasia2021",
-                                  "geumlek2017", "ponnoprat2022")
+                                  "geumlek2017", "ponnoprat2022", "yildirim2019", "raisa2021",
+                                  "heikkila2019", "minami2016", "gopi2022", "bok2024", "heller2023",
+                                  "annamalai2024", "cebere2025")
 
 _REGISTRY: dict[str, Theorem] = {}
 _loaded = False

@@ -252,6 +252,17 @@ R_inf = _add("R_inf", "R_inf", "the limit of the convergence rate (Bertazzi Asm.
 r = _add("r", "r", "a concentration radius / tail level (Bertazzi Prop. 3.10, Lemma B.1)", _B, positive=True)
 C_f = _add("C_f", "C_f", "the sensitivity of the test function f of an ergodic average (Bertazzi Prop. 3.10)", _B,
            nonnegative=True)
+# DP-penalty / DP-HMC (issue 39: Yildirim & Ermis 2019, Räisä et al. 2021)
+ratio_clip = _add("ratio_clip", "b", "the clip bound of a per-record log-likelihood ratio per unit of proposal "
+                  "distance: r_i clipped to [-b d, b d] (DP-penalty, DP-HMC)", "yildirim2019", positive=True)
+distance = _add("distance", "d", "the distance |theta' - theta| of a proposal from the current state (DP-penalty)",
+                "yildirim2019", positive=True)
+tau_ratio = _add("tau_ratio", "tau_l", "the noise scale of DP-penalty / DP-HMC's log-likelihood ratios: noise std "
+                 "tau_l sqrt(N) times the clipped ratio's sensitivity", "raisa2021", positive=True)
+tau_grad = _add("tau_grad", "tau_g", "the noise scale of DP-HMC's gradients: noise std tau_g sqrt(N) times the "
+                "clipped gradient sum's sensitivity", "raisa2021", positive=True)
+leapfrog_steps = _add("leapfrog_steps", "n_leapfrog", "the number of leapfrog steps of one HMC iteration (DP-HMC)",
+                      "raisa2021", positive=True, integer=True)
 
 # --- utility (Li Props 5-7, Assumptions) -----------------------------------------------------------------------
 Gamma_M = _add("Gamma_M", "Gamma_M", "the bound on the gradient-noise moment of Li Props 5-6", _L, positive=True)
@@ -259,6 +270,25 @@ C_mse = _add("C_mse", "C", "the constant of Li's MSE bounds (Props 5-6)", _L, po
 A_risk = _add("A_risk", "A", "the constant of Li Prop. 7's generalisation bound", _L, positive=True)
 omega = _add("omega", "omega", "the accuracy parameter omega in (0, 1) of Li Prop. 7 / Asm. 2", _L, positive=True)
 Delta = _add("Delta", "Delta", "the constant Delta in [0, 1) of Li Asm. 1", _L, nonnegative=True)
+
+
+# --- the field's other papers (issue 39) use the entries above with the meaning stated there ------------------------
+def _also(paper: str, *keys: str) -> None:
+    """``paper`` uses these entries too (each with the meaning its row states)."""
+    for key in keys:
+        e = TABLE[key]
+        TABLE[key] = Entry(e.key, e.symbol, e.meaning, (*e.papers, paper), e.assumptions)
+
+
+_also("yildirim2019", "delta", "alpha", "sensitivity", "k", "sigma")
+_also("raisa2021", "epsilon", "L", "N", "k")
+_also("heikkila2019", "delta", "alpha", "C", "temperature", "N", "tau", "q", "T_iterations", "sigma")
+_also("minami2016", "epsilon", "delta", "L", "m", "beta")
+_also("gopi2022", "L", "N", "m", "beta")
+_also("bok2024", "R", "N", "tau", "k", "T_passes", "eta", "sigma", "M", "m", "S_g")
+_also("heller2023", "alpha", "R", "t", "eta", "m")  # R: the chain's start; t: the number of steps
+_also("annamalai2024", "epsilon", "q", "T_iterations", "sigma", "r")  # r: the latch threshold
+_also("cebere2025", "T_iterations", "sigma")
 
 
 def entry(key: str) -> Entry:

@@ -2,12 +2,14 @@
 is). :data:`FORMS` maps each catalogue ID to its :class:`~dpverify.prove.forms.base.ItemForm`."""
 from __future__ import annotations
 
-from dpverify.prove.forms import bertazzi2025, conjugate, foulds2016, li2019, supporting, wang2015
+from dpverify.prove.forms import (barker, bertazzi2025, conjugate, foulds2016, gibbs_posterior, li2019,
+                                  negative_results, penalty, shifted_interpolation, supporting, wang2015)
 from dpverify.prove.forms.base import ItemForm, Part, problem_for
 
 __all__ = ["FORMS", "ItemForm", "Part", "problem_for"]
 
-_MODULES = (wang2015, li2019, bertazzi2025, foulds2016, supporting, conjugate)
+_MODULES = (wang2015, li2019, bertazzi2025, foulds2016, supporting, conjugate, penalty, barker, gibbs_posterior,
+            shifted_interpolation, negative_results)
 
 FORMS: dict[str, ItemForm] = {}
 for _module in _MODULES:
