@@ -1,17 +1,17 @@
 """dp-accounting and prv-accountant catalogues: each query's answer against dpverify's rigorous bracket.
 
 Markers ``dp_accounting`` and ``prv_accountant`` (excluded from the default run; ``pytest -m dp_accounting`` needs
-the test or dp-accounting extra, ``pytest -m prv_accountant`` the prv extra). The libraries are imported at module
-level on purpose: without them these tests FAIL at collection, they do not skip. Everything here is deterministic
+the test or dp-accounting extra, ``pytest -m prv_accountant`` the prv extra). Each test's library is imported by an
+autouse fixture: without it the test FAILS, it does not skip; the default run, which deselects the markers, still
+collects this file without them. Everything here is deterministic
 (no sampling).
 """
 from __future__ import annotations
 
+import importlib
 import json
 import math
 
-import dp_accounting  # noqa: F401 - fail, not skip, without the extra
-import prv_accountant  # noqa: F401 - fail, not skip, without the extra
 import pytest
 
 from dpverify.interfaces.cli import main
@@ -20,6 +20,18 @@ from dpverify.libraries.runner import LibraryResult, failed, load, run_catalogue
 
 dpa_mark = pytest.mark.dp_accounting
 prv_mark = pytest.mark.prv_accountant
+
+# The library is imported where the marked tests run (an autouse fixture), not at collection: the default run deselects
+# the marker and must still collect this file where the extra is not installed; a marked run without the extra fails
+# with the ImportError (never a skip).
+
+
+@pytest.fixture(autouse=True)
+def _libraries(request):
+    """Each marked test's library (dp_accounting, prv_accountant, or both for a test marked with both)."""
+    for marker, module in (("dp_accounting", "dp_accounting"), ("prv_accountant", "prv_accountant")):
+        if request.node.get_closest_marker(marker) is not None:
+            importlib.import_module(module)
 
 
 @dpa_mark

@@ -2,22 +2,34 @@
 its Laplace noise, or a wrapper that skips contribution bounding, is flagged.
 
 Marker ``pipeline_dp`` (excluded from the default run; ``pytest -m pipeline_dp``; the ``pipeline-dp`` extra). The
-library is imported at module level on purpose: without it these tests FAIL at collection, they do not skip.
+library is imported by an autouse fixture: without it these tests FAIL, they do not skip; the default run, which
+deselects the marker, still collects this file without it.
 PyDP's C++ generator supplies the noise (not seedable): the assertions are statistical, their error rates next to
 them.
 """
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
-import pipeline_dp  # noqa: F401 - fail, not skip, without the extra
 import pytest
-from pipeline_dp import dp_computations
 
 from dpverify.libraries import pipeline_dp as catalogue_module
 from dpverify.libraries.base import LabelledPair
 from dpverify.libraries.runner import FAILING_LABELS, Budget, load, run_catalogue, select
 
 pytestmark = pytest.mark.pipeline_dp
+
+# The library is imported where the marked tests run (an autouse fixture), not at collection: the default run deselects
+# the marker and must still collect this file where the extra is not installed; a marked run without the extra fails
+# with the ImportError (never a skip).
+
+
+@pytest.fixture(autouse=True)
+def dp_computations():
+    """pipeline-dp's ``dp_computations`` module (the tests patch its Laplace mechanism)."""
+    importlib.import_module("pipeline_dp")
+    return importlib.import_module("pipeline_dp.dp_computations")
 
 TINY = Budget("tiny", search=800, final=800)
 
@@ -61,7 +73,7 @@ def test_catalogue_runs_and_the_library_is_not_flagged():
     assert not [r.case for r in rows if r.label in FAILING_LABELS or r.verdict in ("error", "unavailable")]
 
 
-def test_quartered_laplace_noise_is_a_finding(monkeypatch):
+def test_quartered_laplace_noise_is_a_finding(monkeypatch, dp_computations):
     """Mutation: the library's Laplace mechanism is built with 4x the epsilon it was allocated (a quarter of the
     noise): SUM's true epsilon is 4 against the claimed 1; the audits certified above 1.5 in our runs."""
     original = dp_computations.LaplaceMechanism.create_from_epsilon.__func__
@@ -75,7 +87,7 @@ def test_quartered_laplace_noise_is_a_finding(monkeypatch):
     assert row.label == "finding" and row.certified > 1.0 and row.confirm_certified > 1.0
 
 
-def test_ledger_records_every_noise_call_and_matches_the_accountant():
+def test_ledger_records_every_noise_call_and_matches_the_accountant(dp_computations):
     """MEAN draws two Laplace noises (count: epsilon 1/2, sensitivity 1; normalized sum: epsilon 1/2, sensitivity
     1/2), from pipeline_dp/combiners.py; their composition equals the accountant's allocation and the total asked."""
     d = np.ones((3, catalogue_module.CONTRIBUTIONS))
@@ -90,7 +102,7 @@ def test_ledger_records_every_noise_call_and_matches_the_accountant():
     assert [(e.mechanism, e.epsilon, e.delta) for e in gauss.entries] == [("GaussianMechanism", 1.0, 1e-6)]
 
 
-def test_ledger_catches_the_quartered_noise_without_sampling(monkeypatch):
+def test_ledger_catches_the_quartered_noise_without_sampling(monkeypatch, dp_computations):
     """The same mutation as above seen by the ledger: the Laplace call spends epsilon 4 where the accountant
     recorded 1; the runner's row says the finding comes from the ledger."""
     original = dp_computations.LaplaceMechanism.create_from_epsilon.__func__
