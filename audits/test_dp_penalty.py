@@ -6,7 +6,7 @@ its claimed guarantee, and of the documented misuse that voids it (cases in dpve
   2.11 against a budget ceiling of 2.31 at the quick budget (0.92 of the ceiling; measured at seed 0);
 - ``dp_penalty_no_ll_noise`` (known bad): the authors' ``no_ll_noise`` option releases the clipped ratio without its
   noise while the claim (tau = 2: epsilon 1.99) is unchanged; the audit must find the violation (it certifies about
-  8, the budget's saturation).
+  8, the budget's saturation): audits/test_known_bad_gradient.py runs it with every known-bad case.
 """
 import pytest
 
@@ -17,19 +17,3 @@ def test_dp_penalty(audit_case):
     # the issue's target: at least 0.8 of the budget ceiling (computed from the pair's exact privacy loss)
     assert result.ceiling_exact and result.budget_ceiling > 0
     assert result.epsilon_lower >= 0.8 * result.budget_ceiling, (result.epsilon_lower, result.budget_ceiling)
-
-
-def test_dp_penalty_no_ll_noise_is_flagged(dp_auditor, request):
-    from dpverify.cases import get_case
-    from dpverify.cases.reference import declared_reference
-
-    case = get_case("dp_penalty_no_ll_noise")
-    assert case.known_bad
-    sampler = case.build()
-    claim = sampler.guarantee()
-    reference = declared_reference(sampler, case.dataset(), case.neighbour(), claim, claim.delta)
-    overrides = {"claim": reference.guarantee, "delta": claim.delta, "test": case.test}
-    if request.config.getoption("--dp-samples") is None:
-        overrides["samples"] = case.samples("quick")
-    with pytest.raises(AssertionError, match="is not .*(-DP|private as claimed) on this pair|claimed trade-off curve"):
-        dp_auditor(sampler, case.dataset(), case.neighbour(), name=case.id, **overrides)

@@ -39,6 +39,7 @@ from scipy.optimize import brentq, nnls
 from scipy.signal import fftconvolve
 from scipy.special import gammaln, logsumexp, ndtr
 
+from dpverify.calculus.loss_masses import LossMasses
 from dpverify.validation import check_delta, check_positive_int, check_real
 
 __all__ = [
@@ -55,7 +56,6 @@ __all__ = [
     "batch_sign_means",
     "canary_statistic_mixture",
     "mixture_logpdf",
-    "LossMasses",
     "composed_loss_masses",
 ]
 
@@ -267,41 +267,6 @@ def mixture_logpdf(z, weights, means, variances) -> np.ndarray:
     v = np.asarray(variances, dtype=float)
     comp = lw - 0.5 * (zz - means) ** 2 / v - 0.5 * np.log(2 * np.pi * v)
     return logsumexp(comp, axis=-1)
-
-
-@dataclass(frozen=True)
-class LossMasses:
-    """A pair's privacy-loss law on events: the events have P-masses ``p`` and Q-masses ``q``; ``losses = log(p /
-    q)`` (cells with both masses below 1e-300 are dropped). ``masses()`` feeds :mod:`dpverify.audit.ceiling`."""
-
-    losses: np.ndarray
-    p: np.ndarray
-    q: np.ndarray
-    basis: str
-    exact: bool = True
-
-    def masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-        return self.losses, self.p, self.q, 0.0, 0.0
-
-    def delta(self, epsilon: float, forward: bool = True) -> float:
-        """The hockey-stick divergence ``sum (p - e^eps q)_+`` (forward) or ``sum (q - e^eps p)_+``."""
-        a, c = (self.p, self.q) if forward else (self.q, self.p)
-        return float(np.sum(np.maximum(a - math.exp(epsilon) * c, 0.0)))
-
-    def epsilon(self, delta: float) -> float:
-        """The smallest epsilon with both directions' hockey-stick divergence <= ``delta`` (0 when already)."""
-        d = check_delta(delta, allow_zero=False)
-        out = 0.0
-        for forward in (True, False):
-            if self.delta(0.0, forward) <= d:
-                continue
-            hi = 1.0
-            while self.delta(hi, forward) > d:
-                hi *= 2.0
-                if hi > 1e4:
-                    return math.inf
-            out = max(out, brentq(lambda e: self.delta(e, forward) - d, 0.0, hi, xtol=1e-12))
-        return out
 
 
 def composed_loss_masses(p_mix, q_mix, T: int, *, cells: int = 20001, width: float = 14.0,

@@ -43,6 +43,7 @@ import numpy as np
 from scipy import integrate, special
 from scipy.optimize import brentq
 
+from dpverify.calculus.loss_masses import LossMasses
 from dpverify.validation import check_delta, check_order, check_orders, check_positive_int, check_real
 
 __all__ = [
@@ -58,7 +59,6 @@ __all__ = [
     "worst_case_rdp_curve",
     "beta_hockey_stick",
     "beta_pair_epsilon",
-    "PairLossMasses",
     "beta_pair_loss_masses",
 ]
 
@@ -428,28 +428,12 @@ def beta_pair_epsilon(delta: float, a1: float, b1: float, a2: float, b2: float) 
     return float(brentq(worst, 0.0, hi, xtol=1e-12, rtol=1e-12))
 
 
-@dataclass(frozen=True)
-class PairLossMasses:
-    """The privacy-loss masses of one pair for the budget ceiling (:mod:`dpverify.audit.ceiling`): ``L = log dP/dQ``
-    takes ``losses[j]`` with probability ``p[j]`` under P and ``q[j]`` under Q (no infinite atoms), with what they are
-    (``basis``) and whether they are the pair's own law (``exact``)."""
-
-    losses: np.ndarray
-    p: np.ndarray
-    q: np.ndarray
-    basis: str
-    exact: bool = True
-
-    def masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-        return self.losses, self.p, self.q, 0.0, 0.0
-
-
 #: probabilities at which both laws' quantiles cut the unit interval in :func:`beta_pair_loss_masses`
 _CUT_PROBABILITIES = np.unique(np.concatenate([np.geomspace(1e-14, 1e-3, 400), np.linspace(1e-3, 1 - 1e-3, 3000),
                                                1.0 - np.geomspace(1e-14, 1e-3, 400)]))
 
 
-def beta_pair_loss_masses(a1: float, b1: float, a2: float, b2: float) -> PairLossMasses:
+def beta_pair_loss_masses(a1: float, b1: float, a2: float, b2: float) -> LossMasses:
     """The privacy-loss law of ``P = Beta(a1, b1)`` against ``Q = Beta(a2, b2)`` for two adjacent posteriors (``a1 + b1
     = a2 + b2``), as masses on cells of theta.
 
@@ -469,7 +453,7 @@ def beta_pair_loss_masses(a1: float, b1: float, a2: float, b2: float) -> PairLos
     slope = a1 - a2
     const = float(special.betaln(a2, b2) - special.betaln(a1, b1))
     if slope == 0.0:
-        return PairLossMasses(np.zeros(1), np.ones(1), np.ones(1), "exact: equal laws (zero loss)")
+        return LossMasses(np.zeros(1), np.ones(1), np.ones(1), "exact: equal laws (zero loss)")
     cuts = np.concatenate([special.betaincinv(a1, b1, _CUT_PROBABILITIES), special.betaincinv(a2, b2, _CUT_PROBABILITIES)])
     with np.errstate(divide="ignore"):
         logits = np.unique(special.logit(cuts[(cuts > 0.0) & (cuts < 1.0)]))
@@ -481,6 +465,6 @@ def beta_pair_loss_masses(a1: float, b1: float, a2: float, b2: float) -> PairLos
     at_lo[0], at_hi[-1] = at_lo[1] - abs(slope) - 1.0 if slope > 0 else at_lo[1] + 1.0, \
         at_hi[-2] + 1.0 if slope > 0 else at_hi[-2] - abs(slope) - 1.0
     losses = np.minimum(at_lo, at_hi)
-    return PairLossMasses(losses, p / p.sum(), q / q.sum(),
+    return LossMasses(losses, p / p.sum(), q / q.sum(),
                           f"exact: Beta({a1:.6g}, {b1:.6g}) vs Beta({a2:.6g}, {b2:.6g}), loss monotone in theta, "
                           f"{losses.size} cells")

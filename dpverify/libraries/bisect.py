@@ -438,30 +438,34 @@ def bisect_versions(library: str, check: str, releases: Sequence[str], *, cache:
         return hi
 
     first_i, last_i = usable(0, len(order) - 1), usable(len(order) - 1, 0)
-    first_bad = first_good = None
     if first_i is None or last_i is None or first_i == last_i:
+        first_bad = first_good = None
         note = "the check could not run on enough releases in range to bisect (see each step's detail)"
     else:
-        a, b = verdict(first_i), verdict(last_i)
-        if a == "good" and b == "bad":
-            first_bad = order[boundary(first_i, last_i)]
-            note = f"the defect came in with {first_bad} and shows up to {order[last_i]}"
-        elif a == "bad" and b == "good":
-            first_good = order[boundary(first_i, last_i)]
-            first_bad = order[first_i]
-            note = f"the defect shows from {order[first_i]} (the range's start) and is fixed in {first_good}"
-        elif a == "good" and known_bad is not None:
-            k = order.index(str(_version(known_bad)))
-            if verdict(k) != "bad":
-                note = f"the check does not show the defect on {known_bad}, the release said to have it"
-            else:
-                first_bad, first_good = order[boundary(first_i, k)], order[boundary(k, last_i)]
-                note = f"the defect came in with {first_bad} and is fixed in {first_good}"
-        elif a == "bad":
-            first_bad = order[first_i]
-            note = f"the defect shows at both ends ({order[first_i]} and {order[last_i]}): no fix in range"
-        else:
-            note = (f"the defect shows at neither end ({order[first_i]}, {order[last_i]}); give a release known to "
-                    "have it (known_bad) to find where it came and went")
+        k = None if known_bad is None else order.index(str(_version(known_bad)))
+        first_bad, first_good, note = _boundaries(order, first_i, last_i, k, verdict, boundary)
     return BisectResult(name, check, tuple(order), tuple(steps.values()), first_bad, first_good, note,
                         time.perf_counter() - start)
+
+
+def _boundaries(order: list[str], first: int, last: int, known: int | None, verdict: Callable[[int], str],
+                boundary: Callable[[int, int], int]) -> tuple[str | None, str | None, str]:
+    """``(first_bad, first_good, note)`` from the verdicts at the range's usable ends ``first`` and ``last`` (and at
+    ``known``, a release said to be bad, when both ends are good): the cases of :func:`bisect_versions`."""
+    a, b = verdict(first), verdict(last)
+    if a == "good" and b == "bad":
+        first_bad = order[boundary(first, last)]
+        return first_bad, None, f"the defect came in with {first_bad} and shows up to {order[last]}"
+    if a == "bad" and b == "good":
+        first_good = order[boundary(first, last)]
+        return order[first], first_good, (f"the defect shows from {order[first]} (the range's start) and is fixed in "
+                                          f"{first_good}")
+    if a == "good" and known is not None:
+        if verdict(known) != "bad":
+            return None, None, f"the check does not show the defect on {order[known]}, the release said to have it"
+        first_bad, first_good = order[boundary(first, known)], order[boundary(known, last)]
+        return first_bad, first_good, f"the defect came in with {first_bad} and is fixed in {first_good}"
+    if a == "bad":
+        return order[first], None, f"the defect shows at both ends ({order[first]} and {order[last]}): no fix in range"
+    return None, None, (f"the defect shows at neither end ({order[first]}, {order[last]}); give a release known to "
+                        "have it (known_bad) to find where it came and went")

@@ -47,6 +47,7 @@ from scipy.stats import binom, norm
 
 from dpverify.calculus.accounting.pld import gaussian_pld, subsampled_gaussian_pld
 from dpverify.calculus.guarantees import Claim
+from dpverify.calculus.loss_masses import LossMasses
 from dpverify.calculus.mechanism_description import PairPrivacyLoss
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 from dpverify.samplers.base import Sampler
@@ -56,7 +57,7 @@ from dpverify.validation import check_delta, check_positive_int, check_probabili
 
 __all__ = ["SGLDInterim", "DPSGDNonConvexLastIterate", "DPSGDCraftedGradientLastIterate", "gaussian_pair_delta",
            "gaussian_pair_epsilon", "latch_delta", "latch_epsilon", "linear_last_iterate_delta",
-           "linear_last_iterate_epsilon", "LossMasses", "PathAccountant", "NAIVE"]
+           "linear_last_iterate_epsilon", "PathAccountant", "NAIVE"]
 
 #: The words every naive claim carries in its details (the claim is no theorem's guarantee).
 NAIVE = "naive claim (a published negative result shows it false): not a guarantee"
@@ -129,22 +130,6 @@ def gaussian_pair_epsilon(delta: float, m1: float, v1: float, m2: float, v2: flo
         return math.inf
     return max(_epsilon_from_delta(lambda e: gaussian_pair_delta(e, m1, v1, m2, v2), d),
                _epsilon_from_delta(lambda e: gaussian_pair_delta(e, m2, v2, m1, v1), d))
-
-
-@dataclass(frozen=True)
-class LossMasses:
-    """The privacy-loss masses of a pair on a grid of the output (what :mod:`dpverify.audit.ceiling` reads):
-    ``losses[j] = log(p[j] / q[j])`` on cell j; ``exact`` when the cells are the release's own law (the loss is
-    constant within a cell only up to the grid's resolution)."""
-
-    losses: np.ndarray
-    p: np.ndarray
-    q: np.ndarray
-    basis: str
-    exact: bool = True
-
-    def masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-        return self.losses, self.p, self.q, 0.0, 0.0
 
 
 @dataclass(frozen=True)

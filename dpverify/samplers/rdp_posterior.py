@@ -42,7 +42,6 @@ from scipy import special
 from scipy.optimize import brentq
 
 from dpverify.calculus.conjugate_renyi import (
-    PairLossMasses,
     beta_pair_epsilon,
     beta_pair_loss_masses,
     dirichlet_categorical_worst_case,
@@ -50,6 +49,7 @@ from dpverify.calculus.conjugate_renyi import (
     dirichlet_renyi_divergence,
 )
 from dpverify.calculus.conversions import rdp_to_dp
+from dpverify.calculus.loss_masses import LossMasses
 from dpverify.calculus.guarantees import Claim, Conversion, RenyiDP
 from dpverify.models.dirichlet_categorical import categories
 from dpverify.samplers.base import Sampler
@@ -223,7 +223,7 @@ class _RDPPosterior(Sampler):
         pair = self._beta_pair(dataset, neighbour)
         return None if pair is None else beta_pair_epsilon(check_delta(delta), *pair)
 
-    def pair_privacy_loss(self, dataset: Any, neighbour: Any) -> PairLossMasses | None:
+    def pair_privacy_loss(self, dataset: Any, neighbour: Any) -> LossMasses | None:
         """The pair's exact privacy-loss law for the budget ceiling: the log ratio of two adjacent Dirichlet posteriors
         is ``-r log(theta_i / theta_j) + const`` in the two moved coordinates, and ``theta_i / (theta_i + theta_j)`` is
         ``Beta(a_i, a_j)`` under a Dirichlet law (aggregation), so the loss law is that of the beta pair
