@@ -1,5 +1,5 @@
-"""Räisä, Koskela & Honkela 2021 (DP-HMC) catalogue items (issue 39): every check passes, every mutant of a conclusion
-is caught by a check, and the values the samplers dp_penalty / dp_hmc claim through.
+"""Räisä, Koskela & Honkela 2021 (DP-HMC) catalogue items (issue 39): every check passes (every mutant of a conclusion
+is caught by a check: tests/test_catalogue_mutation.py), and the values the samplers dp_penalty / dp_hmc claim through.
 
 Which bug would fail here: a wrong rho (a forgotten gradient evaluation per iteration, tau instead of tau^2), a
 delta(epsilon) that is not the Gaussian curve (the authors' adp_delta), the gradient noise's factor 2."""
@@ -11,7 +11,6 @@ import pytest
 
 from dpverify.calculus.mechanisms.gaussian import gaussian_delta
 from dpverify.theorems import catalogue
-from dpverify.theorems.mutation import mutants, run_mutant
 from dpverify.theorems.raisa2021 import THEOREMS
 from dpverify.theorems.raisa2021.dp_hmc import LEM_GRADIENT, THM_HMC, THM_PENALTY, code_iterations
 
@@ -31,12 +30,6 @@ def test_the_catalogue_lists_the_three_items_in_order():
 def test_every_check_passes(theorem):
     failed = [r for r in theorem.run_checks() if not r.passed]
     assert not failed, failed
-
-
-@pytest.mark.parametrize("theorem", THEOREMS, ids=IDS)
-def test_every_mutant_is_caught(theorem):
-    outcomes = [run_mutant(theorem, m, stop_at_first=True) for m in mutants(theorem)]
-    assert outcomes and all(o.caught for o in outcomes), [o.mutant for o in outcomes if not o.caught]
 
 
 def test_values():
