@@ -10,6 +10,7 @@ per side) on torch-CPU; the others need no torch.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -161,3 +162,14 @@ def test_laplace(dp_auditor):
     assert (data["settings"]["backend"], data["settings"]["device"]) == ("torch", "cpu")
     where = {r["name"].rsplit("::", 1)[-1]: (r["backend"], r["device"]) for r in data["audits"]}
     assert where == {"test_sgld": ("torch", "cpu"), "test_laplace": ("numpy", "cpu")}
+
+
+def test_an_accountant_row_shows_dpverifys_bracket_where_an_audit_shows_its_pair():
+    """An accountant query (dpverify.libraries.accountants) is not sampled: it has no worst pair, and its row's
+    ``pair`` is dpverify's rigorous bracket; the HTML table shows it (it showed "-")."""
+    row = LibraryResult("dp-accounting.rdp", "dp-accounting", "0.6.0", "rdp", "replace_one", verdict="consistent",
+                        label="loose", certified=4.3, pair="dpverify [4.37, 4.38]",
+                        options={"reference": "closed form (rtol 1e-13)"})
+    _, html = _rendered([row])
+    cell = re.search(r"<td data-label='worst pair'>(.*?)</td>", html).group(1)
+    assert "dpverify [4.37, 4.38]" in cell and "closed form (rtol 1e-13)" in cell

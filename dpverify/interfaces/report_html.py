@@ -552,9 +552,10 @@ def _library_section(rows: list[LibraryResult]) -> str:
         for h, text in zip(headers, _library_cells(r)):
             if h == "function":
                 tds.append(f"<td data-label='function'><code>{esc(str(r.function))}</code></td>")
-            elif h == "worst pair":
-                tds.append(f"<td data-label='worst pair'>{esc(pair.family if pair else '-')}<br><span class='reason'>"
-                           f"{esc(pair.note if pair else '')}</span></td>")
+            elif h == "worst pair":  # an accountant query has no pair: its row shows dpverify's bracket instead
+                what = pair.family if pair else (r.pair or "-")
+                note = pair.note if pair else str(r.options.get("reference", ""))
+                tds.append(f"<td data-label='worst pair'>{esc(what)}<br><span class='reason'>{esc(note)}</span></td>")
             elif h == "label":
                 tds.append(f"<td data-label='label' class='{cls}'>{esc(text)}</td>")
             else:
