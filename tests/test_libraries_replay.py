@@ -9,6 +9,7 @@ Nothing here samples: every check is deterministic (fixed seeds), and each repla
 """
 from __future__ import annotations
 
+import random
 import sys
 import time
 from pathlib import Path
@@ -392,3 +393,27 @@ def test_bad_primitives_are_value_errors():
     with pytest.raises(ValueError, match="recording must be"):
         replay("not a recording", clean_sum, D)  # type: ignore[arg-type]
     assert isinstance(record(clean_sum, D, primitives=LAPLACE), Recording)  # one primitive needs no list
+
+
+def laplace_system(value, sensitivity, epsilon, rng):
+    """The toy primitive drawing from a ``random.SystemRandom`` (diffprivlib before 0.6): no state to save."""
+    u = rng.random() - 0.5
+    return value - sensitivity / epsilon * np.sign(u) * np.log(1 - 2 * abs(u))
+
+
+LAPLACE_SYSTEM = Primitive(THIS, "laplace_system", value_arg="value", sensitivity_arg="sensitivity",
+                           epsilon_arg="epsilon", scale_arg=lambda a: a["sensitivity"] / a["epsilon"])
+
+
+def clean_sum_system(x, rng):
+    return laplace_system(np.sum(np.clip(x, 0.0, 1.0)), 1.0, 1.0, random.SystemRandom())
+
+
+def test_a_system_random_generator_is_replayed_without_saving_its_state():
+    """``random.SystemRandom`` has no state (getstate raises NotImplementedError): replay leaves it alone, the
+    primitive's output is still frozen, and a clean function stays clean (the mutation that treats it as a
+    stateful generator makes record raise here)."""
+    r = record_and_replay(clean_sum_system, D, D_REPLACED, primitives=[LAPLACE_SYSTEM], budget=1.0,
+                          check_output=True)
+    assert r.ok, r.report()
+    assert len(r.recording.calls) == 1 and r.recording.calls[0].mechanism == "laplace_system"

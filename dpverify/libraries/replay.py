@@ -1108,7 +1108,11 @@ def _snapshot(obj: Any) -> Any:
 
 
 def _is_rng(x: Any) -> bool:
-    return isinstance(x, (np.random.Generator, np.random.RandomState, random.Random))
+    """A generator whose state replay saves and restores. ``random.SystemRandom`` (diffprivlib before 0.6, and 0.6+
+    without a ``random_state``) draws from the operating system and has no state: it is left alone (its draws inside
+    a primitive are frozen like any other; a draw outside one cannot be replayed)."""
+    return (isinstance(x, (np.random.Generator, np.random.RandomState, random.Random))
+            and not isinstance(x, random.SystemRandom))
 
 
 def _rng_state(r: Any) -> Any:
