@@ -65,11 +65,16 @@ IMPORT_NAMES: dict[str, tuple[str, ...]] = {
     "scikit-learn": ("sklearn",),
     "python-flint": ("flint",),
     "python-dp": ("pydp",),
+    "smartnoise-sql": ("snsql",),
 }
 #: Optional modules no extra names directly.
 UNDECLARED: dict[str, str] = {
     "psutil": "a dependency of distributed (the distributed extra), not of dpverify",
     "cloudpickle": "a dependency of dask (the distributed extra), not of dpverify: audit.parallel.start_method asks",
+    "pandas": "a dependency of smartnoise-sql and dpmm (their extras), not of dpverify: their tables are DataFrames",
+    "polars": "OpenDP's Polars API (the opendp-polars extra names opendp[polars]): the corpus case opendp#2941",
+    "pyarrow": "a dependency of opendp[polars] (the opendp-polars extra): the corpus case opendp#2941",
+    "tensorflow_privacy": "a corpus case's library, installed --no-deps (its extra would pull TensorFlow): .ci/run",
 }
 
 # -- the allowlists -------------------------------------------------------------------------------------------------
@@ -101,6 +106,8 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     ("dpverify.interfaces.cli.bisect", "dpverify.libraries.corpus"): f"{_HELP}: the corpus imports the auditor",
     ("dpverify.interfaces.cli.bisect", "dpverify.interfaces.cli.output"): f"{_HELP}: +16 modules",
     ("dpverify.interfaces.cli.bisect", "dpverify.libraries.bisect"): f"{_HELP}: packaging, subprocess, tempfile",
+    ("dpverify.interfaces.cli.bisect", "packaging.version"): f"{_HELP}: packaging",
+    ("dpverify.interfaces.cli.bisect", "dpverify.libraries.corpus.versions"): f"{_HELP}: the corpus",
     ("dpverify.interfaces.cli.account", "dpverify.calculus.accounting"): f"{_HELP}: +545 modules, ~0.6 s",
     ("dpverify.interfaces.cli.account", "dpverify.calculus.accounting.sampled_gaussian"): f"{_HELP}: +545 modules",
     ("dpverify.interfaces.cli.account", "dpverify.calculus.conversions"): f"{_HELP}: +5 modules",
@@ -120,6 +127,7 @@ IMPORT_COST: dict[tuple[str, str], str] = {
     ("dpverify.interfaces.cli.audit_library", "dpverify.interfaces.files"): f"{_HELP}: +15 modules",
     ("dpverify.interfaces.cli.audit_library", "dpverify.interfaces.report"): f"{_HELP}: +766 modules, ~1.5 s",
     ("dpverify.interfaces.cli.audit_library", "dpverify.libraries.corpus"): f"{_HELP}: +766 modules, ~1.3 s",
+    ("dpverify.interfaces.cli.audit_library", "dpverify.libraries.corpus.versions"): f"{_HELP}: the corpus",
     ("dpverify.interfaces.cli.audit_library", "dpverify.libraries.runner"): f"{_HELP}: +759 modules, ~1.2 s",
     ("dpverify.interfaces.cli.one_run", "dpverify.validation"): _NUMPY,
     ("dpverify.interfaces.cli.one_run", "dpverify.audit.verdicts"): f"{_HELP}: +751 modules (the auditor)",
