@@ -67,7 +67,8 @@ LIBRARY_THREADS = 1
 
 #: Library modules the runner knows, by command-line name (``dpverify.libraries.<name>``, or the module of
 #: :data:`LIBRARY_MODULES`).
-LIBRARIES = ("diffprivlib", "opendp", "opacus", "python-dp", "pipeline-dp", "dp-accounting", "prv-accountant")
+LIBRARIES = ("diffprivlib", "opendp", "opacus", "python-dp", "pipeline-dp", "dp-accounting", "prv-accountant",
+             "smartnoise-sql")
 
 #: Command-line names whose catalogue lives in a module of another name: ``(module, attribute)``; the attribute,
 #: if not None, is the catalogue object of that module (the two accountants share
@@ -77,6 +78,7 @@ LIBRARY_MODULES: dict[str, tuple[str, str | None]] = {
     "pipeline-dp": ("pipeline_dp", None),
     "dp-accounting": ("accountants", "DP_ACCOUNTING"),
     "prv-accountant": ("accountants", "PRV_ACCOUNTANT"),
+    "smartnoise-sql": ("smartnoise_sql", None),
 }
 
 

@@ -1,8 +1,9 @@
 """``dpverify audit-library LIBRARY``: audit a DP library's public API against what it claims.
 
 Runs the library's catalogue (:mod:`dpverify.libraries`: ``diffprivlib``, ``opendp``, ``opacus``, ``python-dp``,
-``pipeline-dp``, the accountants ``dp-accounting`` and ``prv-accountant`` (queries checked against dpverify's
-rigorous bracket, :mod:`dpverify.libraries.accountants`), or ``all``):
+``pipeline-dp``, ``smartnoise-sql`` (SQL queries through ``snsql.from_df(...).execute``; it pins an older opendp, so
+it is installed in an environment of its own), the accountants ``dp-accounting`` and ``prv-accountant`` (queries
+checked against dpverify's rigorous bracket, :mod:`dpverify.libraries.accountants`), or ``all``):
 for each function a worst-pair search under a fixed screening budget, a final audit of the best pair on fresh
 samples, and a confirmation with a new seed for a violation (:mod:`dpverify.libraries.runner`). Prints one row per
 function (library, version, function, claimed, certified, worst pair, verdict, label) and a reproduction snippet
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from typing import TYPE_CHECKING
 
 from dpverify.interfaces.cli import arguments
@@ -26,14 +28,15 @@ if TYPE_CHECKING:  # the rows are imported where the catalogue runs: --help stay
     from dpverify.libraries.runner import LibraryResult
 
 #: As :data:`dpverify.libraries.runner.LIBRARIES` plus "all" (kept here so building the parser imports no numpy).
-CHOICES = ("diffprivlib", "opendp", "opacus", "python-dp", "pipeline-dp", "dp-accounting", "prv-accountant", "all",
-           "corpus")
+CHOICES = ("diffprivlib", "opendp", "opacus", "python-dp", "pipeline-dp", "dp-accounting", "prv-accountant",
+           "smartnoise-sql", "all", "corpus")
 BUDGET_NAMES = ("quick", "standard", "full")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit-library", help="audit a DP library's public API (diffprivlib, opendp, opacus, python-dp, "
-                                             "pipeline-dp) or its accountant (dp-accounting, prv-accountant)")
+                                             "pipeline-dp, smartnoise-sql) or its accountant (dp-accounting, "
+                                             "prv-accountant)")
     p.add_argument("library", metavar="LIBRARY", help=f"one of {', '.join(CHOICES)} (corpus: the seeded checks of "
                                                       "real reported DP bugs, dpverify.libraries.corpus)")
     p.add_argument("--budget", choices=BUDGET_NAMES, default="quick",
@@ -56,6 +59,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    metavar="N", help="run the catalogue's functions in N forked worker processes (default 1; the "
                                      "rows are the same); e.g. --jobs 2 on 2 cores")
     arguments.add_sequential_argument(p, "each function's final audit and its confirmation")
+    p.add_argument("--by-version", action="store_true",
+                   help="corpus only: run each case on its own releases (an affected one and the first fixed one), "
+                        "each installed in a throwaway environment (pip's index, or --find-links), and compare each "
+                        "verdict with the one the case's affected range predicts")
+    p.add_argument("--cache", metavar="DIR", type=arguments.path("a directory path"), default=None,
+                   help="with --by-version: where releases are installed and reused (default $DPVERIFY_BISECT_CACHE "
+                        "or ~/.cache/dpverify/bisect)")
+    p.add_argument("--find-links", metavar="DIR", type=arguments.path("a directory of wheels"), default=None,
+                   help="with --by-version: install releases from the wheels in DIR only (nothing downloaded)")
     p.add_argument("--json", action="store_true", help="print the result rows as JSON instead of the table")
     p.add_argument("--wide", action="store_true", help="do not wrap the text to the terminal width")
     p.set_defaults(func=_run)
@@ -132,6 +144,8 @@ def _run_corpus(args) -> int:
         from dpverify.interfaces.files import check_writable_dir
 
         check_writable_dir(args.report)
+    if args.by_version:
+        return _run_corpus_by_version(args)
     print(f"audit-library corpus: {len(corpus.CASES)} reported bugs", file=sys.stderr, flush=True)
     rows = corpus.run_corpus(args.only, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     if args.json:
@@ -153,20 +167,66 @@ def _run_corpus(args) -> int:
     return 1 if bad else 0
 
 
+def _run_corpus_by_version(args) -> int:
+    """``dpverify audit-library corpus --by-version``: each library case on each of its releases
+    (:mod:`dpverify.libraries.corpus.versions`); exit 1 when a verdict is not the expected one or a release could
+    not be checked."""
+    from dpverify.interfaces.cli.output import format_table, output_width, print_json, wrap
+    from dpverify.interfaces.files import jsonable, write_json_atomic
+    from dpverify.libraries import corpus
+    from dpverify.libraries.corpus.versions import disagreements, run_by_version
+
+    cases = [c for c in corpus.CASES if (not args.only or args.only in c.id) and c.kind == "library" and c.releases]
+    start = time.perf_counter()
+    print(f"audit-library corpus --by-version: {len(cases)} cases, {sum(len(c.releases) for c in cases)} releases",
+          file=sys.stderr, flush=True)
+    rows = run_by_version(cases, cache_root=args.cache, find_links=args.find_links,
+                          progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    seconds = time.perf_counter() - start
+    payload = jsonable({"corpus_by_version": [r.to_dict() for r in rows], "seconds": seconds})
+    if args.json:
+        print_json(payload)
+    else:
+        width = output_width(args.wide)
+        print(format_table(["case", "library", "version", "expected", "observed", "agrees", "install [s]",
+                            "check [s]"],
+                           [[r.case, r.library, r.version, r.expected, r.observed, "yes" if r.agrees else "NO",
+                             f"{r.install_seconds:.1f}", f"{r.seconds:.1f}"] for r in rows], width=width))
+        for r in disagreements(rows):
+            print(wrap(f"\n{r.case} on {r.library} {r.version}: expected {r.expected}, observed {r.observed}: "
+                       f"{r.detail}", width, subsequent="  "))
+    if args.report:
+        path = os.path.join(args.report, "corpus-by-version.json")
+        write_json_atomic(path, payload)
+        print(f"report: {path}", file=sys.stderr)
+    bad = disagreements(rows)
+    print(f"\n{'FAIL' if bad else 'PASS'}: {len(rows)} case-release runs, {len(rows) - len(bad)} as expected, "
+          f"{len(bad)} not ({seconds:.0f} s)", file=sys.stderr if args.json else sys.stdout)
+    return 1 if bad else 0
+
+
 def _print_corpus(rows: list[CorpusResult], width: int | None) -> None:
     """The corpus cases' table, then each case's detail and upstream references, and what the statuses mean."""
     from dpverify.interfaces.cli.output import format_table, wrap
 
-    print(format_table(["case", "library", "kind", "installed", "status", "time [s]"],
-                       [[r.id, r.library, r.check_kind, "-" if r.version is None else r.version, r.status,
-                         f"{r.seconds:.1f}"] for r in rows], width=width))
+    def expected(r: CorpusResult) -> str:
+        if r.expected is None:
+            return "-"
+        return ("reproduced" if r.expected == "bad" else "fixed") + ("" if r.agrees is not False else " (NOT)")
+
+    print(format_table(["case", "library", "kind", "method", "affected", "fixed in", "installed", "status",
+                        "expected", "time [s]"],
+                       [[r.id, r.library, r.check_kind, r.method or "-", r.affected or "-", r.fixed_in or "-",
+                         "-" if r.version is None else r.version, r.status, expected(r), f"{r.seconds:.1f}"]
+                        for r in rows], width=width))
     for r in rows:
         print(wrap(f"\n{r.id}: {r.title} [{r.status}]", width, subsequent="  "))
         print(wrap(f"  {r.detail or ''}", width, subsequent="    "))
         print(wrap(f"  upstream: {', '.join(r.refs)} ({r.upstream_status})", width, subsequent="    "))
     print(wrap("\nstatus: reproduced = the installed library still has the reported defect; fixed = it no longer "
                "shows it; ok = a re-implemented defect is flagged and its fix passes; failed = the check misbehaved; "
-               "unavailable = the library is not installed.", width))
+               "unavailable = the library is not installed; expected = what the case's affected range predicts for the "
+               "installed version ((NOT): the status contradicts it, which fails the run).", width))
 
 def _run(args) -> int:
     from dpverify.interfaces.cli.output import output_width
@@ -177,6 +237,8 @@ def _run(args) -> int:
         raise UsageError(f"LIBRARY must be one of {', '.join(CHOICES)}; got {args.library!r}")
     if args.library == "corpus":
         return _run_corpus(args)
+    if args.by_version or args.cache or args.find_links:
+        raise UsageError("--by-version, --cache and --find-links apply to LIBRARY corpus only")
     if args.overwrite and not args.report:
         raise UsageError("--overwrite needs --report DIR: it lets a report replace files in DIR")
     report_dir = None
