@@ -120,7 +120,8 @@ def test_a_corpus_row_round_trips():
     assert x.status == "ok" and x.check_kind == "re-implementation" and x.to_dict()["kind"] == "re-implementation"
     assert CorpusResult.from_dict(x.to_dict()) == x
     assert CorpusResult.from_dict(_through_json(x.to_dict())).to_dict() == _through_json(x.to_dict())
-    assert list(x.to_dict())[:7] == ["id", "library", "title", "refs", "upstream_status", "kind", "status"]
+    assert list(x.to_dict())[:10] == ["id", "library", "title", "refs", "upstream_status", "kind", "method",
+                                      "affected", "fixed_in", "status"]
     assert list(x.to_dict())[-2:] == ["detail", "seconds"]
 
 

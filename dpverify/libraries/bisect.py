@@ -330,9 +330,10 @@ if ":" in spec:
     out = getattr(importlib.import_module(module), name)()
 else:
     from dpverify.libraries import corpus
-    case = next((c for c in corpus.CASES if c.id == spec), None)
-    if case is None:
-        raise SystemExit("no corpus case " + repr(spec))
+    try:
+        case = corpus.find(spec)
+    except KeyError as exc:
+        raise SystemExit(str(exc))
     out = case.check()
 out = dict(out)
 out["imported"] = imported

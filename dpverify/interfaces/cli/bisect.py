@@ -22,21 +22,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bisect", help="find the release of a DP library that introduced or fixed a defect")
     p.add_argument("library", metavar="LIBRARY", help="the library's distribution name, as pip spells it")
     p.add_argument("case", metavar="CASE", help="a corpus case ID (dpverify audit-library corpus) or module:function")
-    p.add_argument("--versions", required=True, metavar="A..B|v1,v2,...",
+    p.add_argument("--versions", default="..", metavar="A..B|v1,v2,...",
                    help="the releases to search: a range A..B (every release from A to B; either end may be omitted) "
-                        "or a comma-separated list")
+                        "or a comma-separated list (default: every release pip can find)")
     p.add_argument("--known-bad", metavar="VERSION", default=None,
                    help="a release the defect is known to show in (from the report): with both ends good, the search "
-                        "finds where it came in and where it was fixed")
+                        "finds where it came in and where it was fixed (default for a corpus case: the latest of its "
+                        "affected releases in range)")
     p.add_argument("--find-links", metavar="DIR", type=arguments.path("a directory of wheels"), default=None,
                    help="install releases from the wheels in DIR only (no package index, nothing downloaded)")
-    p.add_argument("--isolation", choices=("venv", "target"), default="venv",
-                   help="venv (default): a virtual environment per release, its dependencies resolved by pip with "
-                        "dpverify's and --with's; target: the release's code only, over this environment (seconds; "
-                        "right when releases share their dependencies' API)")
+    p.add_argument("--isolation", choices=("venv", "target"), default=None,
+                   help="venv: a virtual environment per release, its dependencies resolved by pip with dpverify's "
+                        "and --with's; target: the release's code only, over this environment (seconds; right when "
+                        "releases share their dependencies' API). Default: the corpus case's own (its isolation "
+                        "field), else venv")
     p.add_argument("--with", dest="requirements", metavar="REQUIREMENT", action="append", default=[],
                    help="an extra requirement for each release's environment (repeatable), e.g. --with "
-                        "'scikit-learn<1.6' for releases written against an older API")
+                        "'scikit-learn<1.6' for releases written against an older API; a corpus case's own "
+                        "requirements come first")
     p.add_argument("--cache", metavar="DIR", type=arguments.path("a directory path"), default=None,
                    help="where releases are installed and reused (default $DPVERIFY_BISECT_CACHE or "
                         "~/.cache/dpverify/bisect)")
@@ -47,22 +50,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
-def _check_case(case: str, library: str) -> None:
+def _check_case(case: str, library: str):
     """A corpus case ID must exist and be a case of ``library`` run on the library itself (a ``ValueError`` says
-    why); ``module:function`` is checked when it runs."""
+    why); ``module:function`` is checked when it runs. Returns the corpus case (None for ``module:function``)."""
     if ":" in case:
-        return
+        return None
     from dpverify.libraries import corpus
 
-    found = next((c for c in corpus.CASES if c.id == case), None)
-    if found is None:
+    try:
+        found = corpus.find(case)
+    except KeyError:
         raise ValueError(f"no corpus case {case!r}; the cases are {', '.join(c.id for c in corpus.CASES)} (or give "
-                         "module:function)")
+                         "module:function)") from None
     if found.kind != "library":
         raise ValueError(f"corpus case {case!r} is a {found.kind}: it does not run the library, so no release "
                          "changes its verdict")
-    if found.library.replace("_", "-").lower() != library.replace("_", "-").lower():
-        raise ValueError(f"corpus case {case!r} is a case of {found.library}, not {library}")
+    def norm(name: str) -> str:
+        return name.replace("_", "-").lower()
+
+    if norm(library) not in (norm(found.library), norm(found.pip_name)):
+        raise ValueError(f"corpus case {case!r} is a case of {found.pip_name}, not {library}")
+    return found
 
 
 def _run(args) -> int:
@@ -70,20 +78,32 @@ def _run(args) -> int:
     from dpverify.libraries.bisect import ReleaseCache, available_releases, bisect_versions, select_releases
 
     try:
-        _check_case(args.case, args.library)
+        found = _check_case(args.case, args.library)
         releases = select_releases(args.versions, available_releases(args.library, find_links=args.find_links))
     except ValueError as exc:
         print(f"dpverify bisect: error: {exc}", file=sys.stderr)
         return 2
-    cache = ReleaseCache(args.cache, isolation=args.isolation, find_links=args.find_links,
-                         requirements=args.requirements)
+    isolation = args.isolation or (found.isolation if found is not None else "venv")
+    requirements = [*(found.requirements if found is not None else ()), *args.requirements]
+    cache = ReleaseCache(args.cache, isolation=isolation, find_links=args.find_links, requirements=requirements)
 
     def progress(step) -> None:
         if not args.json:
             print(f"  {args.library} {step.version}: {step.verdict} ({step.seconds:.1f} s)", file=sys.stderr)
 
+    known_bad = args.known_bad
+    if known_bad is None and found is not None:  # the case's own affected release, when it lies in the range
+        from packaging.version import Version
+
+        theirs = {Version(v) for v in found.releases}
+        known_bad = next((v for v in reversed(releases) if Version(v) in theirs and found.expected(v) == "bad"), None)
     try:
-        result = bisect_versions(args.library, args.case, releases, cache=cache, known_bad=args.known_bad,
+        check = args.case
+        if found is not None:
+            from dpverify.libraries.corpus.versions import check_spec
+
+            check = check_spec(found)
+        result = bisect_versions(args.library, check, releases, cache=cache, known_bad=known_bad,
                                  python_path=args.python_path, progress=progress)
     except ValueError as exc:
         print(f"dpverify bisect: error: {exc}", file=sys.stderr)
