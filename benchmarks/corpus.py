@@ -7,9 +7,10 @@ Three tables:
 2. by version (default): every library case on each of its ``releases``, each installed in a throwaway environment
    (:mod:`dpverify.libraries.corpus.versions`): expected and observed verdict, install and check seconds, and the
    total (target: the whole corpus under 15 minutes on 2 cores with a warm pip cache).
-3. ``--bisect``: for every case whose first fixed release is among its releases, ``dpverify bisect`` from its
-   earliest affected release to at most 32 releases later, timed (target: the documented boundary, under 10 minutes
-   each with a warm cache).
+3. ``--bisect``: for every case whose first fixed release is among its releases, ``dpverify bisect`` over a window
+   of at most 32 releases (from the lower end of its ``affected`` range, else from 8 releases before its first
+   affected release), its latest affected release given as known bad, timed (target: the documented boundary, under
+   10 minutes each with a warm cache).
 
 Usage::
 
@@ -24,6 +25,7 @@ import argparse
 import sys
 import time
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from dpverify.libraries import corpus
@@ -74,17 +76,30 @@ def by_version(cases: list, cache: str | None, markdown: bool) -> None:
         print(f"  {r.case} {r.version}: expected {r.expected}, observed {r.observed}: {r.detail}")
 
 
+def _window(case, available: list[str]) -> list[str]:
+    """The releases one bisection searches: from the lower end of the case's ``affected`` range (its ``>=`` bound),
+    else from 8 releases before its first affected release, up to :data:`MAX_RELEASES` releases."""
+    order = sorted(available, key=Version)
+    bounds = [Version(s.version) for s in SpecifierSet(case.affected) if s.operator in (">=", ">")]
+    first_bad = min((Version(v) for v in case.releases if case.expected(v) == "bad"))
+    if bounds:
+        start = next(i for i, v in enumerate(order) if Version(v) >= max(bounds))
+    else:
+        start = max(0, next(i for i, v in enumerate(order) if Version(v) >= first_bad) - 8)
+    return order[start:start + MAX_RELEASES]
+
+
 def bisect(cases: list, cache: str | None, markdown: bool) -> None:
     rows = []
     for case in cases:
         if case.kind != "library" or not case.fixed_in or case.fixed_in not in case.releases:
             continue
         available = available_releases(case.pip_name)
-        first_bad = min((v for v in case.releases if case.expected(v) == "bad"), key=Version)
-        window = [v for v in available if Version(v) >= Version(first_bad)][:MAX_RELEASES]
+        window = _window(case, available)
+        known_bad = max((v for v in case.releases if case.expected(v) == "bad"), key=Version)
         store = ReleaseCache(cache, isolation=case.isolation, requirements=case.requirements)
         start = time.perf_counter()
-        result = bisect_versions(case.pip_name, case.id, window, cache=store)
+        result = bisect_versions(case.pip_name, case.id, window, cache=store, known_bad=known_bad)
         seconds = time.perf_counter() - start
         rows.append([case.id, case.pip_name, f"{window[0]}..{window[-1]} ({len(window)})", case.fixed_in,
                      result.first_good or "-", "yes" if result.first_good == case.fixed_in else "NO",

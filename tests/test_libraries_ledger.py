@@ -193,7 +193,7 @@ def test_corpus_cases_cite_checked_references_and_the_gdp_estimator_case_separat
 def test_corpus_diffprivlib_cases_reproduce_on_the_installed_version():
     from dpverify.libraries import corpus
 
-    rows = corpus.run_corpus("diffprivlib")
+    rows = [corpus.run_case(corpus.find(i)) for i in ("diffprivlib#105", "diffprivlib#104")]
     assert [r.status for r in rows] == ["reproduced", "reproduced"], [r.detail for r in rows]
     assert "linear_regression.py" in rows[0].numbers["site"] and rows[1].numbers["spent"] > rows[1].numbers["recorded"]
 

@@ -131,7 +131,7 @@ def _generated_files() -> list[str]:
 
     notebooks = [f"notebooks/{p.stem}.md" for p in _notebooks(REPO_DIR / "docs")]
     return ["theorems/index.md", *(_paper_page(p) for p in PAPERS), "samplers.md", "errata.md", "api.md", *notebooks,
-            PROVE_SNIPPET]
+            PROVE_SNIPPET, CORPUS_SNIPPET]
 
 
 #: The table of every provable item's outcome, included by docs/prove.md.
@@ -155,6 +155,35 @@ def prove_table() -> str:
         rows.append(f"| [{_text(tid)}]({_paper_page(tid.split('.', 1)[0])}#{tid}) | {outcome} | {parts} | {why} |")
     tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     return f"**{len(provable_ids())} privacy statements:** {tally}.\n\n" + "\n".join(rows)
+
+
+#: The table of every corpus case (its report, versions and check), included by docs/libraries.md.
+CORPUS_SNIPPET = "_snippets/corpus_table.md"
+
+
+def _reference_label(url: str) -> str:
+    """``owner/repo#12`` for a GitHub issue, ``owner/repo PR #12`` for a pull request, else the URL's host."""
+    parts = url.rstrip("/").split("/")
+    if len(parts) >= 7 and parts[2] == "github.com" and parts[5] in ("issues", "pull"):
+        return _text(f"{parts[4]}{' PR ' if parts[5] == 'pull' else ''}#{parts[6]}")
+    return _text(parts[2] if len(parts) > 2 else url)
+
+
+def corpus_table() -> str:
+    """Markdown: each case of :mod:`dpverify.libraries.corpus` with its upstream references, how it is reproduced
+    and caught, the releases that have it, the first fixed release and the releases the by-version run installs."""
+    from dpverify.libraries.corpus import CASES
+
+    rows = ["| case | library | kind | caught by | affected | first fixed | run on | upstream |",
+            "|---|---|---|---|---|---|---|---|"]
+    for c in CASES:
+        refs = ", ".join(f"[{_reference_label(r)}]({r})" for r in c.refs)
+        affected = _code(c.affected) if c.affected else "-"
+        rows.append(f"| `{c.id}` | {_text(c.pip_name)} | {c.kind} | {c.method} | {affected} | {c.fixed_in or '-'} "
+                    f"| {', '.join(c.releases) or '-'} | {refs}: {_text(c.upstream_status)} |")
+    libraries = sorted({c.pip_name for c in CASES})
+    return (f"**{len(CASES)} cases** across {len(libraries)} libraries ({', '.join(libraries)}).\n\n"
+            + "\n".join(rows))
 
 
 #: Paths (relative to the docs directory) this module writes; ``docs/.gitignore`` lists them.
@@ -583,6 +612,7 @@ def generate(docs_dir: str | Path, run_checks: bool = True) -> list[Path]:
     pages["api.md"] = api_page()
     pages.update(notebook_pages(docs))
     pages[PROVE_SNIPPET] = prove_table()
+    pages[CORPUS_SNIPPET] = corpus_table()
     written = []
     for rel, text in pages.items():
         _write_if_changed(docs / rel, text)
