@@ -60,7 +60,8 @@ def installed(cases: list, markdown: bool) -> None:
             replay.append(r.seconds)
     _print(["case", "library", "method", "installed", "status", "expected", "agrees", "seconds"], rows, markdown)
     if replay:
-        print(f"replay cases: {len(replay)}, slowest {max(replay):.2f} s, median {sorted(replay)[len(replay) // 2]:.2f} s\n")
+        median = sorted(replay)[len(replay) // 2]
+        print(f"replay cases: {len(replay)}, slowest {max(replay):.2f} s, median {median:.2f} s\n")
 
 
 def by_version(cases: list, cache: str | None, markdown: bool) -> None:
