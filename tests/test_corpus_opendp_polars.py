@@ -1,18 +1,26 @@
 """OpenDP#2941 (a Polars cast to Float32 given a float64 domain) on the installed OpenDP with its Polars extra.
 
 Needs ``polars`` and ``pyarrow`` beside OpenDP (``pip install "opendp[polars]==0.16.0"``, which pins polars 1.36.1):
-imported at module level, so an environment without them fails here instead of skipping.
+imported by an autouse fixture, so an environment without them fails here instead of skipping.
 """
 from __future__ import annotations
 
-import polars  # noqa: F401 - a missing polars must fail this module, not skip it
-import pyarrow  # noqa: F401
+import importlib
+
 import pytest
 
 from dpverify.libraries import corpus
 from dpverify.libraries.corpus.model import installed_version
 
 pytestmark = pytest.mark.opendp_polars
+
+
+@pytest.fixture(autouse=True)
+def _polars_installed() -> None:
+    """polars and pyarrow must be importable: a missing one makes every test here FAIL, never skip (imported here,
+    not at module level, so that the default run collects this file where they are not installed)."""
+    importlib.import_module("polars")
+    importlib.import_module("pyarrow")
 
 
 def test_opendp_2941_float32_cast_on_the_installed_version():
