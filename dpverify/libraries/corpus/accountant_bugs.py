@@ -12,6 +12,7 @@ from scipy.stats import norm
 
 from dpverify.audit.bounds import clopper_pearson_upper
 from dpverify.audit.curve import curve_audit, epsilon_assuming_gaussian
+from dpverify.calculus.loss_masses import LossMasses
 from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 from dpverify.libraries.corpus.model import CorpusCase, installed_version as _version
 
@@ -91,24 +92,26 @@ def _jax_270() -> dict:
 
 # -- dp_accounting: asymmetric PLD from two probability mass functions (fixed in 0.5.0) -----------------------------
 
+def _loss_masses(p: dict[int, float], q: dict[int, float]) -> LossMasses:
+    """The pair (P, Q) of finite-support laws as the calculus's :class:`~dpverify.calculus.loss_masses.LossMasses`
+    (one cell per outcome; an outcome outside a side's support has mass 0 there)."""
+    support = sorted(set(p) | set(q))
+    pm = np.array([p.get(x, 0.0) for x in support])
+    qm = np.array([q.get(x, 0.0) for x in support])
+    with np.errstate(divide="ignore"):
+        losses = np.log(pm) - np.log(qm)
+    return LossMasses(losses, pm, qm, basis="outcomes")
+
+
 def _hockey_stick(p: dict[int, float], q: dict[int, float], epsilon: float) -> float:
     """``sum_x max(0, p(x) - e^epsilon q(x))``: the exact delta of the pair (P, Q) at ``epsilon``."""
-    return float(sum(max(0.0, px - np.exp(epsilon) * q.get(x, 0.0)) for x, px in p.items()))
+    return _loss_masses(p, q).delta(epsilon)
 
 
 def _exact_epsilon(p: dict[int, float], q: dict[int, float], delta: float) -> float:
-    """The smallest epsilon >= 0 with both directions' hockey-stick divergence at most ``delta`` (finite supports:
-    the largest privacy loss ``log p(x)/q(x)`` whose outcome mass is still needed, found by bisection)."""
-    lo, hi = 0.0, 50.0
-    if max(_hockey_stick(p, q, 0.0), _hockey_stick(q, p, 0.0)) <= delta:
-        return 0.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if max(_hockey_stick(p, q, mid), _hockey_stick(q, p, mid)) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    """The smallest epsilon >= 0 with both directions' hockey-stick divergence at most ``delta``
+    (:meth:`~dpverify.calculus.loss_masses.LossMasses.epsilon`)."""
+    return _loss_masses(p, q).epsilon(delta)
 
 
 def _dp_accounting_asymmetric(delta: float = 1e-6) -> dict:
@@ -124,7 +127,8 @@ def _dp_accounting_asymmetric(delta: float = 1e-6) -> dict:
     Neighbouring datasets: the two output laws themselves, P = (0.9, 0.1) ("upper", the REMOVE side) and Q = (0.5, 0.5)
     ("lower"): the REMOVE direction's largest privacy loss is log 1.8 = 0.588, the ADD direction's log 5 = 1.609. The
     check builds the PLD with ``symmetric=False`` (pessimistic, discretisation 1e-4) and reads
-    ``get_epsilon_for_delta(1e-6)``; the exact epsilon of the pair (both hockey-stick divergences, bisection) is 1.609.
+    ``get_epsilon_for_delta(1e-6)``; the exact epsilon of the pair (both hockey-stick divergences,
+    :class:`~dpverify.calculus.loss_masses.LossMasses`) is 1.609.
     "reproduced" when the build raises or the PLD's epsilon is more than 1e-3 below the exact one. Source:
     dp_accounting/pld/privacy_loss_distribution.py ``from_two_probability_mass_functions`` (0.4.4: the last
     ``return`` without ``symmetric=False``; the ``ValueError`` in ``create_from_rounded_probability``)."""
