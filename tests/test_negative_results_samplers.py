@@ -294,3 +294,13 @@ def test_log_densities_are_normalised_and_match_the_draws(sampler, data):
 def test_latch_log_density_refuses_two_canaries():
     with pytest.raises(ValueError, match="at most one nonzero record"):
         DPSGDNonConvexLastIterate().log_density(np.r_[1.0, 1.0], np.zeros((2, 1)))
+
+
+def test_epsilon_search_reaches_its_cap():
+    """An exact epsilon between 128 and the cap 200 is found, not reported as inf: the doubling search used to jump
+    from 128 to 256 and give up (here the exact value is 174.87: sigma = 0.5, 64 steps, q = 0.9); beyond the cap it
+    is inf."""
+    eps = linear_last_iterate_epsilon(1e-5, 0.9, 0.5, 64)
+    assert 128 < eps < 200
+    assert linear_last_iterate_delta(eps, 0.9, 0.5, 64) == pytest.approx(1e-5, rel=1e-6)
+    assert linear_last_iterate_epsilon(1e-5, 1.0, 0.2, 400) == math.inf  # mu = 100: epsilon about 5000

@@ -76,9 +76,9 @@ def _epsilon_from_delta(delta_of: Callable[[float], float], delta: float) -> flo
         return 0.0
     hi = 1.0
     while delta_of(hi) > delta:
-        hi *= 2.0
-        if hi > _EPS_MAX:
+        if hi >= _EPS_MAX:
             return math.inf
+        hi = min(2.0 * hi, _EPS_MAX)  # the doubling stops at the cap, which is itself tried
     return float(brentq(lambda e: delta_of(e) - delta, 0.0, hi, xtol=1e-13, rtol=1e-12))
 
 
