@@ -17,7 +17,7 @@ def test_the_suite_has_the_known_bad_variants():
     # the eight defects (path releases), the shared-noise defect's final release (issue 38), Wang et al.'s DP-SGLD
     # without its privacy noise, DP-penalty without its ratio noise (the authors' documented misuse) and the three
     # published negative results (issue 39: Heller & Fetaya 2023, Annamalai 2024, Cebere et al. 2025)
-    assert len(KNOWN_BAD) == 14
+    assert len(KNOWN_BAD) == 15
     assert {"dp_penalty_no_ll_noise", "sgld_interim", "dp_sgd_nonconvex_last_iterate",
             "dp_sgd_crafted_gradient_last_iterate"} <= set(KNOWN_BAD)
 

@@ -178,7 +178,7 @@ def test_registry_refuses_ids_outside_the_catalogue():
         catalogue.item("wang2015.thm1_ops_pure_pd")
     with pytest.raises(ValueError, match="paper must be one of"):
         registry.all_theorems("wang2016")
-    assert sorted(registry.ids()) == sorted(catalogue.ids()) and len(catalogue.ids()) == 112
+    assert sorted(registry.ids()) == sorted(catalogue.ids()) and len(catalogue.ids()) == 116
 
 
 def test_evaluation_names_a_missing_conclusion():

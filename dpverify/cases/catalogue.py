@@ -385,6 +385,17 @@ _case(id="gibbs_posterior_regularized_em", sampler="gibbs_posterior_regularized_
       params={"k": 25.0, "mu": 1.0, "R": 1.0, "N": 10, "delta": 1e-5},
       dataset=lambda: np.array([1.0] + [0.0] * 9), neighbour=lambda: np.array([-1.0] + [0.0] * 9),
       pair="N = 10 records, one moved from G to -G (the worst pair: exactly mu_gdp-GDP)")
+# gibbs_posterior_ula (Minami et al.'s approximate sampling): K = 1000 ULA steps of h = 0.01 on the Gibbs potential of
+# the gibbs_posterior case (beta = beta_max(1, 1e-5) = 0.102, m = 1, N = 10, theta0 = 0): the claim is Minami's (1,
+# 1e-5) transferred to (1, 1e-5 + (1 + e) gamma), gamma = sup_D TV = 0.001213 (the stationary variance bias), delta' =
+# 0.00452; the pair is exactly mu-GDP, mu = 0.2035 (exact epsilon 0.344 at delta'). The audit runs at the claim's
+# delta'. Quick budget: ceiling 0.2227, certified 0.2144 / 0.2258 / 0.2847 at seeds 0 / 1 / 2 (0.96 / 1.01 / 1.28 of
+# it), consistent at each.
+_case(id="gibbs_posterior_ula", sampler="gibbs_posterior_ula",
+      params={"epsilon": 1.0, "delta": 1e-5, "R": 1.0, "m": 1.0, "N": 10, "step_size": 0.01, "n_steps": 1000},
+      dataset=lambda: np.array([1.0] + [0.0] * 9), neighbour=lambda: np.array([-1.0] + [0.0] * 9),
+      pair="N = 10 records, one moved from R to -R (the worst pair: a Gaussian shift of (1 - rho^K) 2 beta R / (m "
+           "sqrt(v_K)))")
 # --- noisy GD's last iterate (samplers/shifted_interpolation.py) ----------------------------------------------------
 # Noisy GD's last iterate (Bok et al. 2024, NoisyGD strongly convex) on GaussianTarget's per-record loss, N = 20,
 # curvatures m = 1.05 (the canary's coordinate) and M = 2 (prior variance 0.05 on the second), eta = 0.2 (c = 0.79),
@@ -422,6 +433,16 @@ _case(id="dp_sgd_crafted_gradient_last_iterate", sampler="dp_sgd_crafted_gradien
       params={"noise_multiplier": 2.0, "n_steps": 16, "claimed_steps": 1, "delta": 1e-5, "unguaranteed": True},
       dataset=lambda: np.array([1.0]), neighbour=lambda: np.array([0.0]),
       pair="the crafted canary (gradient 1 at every step) vs a null record (gradient 0)", known_bad=True)
+# Cebere et al. 2025, subsampled (derived here): Poisson DP-SGD, rate q = 0.5, sigma = 1, 16 steps, the crafted
+# gradient at every step. Naive claim (one subsampled step's PLD) 3.534 at delta = 1e-5; the last iterate (the
+# Binomial(16, 0.5) mixture of N(k, 16)) exact 12.98, the path's PLD accountant 13.39 (ratio 0.969). Quick budget
+# (2e4 per side): ceiling 4.966; certified 4.911 / 4.636 / 4.930 at seeds 0 / 1 / 2 (0.93-0.99 of the ceiling).
+_case(id="dp_sgd_crafted_gradient_subsampled_last_iterate", sampler="dp_sgd_crafted_gradient_last_iterate",
+      params={"noise_multiplier": 1.0, "n_steps": 16, "claimed_steps": 1, "delta": 1e-5, "sampling_rate": 0.5,
+              "unguaranteed": True},
+      dataset=lambda: np.array([1.0]), neighbour=lambda: np.array([0.0]),
+      pair="the crafted canary (gradient 1, in each step's Poisson batch with probability 0.5) vs a null record",
+      known_bad=True)
 
 
 def cases() -> list[AuditCase]:

@@ -26,7 +26,10 @@ Three samplers, one per paper (catalogue items in :mod:`dpverify.theorems.heller
   1``, noise multiplier sigma, T steps) where every record's gradient is a crafted constant ``x_i`` in [-1, 1] at
   every step; the last iterate ``theta_T = T sum_i x_i + sigma sqrt(T) xi`` is exactly as private as the whole path
   (``mu = sqrt(T) |sum x - sum x'| / sigma``-GDP). Naive claim: hiding the iterates leaves only the privacy of the
-  last ``claimed_steps`` updates (``mu = sqrt(claimed_steps) / sigma``; default 1).
+  last ``claimed_steps`` updates (``mu = sqrt(claimed_steps) / sigma``; default 1). With ``sampling_rate`` q < 1
+  each record enters each step's batch with probability q (Poisson): one canary's last iterate is the Binomial(T,
+  q) mixture of :func:`linear_last_iterate_delta` (``cebere2025.thm_crafted_gradient_subsampled``), the naive claim
+  the PLD of ``claimed_steps`` subsampled steps, the accountant the path's PLD (T subsampled steps).
 
 Exact privacy (every function below is closed form up to one-dimensional root finding):
 :func:`gaussian_pair_delta` / :func:`gaussian_pair_epsilon` -- two one-dimensional Gaussians with different means
@@ -53,7 +56,8 @@ from dpverify.calculus.mechanisms.gaussian import gaussian_epsilon
 from dpverify.samplers.base import Sampler
 from dpverify.samplers.claims import evaluate_item
 from dpverify.samplers.registry import register
-from dpverify.validation import check_delta, check_positive_int, check_probability, check_real
+from dpverify.validation import (check_delta, check_positive_int, check_probability, check_real,
+                                 check_sampling_rate)
 
 __all__ = ["SGLDInterim", "DPSGDNonConvexLastIterate", "DPSGDCraftedGradientLastIterate", "gaussian_pair_delta",
            "gaussian_pair_epsilon", "latch_delta", "latch_epsilon", "linear_last_iterate_delta",
@@ -352,7 +356,11 @@ def linear_last_iterate_epsilon(delta: float, q: float, sigma: float, T: int, v:
 def _one_canary(dataset: Any, neighbour: Any) -> float | None:
     """The value v of the one record that is nonzero in exactly one of the two datasets when every other record is
     null (0) in both; None otherwise."""
-    x, y = _features(dataset), _features(neighbour, "neighbour")
+    return _lone_nonzero(_features(dataset), _features(neighbour, "neighbour"))
+
+
+def _lone_nonzero(x: np.ndarray, y: np.ndarray) -> float | None:
+    """The one nonzero entry of ``x`` and ``y`` together, if there is exactly one; None otherwise."""
     nx, ny = x[x != 0], y[y != 0]
     if nx.size + ny.size != 1:
         return None
@@ -472,18 +480,28 @@ def _gradients(dataset: Any, name: str = "dataset") -> np.ndarray:
 
 @register
 class DPSGDCraftedGradientLastIterate(Sampler):
-    """Full-batch DP-SGD whose records have crafted constant gradients in [-1, 1] (clip 1, ``eta = 1``), releasing
-    the last iterate (Cebere et al. 2025, the crafted gradient at every step). Naive claim: the privacy of the last
-    ``claimed_steps`` updates only. Output shape (n, 1)."""
+    """DP-SGD whose records have crafted constant gradients in [-1, 1] (clip 1, ``eta = 1``), releasing the last
+    iterate (Cebere et al. 2025, the crafted gradient at every step). ``sampling_rate`` q: each record enters each
+    step's batch with probability q, independently (Poisson subsampling); q = 1 (the default) is full batch. Naive
+    claim: the privacy of the last ``claimed_steps`` updates only. Output shape (n, 1).
+
+    Full batch (q = 1, ``cebere2025.thm_crafted_gradient_every_step``): ``theta_T = T sum_i x_i + sigma sqrt(T) xi``,
+    the pair is ``mu = sqrt(T) |sum x - sum x'| / sigma``-GDP, the path's privacy. Subsampled (q < 1,
+    ``cebere2025.thm_crafted_gradient_subsampled``): with one record of crafted gradient v and null records (gradient
+    0) only, ``theta_T = v K + sigma sqrt(T) xi`` with ``K ~ Binomial(T, q)`` the canary's inclusions, i.e. the mixture
+    ``sum_k Binom(k; T, q) N(k v, T sigma^2)`` against ``N(0, T sigma^2)`` without it: exactly
+    :func:`linear_last_iterate_delta` (with |v|; the pair's epsilon is symmetric in the sign of v). Its epsilon is
+    below the path's (the T-fold Poisson-subsampled Gaussian, :meth:`account`; the last iterate is the path's sum)
+    and far above the naive claim, the PLD of ``claimed_steps`` subsampled steps."""
 
     id = "dp_sgd_crafted_gradient_last_iterate"
-    theorems = ("cebere2025.thm_crafted_gradient_every_step",)
+    theorems = ("cebere2025.thm_crafted_gradient_every_step", "cebere2025.thm_crafted_gradient_subsampled")
     output = "final"
-    description = ("full-batch DP-SGD, last iterate, crafted gradient at every step; naive claim: hiding the "
-                   "iterates leaves the privacy of one step (Cebere et al. 2025)")
+    description = ("DP-SGD (full batch or Poisson-subsampled), last iterate, crafted gradient at every step; naive "
+                   "claim: hiding the iterates leaves the privacy of one step (Cebere et al. 2025)")
 
     def __init__(self, noise_multiplier: float = 2.0, n_steps: int = 16, claimed_steps: int = 1,
-                 delta: float = 1e-5, unguaranteed: bool = True) -> None:
+                 delta: float = 1e-5, unguaranteed: bool = True, sampling_rate: float = 1.0) -> None:
         self.noise_multiplier = check_real("noise_multiplier", noise_multiplier, low=0.0, low_inclusive=False)
         self.n_steps = check_positive_int(n_steps, "n_steps")
         self.claimed_steps = check_positive_int(claimed_steps, "claimed_steps")
@@ -491,53 +509,134 @@ class DPSGDCraftedGradientLastIterate(Sampler):
             raise ValueError(f"claimed_steps must be in [1, n_steps = {self.n_steps}]; got {claimed_steps!r}")
         self.delta = check_delta(delta, allow_zero=False)
         self.unguaranteed = _naive_kw(unguaranteed, self.id)
+        self.sampling_rate = check_sampling_rate(sampling_rate, "sampling_rate")
+
+    @property
+    def full_batch(self) -> bool:
+        """Whether every record is in every step's batch (``sampling_rate == 1``)."""
+        return self.sampling_rate == 1.0
 
     def sample(self, dataset: Any, n: int, rng) -> np.ndarray:
         n = check_positive_int(n, "n")
         g = self._rng(rng)
-        grad = float(np.sum(_gradients(dataset)))
+        x = _gradients(dataset)
         theta = np.zeros(n)
-        for _ in range(self.n_steps):  # theta <- theta + (sum of the records' gradients + sigma xi), all chains
-            theta = theta + grad + self.noise_multiplier * g.standard_normal(n)
+        if self.full_batch:  # the full-batch draws, unchanged: one normal vector per step
+            grad = float(np.sum(x))
+            for _ in range(self.n_steps):  # theta <- theta + (sum of the records' gradients + sigma xi), all chains
+                theta = theta + grad + self.noise_multiplier * g.standard_normal(n)
+            return theta[:, None]
+        live = x[x != 0]  # null records have a zero gradient, sampled or not
+        for _ in range(self.n_steps):  # each record in each chain's batch with probability q (Bernoulli(q))
+            batch = (g.random((n, live.size)) < self.sampling_rate) @ live if live.size else np.zeros(n)
+            theta = theta + batch + self.noise_multiplier * g.standard_normal(n)
         return theta[:, None]
 
+    def canary(self, dataset: Any, neighbour: Any) -> float | None:
+        """The crafted gradient v of the one record that is nonzero in exactly one of the two datasets when every
+        other record is null (gradient 0) in both (add/remove of the canary); None otherwise."""
+        return _lone_nonzero(_gradients(dataset), _gradients(neighbour, "neighbour"))
+
     def mu(self, dataset: Any, neighbour: Any) -> float:
-        """The pair's GDP parameter: ``sqrt(T) |sum x - sum x'| / sigma`` (mean gap ``T |sum x - sum x'|`` over the
-        standard deviation ``sigma sqrt(T)``)."""
+        """The full-batch pair's GDP parameter: ``sqrt(T) |sum x - sum x'| / sigma`` (mean gap ``T |sum x - sum
+        x'|`` over the standard deviation ``sigma sqrt(T)``); for q < 1 an upper bound (the path's, full batch)."""
         gap = abs(float(np.sum(_gradients(dataset)) - np.sum(_gradients(neighbour, "neighbour"))))
         return math.sqrt(self.n_steps) * gap / self.noise_multiplier
 
     def naive_epsilon(self, delta: float) -> float:
-        """``mu = sqrt(claimed_steps) / sigma``-GDP at ``delta``."""
-        return float(gaussian_epsilon(delta, math.sqrt(self.claimed_steps) / self.noise_multiplier))
+        """The privacy of ``claimed_steps`` steps at ``delta``: ``mu = sqrt(claimed_steps) / sigma``-GDP (full batch);
+        the PLD of ``claimed_steps`` composed Poisson-subsampled Gaussians (rate q, ``mu = 1 / sigma``) for q < 1."""
+        if self.full_batch:
+            return float(gaussian_epsilon(delta, math.sqrt(self.claimed_steps) / self.noise_multiplier))
+        d = check_delta(delta, allow_zero=False)
+        pld = subsampled_gaussian_pld(self.sampling_rate, 1.0 / self.noise_multiplier).self_compose(self.claimed_steps)
+        return float(pld.epsilon(d))
 
     def guarantee(self) -> Claim:
-        """The naive hidden-state claim: the last iterate is as private as its last ``claimed_steps`` updates;
-        ``guaranteed`` is False."""
-        return Claim(self.naive_epsilon(self.delta), self.delta, "cebere2025.thm_crafted_gradient_every_step", False,
+        """The naive hidden-state claim: the last iterate is as private as its last ``claimed_steps`` updates (the
+        subsampled updates' PLD when q < 1); ``guaranteed`` is False."""
+        if self.full_batch:
+            return Claim(self.naive_epsilon(self.delta), self.delta, "cebere2025.thm_crafted_gradient_every_step",
+                         False, {"iterates_hidden_amplify": False},
+                         {"naive": NAIVE, "what": f"the privacy of the last {self.claimed_steps} update(s) (mu = "
+                          f"sqrt({self.claimed_steps}) / sigma), claimed for the last iterate of {self.n_steps} "
+                          "steps"})
+        return Claim(self.naive_epsilon(self.delta), self.delta, "cebere2025.thm_crafted_gradient_subsampled", False,
                      {"iterates_hidden_amplify": False},
-                     {"naive": NAIVE, "what": f"the privacy of the last {self.claimed_steps} update(s) (mu = "
-                      f"sqrt({self.claimed_steps}) / sigma), claimed for the last iterate of {self.n_steps} steps"})
+                     {"naive": NAIVE, "what": f"the privacy of the last {self.claimed_steps} Poisson-subsampled "
+                      f"update(s) (rate {self.sampling_rate:g}, mu = 1 / sigma each; PLD), claimed for the last "
+                      f"iterate of {self.n_steps} steps"})
 
     def account(self, delta: float) -> PathAccountant:
         """The path's accountant at ``delta`` (add/remove of one record, gradient gap at most 1): ``sqrt(T) /
-        sigma``-GDP."""
+        sigma``-GDP (full batch); the PLD of T composed Poisson-subsampled Gaussians (rate q, ``mu = 1 / sigma``)
+        for q < 1. The last iterate is the sum of the path's updates: a post-processing, so this bounds it."""
         d = check_delta(delta, allow_zero=False)
-        return PathAccountant(float(gaussian_epsilon(d, math.sqrt(self.n_steps) / self.noise_multiplier)), d, "gdp")
+        if self.full_batch:
+            return PathAccountant(float(gaussian_epsilon(d, math.sqrt(self.n_steps) / self.noise_multiplier)), d,
+                                  "gdp")
+        pld = subsampled_gaussian_pld(self.sampling_rate, 1.0 / self.noise_multiplier).self_compose(self.n_steps)
+        return PathAccountant(float(pld.epsilon(d)), d, "pld")
 
-    def exact_epsilon(self, dataset: Any, neighbour: Any, delta: float) -> float:
-        """The pair's exact epsilon at ``delta``: ``mu``-GDP (:meth:`mu`)."""
-        return float(gaussian_epsilon(check_delta(delta, allow_zero=False), self.mu(dataset, neighbour)))
+    def exact_epsilon(self, dataset: Any, neighbour: Any, delta: float) -> float | None:
+        """The pair's exact epsilon at ``delta``: ``mu``-GDP (:meth:`mu`) in full batch; for q < 1 the Binomial
+        mixture's (:func:`linear_last_iterate_epsilon` with ``v = |canary|``) when the datasets differ in one record
+        and every other record is null, None for other pairs."""
+        d = check_delta(delta, allow_zero=False)
+        if self.full_batch:
+            return float(gaussian_epsilon(d, self.mu(dataset, neighbour)))
+        v = self.canary(dataset, neighbour)
+        return None if v is None else linear_last_iterate_epsilon(d, self.sampling_rate, self.noise_multiplier,
+                                                                  self.n_steps, abs(v))
 
-    def pair_privacy_loss(self, dataset: Any, neighbour: Any) -> PairPrivacyLoss:
-        """The exact privacy loss of the Gaussian pair (``mu``, :meth:`mu`)."""
-        mu = self.mu(dataset, neighbour)
-        return PairPrivacyLoss(gaussian_pld(mu), f"exact: Gaussian pair, mu = sqrt(T) gap / sigma = {mu:.4g}", True)
+    def pair_privacy_loss(self, dataset: Any, neighbour: Any) -> PairPrivacyLoss | LossMasses | None:
+        """The exact privacy loss of the Gaussian pair (``mu``, :meth:`mu`) in full batch; for q < 1 the masses of
+        the Binomial mixture and the Gaussian on 6000 cells of the output (P the dataset's law), None for pairs
+        other than add/remove of one canary among null records."""
+        if self.full_batch:
+            mu = self.mu(dataset, neighbour)
+            return PairPrivacyLoss(gaussian_pld(mu), f"exact: Gaussian pair, mu = sqrt(T) gap / sigma = {mu:.4g}",
+                                   True)
+        v = self.canary(dataset, neighbour)
+        if v is None:
+            return None
+        T, q, sd = self.n_steps, self.sampling_rate, self.noise_multiplier * math.sqrt(self.n_steps)
+        k = np.arange(T + 1)
+        w = binom.pmf(k, T, q)
+        edges = np.linspace(min(0.0, T * v) - 12 * sd, max(0.0, T * v) + 12 * sd, 6001)
+        lo, hi = edges[:-1], edges[1:]
+
+        def cells(m: float) -> np.ndarray:  # N(m, sd^2) masses, from the nearer tail (no cancellation to 0)
+            upper = lo > m
+            return np.where(upper, ndtr((m - lo) / sd) - ndtr((m - hi) / sd), ndtr((hi - m) / sd) - ndtr((lo - m) / sd))
+
+        mixture = np.sum([wk * cells(kk * v) for kk, wk in enumerate(w) if wk > 0], axis=0)
+        null = cells(0.0)
+        p, q_ = (mixture, null) if np.count_nonzero(_gradients(dataset)) else (null, mixture)
+        return _cell_masses(p, q_, f"exact: Binomial({T}, {q:g}) mixture of N(k v, T sigma^2), v = {v:g}, vs "
+                                   "N(0, T sigma^2) on 6000 cells")
 
     def log_density(self, dataset: Any, outputs) -> np.ndarray:
-        """``N(T sum x, T sigma^2)`` log density of each output (shape (n, 1))."""
+        """The last iterate's log density of each output (shape (n, 1)): ``N(T sum x, T sigma^2)`` in full batch;
+        for q < 1 ``log sum_k Binom(k; T, q) N(x; k v, T sigma^2)`` for a dataset with at most one nonzero record
+        (value v; ``N(0, T sigma^2)`` without one), a ``ValueError`` for more."""
         out = np.asarray(outputs, dtype=float)
         if out.ndim != 2 or out.shape[1] != 1:
             raise ValueError(f"outputs must have shape (n, 1); got {out.shape}")
-        m, v = self.n_steps * float(np.sum(_gradients(dataset))), self.n_steps * self.noise_multiplier ** 2
-        return -0.5 * (out[:, 0] - m) ** 2 / v - 0.5 * math.log(2 * math.pi * v)
+        x = _gradients(dataset)
+        var = self.n_steps * self.noise_multiplier ** 2
+        if self.full_batch:
+            m = self.n_steps * float(np.sum(x))
+            return -0.5 * (out[:, 0] - m) ** 2 / var - 0.5 * math.log(2 * math.pi * var)
+        live = x[x != 0]
+        if live.size > 1:
+            raise ValueError(f"log_density with sampling_rate < 1 needs a dataset with at most one nonzero record; "
+                             f"got {live.size}")
+        v = float(live[0]) if live.size else 0.0
+        sd = math.sqrt(var)
+        logw = binom.logpmf(np.arange(self.n_steps + 1), self.n_steps, self.sampling_rate)
+        y = out[:, 0]
+        acc = np.full(y.shape, -np.inf)
+        for kk, lw in enumerate(logw):  # one mixture component per inclusion count (T + 1 vectors, not (n, T + 1))
+            acc = np.logaddexp(acc, lw + norm.logpdf(y, kk * v, sd))
+        return acc

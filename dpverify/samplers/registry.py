@@ -154,6 +154,21 @@ PARAMETER_RANGES: dict[str | tuple[str, str], str] = {
     ("gibbs_posterior_regularized_em", "dim"): "integer >= 1: dimension of theta and of the records",
     ("gibbs_posterior_regularized_em", "delta"): "in (0, 1): the delta at which the GDP claim is read as "
                                                  "(epsilon, delta)",
+    ("gibbs_posterior_ula", "epsilon"): "> 0 (<= 1 for claim='theorem'): the Gibbs posterior's target epsilon (beta "
+                                        "is calibrated for it); the claim keeps it",
+    ("gibbs_posterior_ula", "delta"): "in (0, 1): the Gibbs posterior's delta; the claim's is delta + (1 + e^epsilon) "
+                                      "gamma (must stay < 1)",
+    ("gibbs_posterior_ula", "R"): "> 0: bound on |x| of the (1-d) records (the linear loss's Lipschitz constant L)",
+    ("gibbs_posterior_ula", "m"): "> 0: precision of the prior N(0, 1/m) (the potential's curvature)",
+    ("gibbs_posterior_ula", "beta"): "none (beta_max(epsilon, delta) of Minami et al.) or > 0: inverse temperature",
+    ("gibbs_posterior_ula", "step_size"): "in (0, 2/m): ULA's step h (stable exactly there); the TV to the Gibbs "
+                                          "posterior grows like 0.12 h m",
+    ("gibbs_posterior_ula", "n_steps"): "integer >= 1: number K of ULA steps (the K-th state is released)",
+    ("gibbs_posterior_ula", "theta0"): "none (0) or a real: the data-independent start of every chain",
+    ("gibbs_posterior_ula", "claim"): "'theorem' (Minami et al.'s condition on beta) or 'concentration' (the proof's "
+                                      "epsilon), transferred through the TV",
+    ("gibbs_posterior_ula", "unguaranteed"): "true/false: build even if a hypothesis fails or the transferred delta "
+                                             "is >= 1 (the claim is then marked unguaranteed; delta capped at 1)",
     # --- noisy GD's last iterate (samplers/shifted_interpolation.py) ------------------------------------------------
     ("noisy_gd_last_iterate", "sigma"): "> 0: standard deviation of the Gaussian noise added to the gradient (each step "
                                         "moves by eta times it)",
@@ -181,6 +196,8 @@ PARAMETER_RANGES: dict[str | tuple[str, str], str] = {
     ("dp_sgd_crafted_gradient_last_iterate", "delta"): "in (0, 1): delta of the naive claim",
     ("dp_sgd_crafted_gradient_last_iterate", "unguaranteed"): "true (the default): the claim is naive; false is "
                                                               "refused",
+    ("dp_sgd_crafted_gradient_last_iterate", "sampling_rate"): "in (0, 1]: Poisson sampling rate q of each record "
+                                                               "per step; 1 (the default) is full batch",
 }
 
 

@@ -231,12 +231,21 @@ CATALOGUE: tuple[Item, ...] = _rows(
      "epsilon/(2L) sqrt(m/(1 + 2 log(1/delta))), epsilon <= 1", "S,N,E"),
     ("minami2016.lem_gibbs_privacy_loss_concentration", "proof of the main theorem (reconstructed)",
      "the same Gibbs posterior is (a^2/2 + a sqrt(2 log(1/delta)), delta)-DP, a = 2 beta L / sqrt(m) (LSI)", "S,N,E"),
+    ("minami2016.prop_approximate_sampling", "approximate sampling by Langevin Monte Carlo (reconstructed)",
+     "TV(A_D, G_D) <= gamma for every D and an (epsilon, delta)-DP Gibbs posterior: the sampler is (epsilon, delta + "
+     "(1 + e^epsilon) gamma)-DP; tight; exact on ULA", "S,N,E"),
     # --- Gopi, Lee, Liu 2022 (reconstructed) ------------------------------------------------------------------------
     ("gopi2022.thm_gdp_strongly_convex_lipschitz", "GDP of the exponential mechanism (reconstructed)",
      "exp(-F) vs exp(-F~), F m-strongly convex, F~ - F L-Lipschitz: the pair is (L / sqrt(m))-GDP", "S,N,E"),
     ("gopi2022.thm_regularized_em_gdp", "regularised exponential mechanism (reconstructed)",
      "exp(-k (F + mu/2 |x|^2)), F the mean of N convex G-Lipschitz losses: (2 G sqrt(k) / (N sqrt(mu)))-GDP",
      "S,N,E"),
+    ("gopi2022.lem_excess_risk_of_sampling", "the sampling lemma behind the utility bound (reconstructed; Kalai, "
+     "Vempala 2006, Lemma 4.1; Bassily, Smith, Thakurta 2014)",
+     "F convex on R^d, x ~ exp(-k F): E F(x) - min F <= d / k; equality for sum |x_i|, d/(2k) for quadratics", "S,N"),
+    ("gopi2022.cor_regularized_em_excess_risk", "excess empirical risk of the regularised mechanism (reconstructed; "
+     "derived here)", "E F(x) - F(x*) <= d/k + mu R^2/2 for |x*| <= R; calibrated to mu_gdp, best mu: 2 sqrt(2) G R "
+     "sqrt(d) / (N mu_gdp)", "S,N"),
     # --- Bok, Su, Altschuler 2024 (reconstructed from the authors' code) --------------------------------------------
     ("bok2024.thm_noisy_gd_strongly_convex_gdp", "NoisyGD, strongly convex (reconstructed from the authors' code)",
      "last iterate mu-GDP, mu = S_g/(n sigma) sqrt((1+c)/(1-c) (1-c^t)/(1+c^t)), c = 1 - eta m; exact on quadratics",
@@ -260,6 +269,9 @@ CATALOGUE: tuple[Item, ...] = _rows(
     # --- Cebere, Bellet, Papernot 2025, a negative result (reconstructed) -------------------------------------------
     ("cebere2025.thm_crafted_gradient_every_step", "crafted gradient at every step (reconstructed, full batch)",
      "the last iterate of T full-batch DP-SGD steps is sqrt(T)/sigma-GDP: exactly the path's privacy", "S,N,E"),
+    ("cebere2025.thm_crafted_gradient_subsampled", "crafted gradient at every step, Poisson-subsampled (derived here)",
+     "the last iterate is the Binomial(T, q) mixture of N(k, T sigma^2) vs N(0, T sigma^2): below the path's "
+     "accountant (equal at q = 1), far above one subsampled step", "S,N,E"),
 )
 
 _BY_ID: dict[str, Item] = {it.id: it for it in CATALOGUE}

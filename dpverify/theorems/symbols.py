@@ -263,6 +263,9 @@ tau_grad = _add("tau_grad", "tau_g", "the noise scale of DP-HMC's gradients: noi
                 "clipped gradient sum's sensitivity", "raisa2021", positive=True)
 leapfrog_steps = _add("leapfrog_steps", "n_leapfrog", "the number of leapfrog steps of one HMC iteration (DP-HMC)",
                       "raisa2021", positive=True, integer=True)
+# the utility of the regularised exponential mechanism (issue 39: Gopi et al. 2022)
+dim = _add("dim", "dim", "the dimension of the parameter space R^dim (Gopi et al.'s d; the samplers' dim)", "gopi2022",
+           positive=True, integer=True)
 
 # --- utility (Li Props 5-7, Assumptions) -----------------------------------------------------------------------
 Gamma_M = _add("Gamma_M", "Gamma_M", "the bound on the gradient-noise moment of Li Props 5-6", _L, positive=True)
@@ -283,12 +286,12 @@ def _also(paper: str, *keys: str) -> None:
 _also("yildirim2019", "delta", "alpha", "sensitivity", "k", "sigma")
 _also("raisa2021", "epsilon", "L", "N", "k")
 _also("heikkila2019", "delta", "alpha", "C", "temperature", "N", "tau", "q", "T_iterations", "sigma")
-_also("minami2016", "epsilon", "delta", "L", "m", "beta")
-_also("gopi2022", "L", "N", "m", "beta")
+_also("minami2016", "epsilon", "delta", "L", "m", "beta", "kappa", "R_n")  # kappa, R_n: the TV transfer
+_also("gopi2022", "L", "N", "m", "beta", "R", "mu")  # R: the comparator's radius; mu: a target GDP
 _also("bok2024", "R", "N", "tau", "k", "T_passes", "eta", "sigma", "M", "m", "S_g")
 _also("heller2023", "alpha", "R", "t", "eta", "m")  # R: the chain's start; t: the number of steps
 _also("annamalai2024", "epsilon", "q", "T_iterations", "sigma", "r")  # r: the latch threshold
-_also("cebere2025", "T_iterations", "sigma")
+_also("cebere2025", "T_iterations", "sigma", "q")  # q: the Poisson sampling rate
 
 
 def entry(key: str) -> Entry:

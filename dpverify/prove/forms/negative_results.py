@@ -1,5 +1,5 @@
 """Provable forms of the published negative results (Heller & Fetaya 2023, Annamalai 2024, Cebere et al. 2025; issue
-39): none of the four items is a privacy *upper* bound that the prover could establish against a comparator, so each
+39): none of the five items is a privacy *upper* bound that the prover could establish against a comparator, so each
 form says why it is not provable here and where the item is checked instead."""
 from __future__ import annotations
 
@@ -23,4 +23,11 @@ FORMS: list[ItemForm] = [
     ItemForm("cebere2025.thm_crafted_gradient_every_step",
              not_provable="an identity (the last iterate's mu equals the path's sqrt(T)/sigma), proved by sympy in "
                           "check last_iterate_equals_path; no inequality for the prover to decide"),
+    ItemForm("cebere2025.thm_crafted_gradient_subsampled",
+             not_provable="its conclusions are identities (the Binomial mixture's mean T q and variance T sigma^2 + T "
+                          "q (1 - q), derived by sympy from the generating function in check mixture_moments_from_"
+                          "the_mgf); its epsilon is exact only up to the root of a transcendental equation and its "
+                          "ordering with the path (post-processing) is against the path's PLD, which has no closed "
+                          "form for the prover: checked numerically (exact_below_path_on_a_grid, quadrature) and by "
+                          "the must-fail audit"),
 ]

@@ -8,6 +8,14 @@ not read: :mod:`dpverify.theorems.gopi2022.gdp` says what was):
 - ``gopi2022.thm_regularized_em_gdp`` -- the regularised exponential mechanism exp(-k (F + mu |x|^2 / 2)) with
   F the mean of N convex G-Lipschitz losses is (2 G sqrt(k) / (N sqrt(mu)))-GDP under replace-one (R-med).
 
+Two utility items (:mod:`dpverify.theorems.gopi2022.utility`, reconstructed, derived and proved there):
+
+- ``gopi2022.lem_excess_risk_of_sampling`` -- F convex on R^d, x ~ exp(-k F): E F(x) - min F <= d / k (the classical
+  lemma of Kalai and Vempala 2006 / Bassily, Smith, Thakurta 2014; equality for the Laplace family) (R-high);
+- ``gopi2022.cor_regularized_em_excess_risk`` -- the regularised mechanism's excess empirical risk against any x* with
+  |x*| <= R is at most d / k + mu R^2 / 2; calibrated to mu_gdp and optimised over mu, 2 sqrt(2) G R sqrt(d) /
+  (N mu_gdp) (R-med).
+
 Usage::
 
     from dpverify.theorems import registry
@@ -16,9 +24,9 @@ Usage::
 from __future__ import annotations
 
 from dpverify.theorems import catalogue
-from dpverify.theorems.gopi2022 import gdp
+from dpverify.theorems.gopi2022 import gdp, utility
 
 __all__ = ["THEOREMS"]
 
 #: Every gopi2022 item, in catalogue order.
-THEOREMS = catalogue.in_order(gdp.THEOREMS)
+THEOREMS = catalogue.in_order(gdp.THEOREMS + utility.THEOREMS)
