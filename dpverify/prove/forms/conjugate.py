@@ -157,7 +157,19 @@ _TIGHT_WHY = (
     "the bound is tight as the move r -> 0 (exact / bound -> 1 for a_min-sized parameters) and lam -> 1: there the "
     "margin is O(r^3) and O(lam - 1) but each log-gamma term is O(1), so interval enclosures of the log-gamma "
     "differences never get a sign on boxes touching r = 0 or lam = 1, and the monotone lemma has no derivative "
-    "(d loggamma = digamma, which the interval evaluator does not read); five parameters to split")
+    "(d loggamma = digamma, which the interval evaluator does not read); five parameters to split. Tried (issue 39): "
+    "the Taylor kernel -- with g(v) = log Gamma(a + v) + log Gamma(b - v), D_lam = lam m^2/2 times the average of "
+    "psi_1(a + m w) + psi_1(b - m w) over w in [-(lam - 1), 1] under the triangular density with mode 0 (the "
+    "first-order terms cancel; agrees with the closed form to 2e-13 at 20 random pairs), so claim >= that at every w "
+    "suffices, a trigamma-only (Hurwitz zeta) upper comparator. In the coordinates gap = a_min - (lam - 1) m, s, t, "
+    "u (w = lam u - (lam - 1)) it was undecided at 60 s (10591 boxes evaluated, 4772 left); split into its two "
+    "trigamma terms, 8099 / 14022 boxes, undecided; reduced to psi_1(gap) >= psi_1(gap + excess) (gap in [1e-9, "
+    "100], excess in [0, 2100] or [0, 10^6]), trigamma as its series' first 4 or 400 terms plus a zeta tail: 4185-5791 boxes, "
+    "undecided. The block is Arb's Hurwitz zeta on a ball: not finite once the interval's hi/lo exceeds about 1.3 "
+    "(zeta(2, [100, 150])), and zeta(2, [4, 34]), zeta(3, [4, 24]) have negative lower ends, so every trigamma "
+    "argument must be split narrow, and the branch and bound splits the excess while the gap stays whole. An "
+    "endpoint (monotone) enclosure of zeta(s, a) in a for s > 1 in the interval evaluator and the checker would "
+    "make the reduced inequality a one-face monotone proof (a prover change, not made here)")
 
 FORMS: tuple[ItemForm, ...] = (
     ItemForm("geumlek2017.lem_expfam_renyi", (Part("rdp", _renyi_identity),)),
