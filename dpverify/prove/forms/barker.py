@@ -42,12 +42,11 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable
 
 import sympy as sp
 
-from dpverify.prove.forms.base import ItemForm, Part, StatementLike, problem_for
+from dpverify.prove.forms.base import Condition, ItemForm, Part, StatementLike, problem_for, with_hypotheses
 from dpverify.prove.forms.common import count_ceiling, signed_box, signed_symbol, symbol_of, unit_box, unit_symbol
 from dpverify.prove.problem import ProofProblem
 
@@ -118,25 +117,6 @@ def _in_coordinates(expr: sp.Expr, a: sp.Symbol, b: sp.Symbol) -> sp.Expr:
     return sp.factor_terms(sp.cancel(e)) if not e.has(sp.log) else e
 
 
-@dataclass(frozen=True)
-class _InCoordinates:
-    """The item with its hypotheses written in the coordinates (t, s): what :func:`problem_for` reads."""
-
-    id: str
-    symbols: Mapping[str, sp.Symbol]
-    hypotheses: list
-    conclusion: Mapping[str, sp.Expr]
-    dropped: tuple[str, ...] = ()
-    widen: Mapping[str, tuple] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class _Hyp:
-    name: str
-    condition: Any
-    description: str = ""
-
-
 def _parts(item: StatementLike) -> dict[str, ProofProblem]:
     """The three parts (module docstring), by name, built from the item's own conclusion and hypotheses: each the
     item's term (the registered one written in the coordinates, plus what a perturbed claim adds to it) against its
@@ -151,9 +131,8 @@ def _parts(item: StatementLike) -> dict[str, ProofProblem]:
     t, s, w = _T, _S, _W
     y = s * (1 - t)  # 5/b
     others = [h for h in item.hypotheses if h.name not in _COORDINATE_HYPOTHESES]  # the clip bound: set aside
-    coordinate_hyps = [_Hyp("order_finite", t < 1, "t = (alpha - 1)/alpha < 1 (alpha finite; alpha > 1 is t > 0)"),
-                       _Hyp("batch_above_five_alpha", s < 1, "s = 5 alpha/b < 1")]
-    dropped, widen = tuple(getattr(item, "dropped", ())), dict(getattr(item, "widen", {}))
+    coordinate_hyps = [Condition("order_finite", t < 1, "t = (alpha - 1)/alpha < 1 (alpha finite; alpha > 1 is t > 0)"),
+                       Condition("batch_above_five_alpha", s < 1, "s = 5 alpha/b < 1")]
     # per part: the registered term of the claim, the comparator, the scale and the margin, in the coordinates
     hand = (y / 2, (1 - t) / (2 * t) * (sp.log(2) - sp.log(1 - s)), sp.Rational(2, 5) * s / (1 - s))
     comparators = (sp.log(1 + w * y / (2 - v1)) / 2,
@@ -175,9 +154,7 @@ def _parts(item: StatementLike) -> dict[str, ProofProblem]:
             residual = sp.simplify(_in_coordinates(claimed[i], a, b) - _in_coordinates(registered[i], a, b))
             claim_i, margin = claim_i + residual, margin + residual / scales[i]
         used = claim_i.free_symbols | comparators[i].free_symbols  # the mean term has no t: no hypothesis on it
-        variant = _InCoordinates(item.id, item.symbols,
-                                 [h for h in coordinate_hyps if h.condition.free_symbols <= used] + others,
-                                 item.conclusion, dropped, widen)
+        variant = with_hypotheses(item, [h for h in coordinate_hyps if h.condition.free_symbols <= used] + others)
         out[name] = problem_for(
             variant, name, claimed=claim_i, comparator=comparators[i], margin=margin, scale=scales[i],
             declared=_DECLARED, extra=signed_box("w") + boxes[i], comparator_kind="upper", quantity=f"rdp ({name})",

@@ -19,7 +19,8 @@ import sympy as sp
 
 from dpverify.prove.problem import ComparatorKind, ProofProblem, Relation, Scale, make_problem
 
-__all__ = ["StatementLike", "Part", "ItemForm", "problem_for", "Widening"]
+__all__ = ["StatementLike", "Part", "ItemForm", "problem_for", "Widening", "Condition", "ItemVariant",
+           "with_hypotheses"]
 
 
 class StatementLike(Protocol):
@@ -45,6 +46,36 @@ class Part:
 
     name: str
     build: Callable[[StatementLike], ProofProblem]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A named hypothesis as a part reads it (the shape of :class:`~dpverify.theorems.base.Hypothesis`): what a form
+    writes when it states an item's hypothesis in its own coordinates."""
+
+    name: str
+    condition: Any
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ItemVariant:
+    """An item whose hypotheses a form has replaced (rewritten in the part's coordinates, reduced, or some left
+    out); everything else is the item's, so :func:`problem_for` reads it as it reads the item."""
+
+    id: str
+    symbols: Mapping[str, sp.Symbol]
+    hypotheses: list
+    conclusion: Mapping[str, sp.Expr]
+    dropped: tuple[str, ...] = ()
+    widen: Mapping[str, tuple] = field(default_factory=dict)
+
+
+def with_hypotheses(item: StatementLike, hypotheses: Sequence[Any]) -> ItemVariant:
+    """``item`` with ``hypotheses`` in place of its own (its ``dropped`` and ``widen``, where it is itself a
+    variant, kept)."""
+    return ItemVariant(item.id, item.symbols, list(hypotheses), item.conclusion, tuple(getattr(item, "dropped", ())),
+                       dict(getattr(item, "widen", {})))
 
 
 #: Per hypothesis name, the declared limits to use when that hypothesis is widened away (``{symbol: (lo, hi)}``).

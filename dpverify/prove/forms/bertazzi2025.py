@@ -33,13 +33,12 @@ is regular).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import sympy as sp
 
 from dpverify.prove.comparators import gaussian_rdp, laplace_epsilon, normal_cdf
-from dpverify.prove.forms.base import ItemForm, Part, StatementLike, problem_for
+from dpverify.prove.forms.base import ItemForm, ItemVariant, Part, StatementLike, problem_for, with_hypotheses
 from dpverify.prove.forms.common import LOG, epsilon_ceiling, scale_ceiling, symbol_of
 from dpverify.prove.problem import ProofProblem
 
@@ -111,17 +110,6 @@ def gaussian_profile(epsilon: sp.Expr, mu: sp.Expr, ratio: sp.Expr | None = None
 
 
 # ---------------------------------------------------------------------------------------------- item variants
-@dataclass
-class _Variant:
-    """An item with substituted symbols and rewritten hypotheses (what :func:`problem_for` reads)."""
-
-    id: str
-    symbols: Mapping[str, sp.Symbol]
-    hypotheses: list
-    conclusion: Mapping[str, sp.Expr]
-    dropped: tuple[str, ...] = ()
-    widen: dict = field(default_factory=dict)
-
 
 _OPS = {"<": sp.StrictLessThan, "<=": sp.LessThan, ">": sp.StrictGreaterThan, ">=": sp.GreaterThan}
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -160,7 +148,7 @@ def _linear_bound(rel: sp.Basic) -> sp.Basic:
 
 
 def _variant(item: StatementLike, subs: Mapping[sp.Symbol, sp.Expr], *,
-             drop: Sequence[str] = ()) -> _Variant:
+             drop: Sequence[str] = ()) -> ItemVariant:
     """``item`` with ``subs`` applied to its hypotheses (each then reduced by :func:`_linear_bound`; those that
     become true are dropped), and the hypotheses named in ``drop`` left out (each docstring says why)."""
     hyps = []
@@ -171,8 +159,7 @@ def _variant(item: StatementLike, subs: Mapping[sp.Symbol, sp.Expr], *,
         if cond in (sp.true, True):
             continue
         hyps.append(type(h)(h.name, cond, getattr(h, "description", "")))
-    return _Variant(item.id, item.symbols, hyps, item.conclusion, tuple(getattr(item, "dropped", ())),
-                    dict(getattr(item, "widen", {})))
+    return with_hypotheses(item, hyps)
 
 
 def _names(item: StatementLike) -> set[str]:

@@ -47,13 +47,12 @@ Comparators (the exact privacy of an admissible family where every law is Gaussi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import sympy as sp
 
 from dpverify.prove.comparators import normal_cdf
-from dpverify.prove.forms.base import ItemForm, Part, StatementLike, problem_for
+from dpverify.prove.forms.base import ItemForm, Part, StatementLike, problem_for, with_hypotheses
 from dpverify.prove.forms.bertazzi2025 import ELL, delta_of_ell
 from dpverify.prove.forms.bertazzi2025 import FORMS as BERTAZZI_FORMS
 from dpverify.prove.forms.common import LOG, scale_ceiling, symbol_of, unit_box, unit_symbol
@@ -111,19 +110,6 @@ _MINAMI_FAMILY = "the linear loss with the prior N(0, 1/m), a Gaussian shift mu 
 _MINAMI_BOX = "box in mu = a = 2 beta L / sqrt(m) and ell = sqrt(2 log(1/delta))"
 
 
-@dataclass(frozen=True)
-class _InCoordinates:
-    """An item (or a variant of it) with its hypotheses written in the coordinates (mu, ell): what
-    :func:`problem_for` reads. A hypothesis that becomes true there (``exp(-ell^2/2) > 0``) is left out."""
-
-    id: str
-    symbols: Mapping[str, sp.Symbol]
-    hypotheses: list
-    conclusion: Mapping[str, sp.Expr]
-    dropped: tuple[str, ...] = ()
-    widen: Mapping[str, tuple] = field(default_factory=dict)
-
-
 def _minami_parts(item: StatementLike) -> dict[str, ProofProblem]:
     """The three parts of the concentration lemma (module docstring), by name, built from the item's own
     conclusion (a perturbed claim flows through).
@@ -148,8 +134,7 @@ def _minami_parts(item: StatementLike) -> dict[str, ProofProblem]:
         cond = sp.sympify(h.condition).xreplace(subs)
         if cond not in (sp.true, True):
             hyps.append(type(h)(h.name, cond, getattr(h, "description", "")))
-    variant = _InCoordinates(item.id, item.symbols, hyps, item.conclusion, tuple(getattr(item, "dropped", ())),
-                             dict(getattr(item, "widen", {})))
+    variant = with_hypotheses(item, hyps)
 
     def problem(name: str, claimed: sp.Expr, comparator: sp.Expr, **kwargs: Any) -> ProofProblem:
         return problem_for(variant, name, claimed=claimed, comparator=comparator, declared=_MINAMI_DECLARED,
